@@ -1,0 +1,44 @@
+# Tally: `make run` serves on the local PostgreSQL; `make test` runs every check.
+SHELL := /bin/bash
+CARGO ?= cargo
+
+# Development-only values for `make run`; never used anywhere else.
+DEV_JWT_SECRET ?= dev-only-jwt-secret-change-me-0123456789
+DEV_ADMIN_EMAIL ?= admin@tally.local
+DEV_ADMIN_PASSWORD ?= admin-dev-password
+
+DOMAIN_CRATES := shared-kernel identity-domain crm-domain order-domain warehouse-domain reference-data
+IO_CRATES := diesel diesel-async tokio-postgres actix-web redis deadpool tokio
+
+.PHONY: run test lint fmt check-boundaries unit integration bench services
+
+run: services
+	@echo "make run: development JWT_SECRET and admin $(DEV_ADMIN_EMAIL) / $(DEV_ADMIN_PASSWORD) (development only)"
+	JWT_SECRET="$${JWT_SECRET:-$(DEV_JWT_SECRET)}" \
+	ADMIN_EMAIL="$${ADMIN_EMAIL:-$(DEV_ADMIN_EMAIL)}" \
+	ADMIN_PASSWORD="$${ADMIN_PASSWORD:-$(DEV_ADMIN_PASSWORD)}" \
+	$(CARGO) run --release -p api --bin tally -- serve
+
+test: lint check-boundaries services
+	$(CARGO) test --workspace --all-targets
+
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+fmt:
+	$(CARGO) fmt --all
+
+# Domain crates must not reach I/O: prove it from the dependency graph.
+check-boundaries:
+	@for crate in $(DOMAIN_CRATES); do \
+	  deps=$$($(CARGO) tree -e normal -p $$crate --prefix none | awk '{print $$1}' | sort -u) || exit 1; \
+	  for dep in $(IO_CRATES); do \
+	    if grep -qx "$$dep" <<<"$$deps"; then echo "boundary violation: $$crate depends on $$dep"; exit 1; fi; \
+	  done; \
+	done; echo "domain crates are free of I/O dependencies"
+
+# Starts PostgreSQL and Redis if they are not running (the machine's own commands).
+services:
+	@pg_isready -h 127.0.0.1 -p 5432 -q || pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql) main start
+	@redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 || redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log

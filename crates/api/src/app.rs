@@ -1,0 +1,86 @@
+//! The application: shared state and the actix `App` with every route.
+
+use std::sync::Arc;
+
+use actix_cors::Cors;
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
+use actix_web::http::header::{HeaderName, AUTHORIZATION, CONTENT_TYPE};
+use actix_web::{middleware, web, App};
+use infrastructure::events::{OutboxSignal, PgDeadLetterStore};
+use infrastructure::DbPool;
+use shared_kernel::ports::{EventBus, KeyValueStore};
+use utoipa_swagger_ui::SwaggerUi;
+
+use crate::config::Settings;
+use crate::http::extract::{path_error, query_error, MAX_BODY_BYTES};
+use crate::http::middleware::observe;
+use crate::http::ApiError;
+use crate::metrics::Metrics;
+use crate::routes;
+
+/// Everything a handler may need; cheap to clone (all handles).
+pub struct AppState {
+    pub settings: Arc<Settings>,
+    pub pool: DbPool,
+    pub kv: Arc<dyn KeyValueStore>,
+    pub bus: Arc<dyn EventBus>,
+    /// Wakes the outbox relay after a commit that recorded events.
+    pub outbox: OutboxSignal,
+    pub dead_letters: PgDeadLetterStore,
+    pub metrics: Arc<Metrics>,
+}
+
+fn cors(settings: &Settings) -> Cors {
+    let mut cors = Cors::default()
+        .allowed_methods(["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
+        .allowed_headers([AUTHORIZATION, CONTENT_TYPE, HeaderName::from_static("x-request-id")])
+        .expose_headers([
+            HeaderName::from_static("x-request-id"),
+            HeaderName::from_static("x-ratelimit-limit"),
+            HeaderName::from_static("x-ratelimit-remaining"),
+            HeaderName::from_static("x-ratelimit-reset"),
+            HeaderName::from_static("retry-after"),
+        ])
+        .max_age(3600);
+    for origin in &settings.cors_allowed_origins {
+        cors = if origin == "*" { cors.allow_any_origin() } else { cors.allowed_origin(origin) };
+    }
+    cors
+}
+
+async fn no_route() -> Result<actix_web::HttpResponse, ApiError> {
+    Err(ApiError::not_found("no such route"))
+}
+
+/// Builds the app. `serve` calls it once per worker; tests call it directly.
+pub fn build_app(
+    state: web::Data<AppState>,
+) -> App<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<impl MessageBody>,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
+    let cors = cors(&state.settings);
+    App::new()
+        .app_data(state)
+        .app_data(web::QueryConfig::default().error_handler(query_error))
+        .app_data(web::PathConfig::default().error_handler(path_error))
+        .app_data(web::PayloadConfig::new(MAX_BODY_BYTES))
+        .wrap(cors)
+        .wrap(middleware::from_fn(observe))
+        .configure(routes::health::configure)
+        .configure(routes::operations::configure)
+        .service(web::resource("/docs").route(web::get().to(docs_redirect)))
+        .service(SwaggerUi::new("/docs/{_:.*}").url("/api/v1/openapi.json", crate::openapi::document()))
+        .service(web::scope("/api/v1").configure(routes::reference::configure).configure(routes::events::configure))
+        .default_service(web::to(no_route))
+}
+
+async fn docs_redirect() -> actix_web::HttpResponse {
+    actix_web::HttpResponse::Found().insert_header(("Location", "/docs/")).finish()
+}

@@ -1,0 +1,10 @@
+//! Wire conventions in one place: envelopes, errors, extractors, middleware.
+
+pub mod envelope;
+pub mod error;
+pub mod extract;
+pub mod middleware;
+
+pub use envelope::{created, list, no_content, ok};
+pub use error::ApiError;
+pub use extract::{Json, PageQuery};

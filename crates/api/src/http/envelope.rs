@@ -1,0 +1,48 @@
+//! Success and list envelopes.
+
+use actix_web::HttpResponse;
+use serde::Serialize;
+use shared_kernel::Page;
+
+#[derive(Serialize)]
+struct Success<T> {
+    status: &'static str,
+    data: T,
+}
+
+#[derive(Serialize)]
+struct Listed<T> {
+    status: &'static str,
+    data: Vec<T>,
+    pagination: Pagination,
+}
+
+#[derive(Serialize)]
+struct Pagination {
+    total: i64,
+    page: u32,
+    page_size: u32,
+    total_pages: i64,
+}
+
+/// 200 `{status: "success", data}`.
+pub fn ok<T: Serialize>(data: T) -> HttpResponse {
+    HttpResponse::Ok().json(Success { status: "success", data })
+}
+
+/// 201 `{status: "success", data}`.
+pub fn created<T: Serialize>(data: T) -> HttpResponse {
+    HttpResponse::Created().json(Success { status: "success", data })
+}
+
+/// 204 with no body.
+pub fn no_content() -> HttpResponse {
+    HttpResponse::NoContent().finish()
+}
+
+/// 200 list envelope with pagination.
+pub fn list<T: Serialize>(page: Page<T>) -> HttpResponse {
+    let pagination =
+        Pagination { total: page.total, page: page.page, page_size: page.page_size, total_pages: page.total_pages() };
+    HttpResponse::Ok().json(Listed { status: "success", data: page.items, pagination })
+}

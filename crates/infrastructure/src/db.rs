@@ -1,0 +1,175 @@
+//! Connection pool, database creation and embedded migrations.
+
+use std::time::Duration;
+
+use deadpool::Runtime;
+use diesel::ConnectionError;
+use diesel_async::pooled_connection::deadpool::{Object, Pool};
+use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig};
+use diesel_async::{AsyncConnection, AsyncMigrationHarness, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
+use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
+
+pub type DbPool = Pool<AsyncPgConnection>;
+pub type DbConn = Object<AsyncPgConnection>;
+
+/// Every migration in the top-level `migrations/` folder, compiled in.
+pub const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations");
+
+/// Failures of the database adapter. Callers map `Unavailable` to 503 and
+/// everything else to a logged 500; the text never reaches a client.
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    #[error("database unavailable: {0}")]
+    Unavailable(String),
+    #[error("database error: {0}")]
+    Query(#[from] diesel::result::Error),
+    #[error("migration failed: {0}")]
+    Migration(String),
+    #[error("invalid database URL: {0}")]
+    InvalidUrl(String),
+}
+
+impl From<diesel_async::pooled_connection::deadpool::PoolError> for DbError {
+    fn from(error: diesel_async::pooled_connection::deadpool::PoolError) -> Self {
+        DbError::Unavailable(error.to_string())
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct PoolSettings {
+    pub url: String,
+    pub max_size: usize,
+    /// How long a request waits for a free connection before giving up.
+    pub wait_timeout: Duration,
+    /// Per-statement ceiling, so a runaway query cannot hold a connection.
+    pub statement_timeout: Duration,
+}
+
+impl PoolSettings {
+    pub fn new(url: impl Into<String>, max_size: usize) -> Self {
+        Self {
+            url: url.into(),
+            max_size,
+            wait_timeout: Duration::from_secs(5),
+            statement_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+/// Builds the pool. Connections are opened lazily; each one is tagged with
+/// `application_name` and gets a `statement_timeout`.
+pub fn build_pool(settings: &PoolSettings) -> Result<DbPool, DbError> {
+    let statement_timeout_ms = settings.statement_timeout.as_millis();
+    let mut config = ManagerConfig::default();
+    config.custom_setup = Box::new(move |url| {
+        Box::pin(async move {
+            let mut conn = AsyncPgConnection::establish(url).await?;
+            conn.batch_execute(&format!(
+                "SET application_name = 'tally'; SET statement_timeout = {statement_timeout_ms}; SET TIME ZONE 'UTC'"
+            ))
+            .await
+            .map_err(ConnectionError::CouldntSetupConfiguration)?;
+            Ok(conn)
+        })
+    });
+    let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(&settings.url, config);
+    Pool::builder(manager)
+        .max_size(settings.max_size)
+        .wait_timeout(Some(settings.wait_timeout))
+        .create_timeout(Some(settings.wait_timeout))
+        .recycle_timeout(Some(Duration::from_secs(2)))
+        .runtime(Runtime::Tokio1)
+        .build()
+        .map_err(|e| DbError::Unavailable(e.to_string()))
+}
+
+/// Splits `postgres://…/name?opts` into the URL of the maintenance database
+/// `postgres` on the same server and the database name.
+pub fn split_database_url(url: &str) -> Result<(String, String), DbError> {
+    let (without_query, query) = match url.split_once('?') {
+        Some((head, tail)) => (head, Some(tail)),
+        None => (url, None),
+    };
+    let scheme_end = without_query.find("://").ok_or_else(|| DbError::InvalidUrl("missing scheme".into()))?;
+    let slash = without_query[scheme_end + 3..]
+        .find('/')
+        .map(|i| i + scheme_end + 3)
+        .ok_or_else(|| DbError::InvalidUrl("missing database name".into()))?;
+    let name = &without_query[slash + 1..];
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+        return Err(DbError::InvalidUrl("database name must be letters, digits, '_' or '-'".into()));
+    }
+    let mut admin = format!("{}/postgres", &without_query[..slash]);
+    if let Some(query) = query {
+        admin.push('?');
+        admin.push_str(query);
+    }
+    Ok((admin, name.to_owned()))
+}
+
+/// Creates the database named in `url` when it does not exist yet.
+pub async fn ensure_database_exists(url: &str) -> Result<(), DbError> {
+    match AsyncPgConnection::establish(url).await {
+        Ok(_) => return Ok(()),
+        Err(error) if error.to_string().contains("does not exist") => {}
+        Err(error) => return Err(DbError::Unavailable(error.to_string())),
+    }
+    let (admin_url, name) = split_database_url(url)?;
+    let mut admin = AsyncPgConnection::establish(&admin_url).await.map_err(|e| DbError::Unavailable(e.to_string()))?;
+    let created = diesel::sql_query(format!("CREATE DATABASE \"{name}\"")).execute(&mut admin).await;
+    match created {
+        Ok(_) => {
+            tracing::info!(database = %name, "created database");
+            Ok(())
+        }
+        // Another instance may have created it between our two steps.
+        Err(diesel::result::Error::DatabaseError(_, info)) if info.message().contains("already exists") => Ok(()),
+        Err(other) => Err(DbError::Query(other)),
+    }
+}
+
+/// Applies pending migrations; returns how many ran.
+pub async fn run_migrations(url: &str) -> Result<usize, DbError> {
+    let conn = AsyncPgConnection::establish(url).await.map_err(|e| DbError::Unavailable(e.to_string()))?;
+    // The harness blocks; keep it off the async workers.
+    tokio::task::spawn_blocking(move || {
+        let mut harness = AsyncMigrationHarness::new(conn);
+        harness
+            .run_pending_migrations(MIGRATIONS)
+            .map(|applied| applied.len())
+            .map_err(|e| DbError::Migration(e.to_string()))
+    })
+    .await
+    .map_err(|e| DbError::Migration(e.to_string()))?
+}
+
+/// Round trip that proves a pooled connection works.
+pub async fn ping(pool: &DbPool) -> Result<(), DbError> {
+    let mut conn = pool.get().await?;
+    diesel::sql_query("SELECT 1").execute(&mut conn).await?;
+    Ok(())
+}
+
+/// A trivial query on this service's own schema: fails when the database
+/// answers but the schema is missing or broken.
+pub async fn schema_probe(pool: &DbPool) -> Result<(), DbError> {
+    let mut conn = pool.get().await?;
+    diesel::sql_query("SELECT 1 FROM outbox_events LIMIT 1").execute(&mut conn).await?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_urls() {
+        let (admin, name) = split_database_url("postgres://postgres@127.0.0.1:5432/tally").expect("valid");
+        assert_eq!(admin, "postgres://postgres@127.0.0.1:5432/postgres");
+        assert_eq!(name, "tally");
+        let (admin, name) = split_database_url("postgres://u:p@h/db_1?sslmode=disable").expect("valid");
+        assert_eq!((admin.as_str(), name.as_str()), ("postgres://u:p@h/postgres?sslmode=disable", "db_1"));
+        assert!(split_database_url("postgres://h").is_err());
+        assert!(split_database_url("postgres://h/x;drop").is_err());
+    }
+}

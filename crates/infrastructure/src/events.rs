@@ -1,0 +1,12 @@
+//! Transactional outbox, inbox and dead letters, all in PostgreSQL.
+
+pub mod dead_letters;
+pub mod inbox;
+pub mod log;
+pub mod outbox;
+pub mod relay;
+
+pub use dead_letters::{DeadLetter, PgDeadLetterStore};
+pub use inbox::mark_handled;
+pub use outbox::record_event;
+pub use relay::{OutboxRelay, OutboxSignal};

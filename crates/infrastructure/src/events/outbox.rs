@@ -1,0 +1,37 @@
+//! Writing events into the outbox, inside the caller's transaction.
+
+use diesel::prelude::*;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use shared_kernel::EventEnvelope;
+
+use crate::schema::outbox_events;
+
+#[derive(Insertable)]
+#[diesel(table_name = outbox_events)]
+struct NewOutboxRow<'a> {
+    id: uuid::Uuid,
+    name: &'a str,
+    aggregate_id: uuid::Uuid,
+    occurred_at: time::OffsetDateTime,
+    data: &'a serde_json::Value,
+}
+
+/// Records `events` on `conn`. Call it inside the transaction that makes
+/// the change, so the change and its events commit or roll back together.
+pub async fn record_event(conn: &mut AsyncPgConnection, events: &[EventEnvelope]) -> QueryResult<()> {
+    if events.is_empty() {
+        return Ok(());
+    }
+    let rows: Vec<NewOutboxRow<'_>> = events
+        .iter()
+        .map(|e| NewOutboxRow {
+            id: e.id,
+            name: &e.name,
+            aggregate_id: e.aggregate_id,
+            occurred_at: e.occurred_at,
+            data: &e.data,
+        })
+        .collect();
+    diesel::insert_into(outbox_events::table).values(&rows).execute(conn).await?;
+    Ok(())
+}

@@ -1,0 +1,190 @@
+//! The outbox relay: hands committed events to the bus.
+//!
+//! Rows are claimed with `FOR UPDATE SKIP LOCKED`, so several instances can
+//! relay at once without publishing a row twice. The relay wakes when this
+//! process commits events (`OutboxSignal`) and otherwise polls.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use diesel::prelude::*;
+use diesel_async::{AsyncConnection, RunQueryDsl};
+use shared_kernel::ports::EventBus;
+use shared_kernel::EventEnvelope;
+use tokio::sync::{watch, Notify};
+use uuid::Uuid;
+
+use crate::db::DbError;
+use crate::events::log::RecordedEvent;
+use crate::schema::outbox_events;
+use crate::DbPool;
+
+/// Wakes the relay right after a transaction with events commits.
+#[derive(Clone, Default)]
+pub struct OutboxSignal(Arc<Notify>);
+
+impl OutboxSignal {
+    pub fn notify(&self) {
+        self.0.notify_one();
+    }
+
+    async fn notified(&self) {
+        self.0.notified().await;
+    }
+}
+
+#[derive(Clone)]
+pub struct OutboxRelay {
+    pool: DbPool,
+    bus: Arc<dyn EventBus>,
+    signal: OutboxSignal,
+    batch_size: i64,
+    poll_interval: Duration,
+}
+
+impl OutboxRelay {
+    pub fn new(pool: DbPool, bus: Arc<dyn EventBus>, signal: OutboxSignal) -> Self {
+        Self { pool, bus, signal, batch_size: 100, poll_interval: Duration::from_millis(500) }
+    }
+
+    /// With a non-durable bus, events handed over before a crash may never
+    /// have been handled: hand them over again. The inbox makes that safe.
+    pub async fn requeue_incomplete(&self) -> Result<usize, DbError> {
+        if self.bus.is_durable() {
+            return Ok(0);
+        }
+        let mut conn = self.pool.get().await?;
+        let reset = diesel::update(outbox_events::table)
+            .filter(outbox_events::published_at.is_not_null())
+            .filter(outbox_events::completed_at.is_null())
+            .set(outbox_events::published_at.eq(None::<time::OffsetDateTime>))
+            .execute(&mut conn)
+            .await?;
+        if reset > 0 {
+            tracing::info!(count = reset, "re-queued events whose handling did not finish before the last stop");
+        }
+        Ok(reset)
+    }
+
+    /// Publishes one batch; returns how many events went out.
+    pub async fn relay_batch(&self) -> Result<usize, DbError> {
+        if self.bus.is_durable() {
+            self.relay_batch_in_transaction().await
+        } else {
+            self.relay_batch_claimed().await
+        }
+    }
+
+    /// Durable bus: publish while the rows are locked, mark them in the same
+    /// transaction. A crash before commit re-publishes (at least once); an
+    /// event is never marked without having reached the bus.
+    async fn relay_batch_in_transaction(&self) -> Result<usize, DbError> {
+        let mut conn = self.pool.get().await?;
+        let bus = self.bus.clone();
+        let batch_size = self.batch_size;
+        conn.transaction::<usize, DbError, _>(async |conn| {
+            let rows: Vec<RecordedEvent> = outbox_events::table
+                .filter(outbox_events::published_at.is_null())
+                .order((outbox_events::occurred_at.asc(), outbox_events::id.asc()))
+                .limit(batch_size)
+                .for_update()
+                .skip_locked()
+                .select(RecordedEvent::as_select())
+                .load(conn)
+                .await?;
+            let sent = publish_in_order(bus.as_ref(), rows).await;
+            if !sent.is_empty() {
+                let now = time::OffsetDateTime::now_utc();
+                diesel::update(outbox_events::table.filter(outbox_events::id.eq_any(&sent)))
+                    .set((outbox_events::published_at.eq(now), outbox_events::completed_at.eq(now)))
+                    .execute(conn)
+                    .await?;
+            }
+            Ok(sent.len())
+        })
+        .await
+    }
+
+    /// In-process bus: claim (mark) the rows first and commit, then publish.
+    /// Holding row locks while the bus works could deadlock with the bus's
+    /// completion marks. Rows the bus refused are un-claimed; rows lost to a
+    /// crash are re-queued at start (`requeue_incomplete`).
+    async fn relay_batch_claimed(&self) -> Result<usize, DbError> {
+        let mut conn = self.pool.get().await?;
+        let mut rows: Vec<RecordedEvent> = diesel::sql_query(
+            "UPDATE outbox_events SET published_at = now() WHERE id IN (\
+               SELECT id FROM outbox_events WHERE published_at IS NULL \
+               ORDER BY occurred_at, id LIMIT $1 FOR UPDATE SKIP LOCKED) \
+             RETURNING id, name, aggregate_id, occurred_at, data, published_at, completed_at",
+        )
+        .bind::<diesel::sql_types::BigInt, _>(self.batch_size)
+        .load(&mut conn)
+        .await?;
+        rows.sort_by_key(|row| (row.occurred_at, row.id));
+        let claimed: Vec<Uuid> = rows.iter().map(|r| r.id).collect();
+        let sent = publish_in_order(self.bus.as_ref(), rows).await;
+        if sent.len() < claimed.len() {
+            let unsent = &claimed[sent.len()..];
+            diesel::update(outbox_events::table.filter(outbox_events::id.eq_any(unsent)))
+                .set(outbox_events::published_at.eq(None::<time::OffsetDateTime>))
+                .execute(&mut conn)
+                .await?;
+        }
+        Ok(sent.len())
+    }
+
+    /// Relays until the outbox is empty (or the bus refuses).
+    pub async fn drain(&self) -> Result<usize, DbError> {
+        let mut total = 0;
+        loop {
+            let sent = self.relay_batch().await?;
+            total += sent;
+            if sent < usize::try_from(self.batch_size).unwrap_or(usize::MAX) {
+                return Ok(total);
+            }
+        }
+    }
+
+    /// Runs until `stop` turns true, then drains once more.
+    pub fn spawn(self, mut stop: watch::Receiver<bool>) -> tokio::task::JoinHandle<()> {
+        tokio::spawn(async move {
+            loop {
+                if let Err(error) = self.drain().await {
+                    tracing::warn!(%error, "outbox relay round failed");
+                }
+                if *stop.borrow() {
+                    break;
+                }
+                tokio::select! {
+                    _ = self.signal.notified() => {}
+                    _ = tokio::time::sleep(self.poll_interval) => {}
+                    _ = stop.changed() => {}
+                }
+            }
+            if let Err(error) = self.drain().await {
+                tracing::warn!(%error, "final outbox flush failed");
+            }
+        })
+    }
+}
+
+/// Publishes in order and stops at the first refusal, so a later event never
+/// overtakes an earlier one. Returns the ids that reached the bus.
+async fn publish_in_order(bus: &dyn EventBus, rows: Vec<RecordedEvent>) -> Vec<Uuid> {
+    let mut sent = Vec::with_capacity(rows.len());
+    for row in rows {
+        let event = EventEnvelope {
+            id: row.id,
+            name: row.name,
+            aggregate_id: row.aggregate_id,
+            occurred_at: row.occurred_at,
+            data: row.data,
+        };
+        if let Err(error) = bus.publish(&event).await {
+            tracing::warn!(event_id = %event.id, %error, "bus refused event; will retry");
+            break;
+        }
+        sent.push(event.id);
+    }
+    sent
+}

@@ -1,0 +1,12 @@
+//! Infrastructure adapters: PostgreSQL (diesel-async + deadpool), the
+//! transactional outbox and inbox, event bus adapters (in-process and Redis
+//! Streams) and key-value stores (memory and Redis).
+
+pub mod bus;
+pub mod db;
+pub mod events;
+pub mod kv;
+pub mod reference;
+pub mod schema;
+
+pub use db::{DbError, DbPool};

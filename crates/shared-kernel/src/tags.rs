@@ -1,0 +1,51 @@
+//! Tags: trimmed, 1..=50 characters each, duplicates removed, at most 50.
+
+pub const MAX_TAGS: usize = 50;
+pub const MAX_TAG_CHARS: usize = 50;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TagError {
+    #[error("a tag must be 1 to 50 characters")]
+    Length,
+    #[error("at most 50 tags are allowed")]
+    TooMany,
+}
+
+/// Normalises a tag list, keeping first-seen order.
+pub fn normalize_tags<I, S>(raw: I) -> Result<Vec<String>, TagError>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<str>,
+{
+    let mut tags: Vec<String> = Vec::new();
+    for tag in raw {
+        let tag = tag.as_ref().trim();
+        let chars = tag.chars().count();
+        if chars == 0 || chars > MAX_TAG_CHARS {
+            return Err(TagError::Length);
+        }
+        if !tags.iter().any(|t| t == tag) {
+            tags.push(tag.to_owned());
+        }
+    }
+    if tags.len() > MAX_TAGS {
+        return Err(TagError::TooMany);
+    }
+    Ok(tags)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trims_dedups_and_limits() {
+        assert_eq!(normalize_tags([" vip ", "vip", "b2b"]), Ok(vec!["vip".into(), "b2b".into()]));
+        assert_eq!(normalize_tags(["  "]), Err(TagError::Length));
+        assert_eq!(normalize_tags(["x".repeat(51)]), Err(TagError::Length));
+        let many: Vec<String> = (0..51).map(|i| i.to_string()).collect();
+        assert_eq!(normalize_tags(&many), Err(TagError::TooMany));
+        let dup_heavy: Vec<String> = (0..60).map(|i| (i % 50).to_string()).collect();
+        assert_eq!(normalize_tags(&dup_heavy).map(|t| t.len()), Ok(50));
+    }
+}

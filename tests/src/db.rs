@@ -1,0 +1,182 @@
+//! Databases for tests.
+
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::path::Path;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use tokio::sync::OnceCell;
+
+use crate::admin_url;
+
+/// A database of its own for one test; dropped with this value.
+pub struct TestDb {
+    pub name: String,
+    pub url: String,
+}
+
+static TEMPLATE: OnceCell<String> = OnceCell::const_new();
+
+fn url_for(database: &str) -> String {
+    let admin = admin_url();
+    let base = admin.rsplit_once('/').map(|(head, _)| head.to_owned()).unwrap_or(admin);
+    format!("{base}/{database}")
+}
+
+fn migrations_hash() -> u64 {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../migrations");
+    let mut entries: Vec<_> = walk(&dir);
+    entries.sort();
+    let mut hasher = DefaultHasher::new();
+    for path in entries {
+        path.to_string_lossy().hash(&mut hasher);
+        std::fs::read(&path).unwrap_or_default().hash(&mut hasher);
+    }
+    // Reference data is seeded into the template too.
+    for data in ["countries", "currencies", "languages", "timezones"] {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../crates/reference-data/data/{data}.json"));
+        std::fs::read(file).unwrap_or_default().hash(&mut hasher);
+    }
+    hasher.finish()
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    if let Ok(read) = std::fs::read_dir(dir) {
+        for entry in read.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                files.extend(walk(&path));
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    files
+}
+
+async fn admin() -> AsyncPgConnection {
+    AsyncPgConnection::establish(&admin_url()).await.expect("PostgreSQL must be running for the integration tests")
+}
+
+async fn database_exists(conn: &mut AsyncPgConnection, name: &str) -> bool {
+    #[derive(diesel::QueryableByName)]
+    struct Count {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        n: i64,
+    }
+    let found: Count = diesel::sql_query("SELECT count(*) AS n FROM pg_database WHERE datname = $1")
+        .bind::<diesel::sql_types::Text, _>(name)
+        .get_result(conn)
+        .await
+        .expect("query pg_database");
+    found.n > 0
+}
+
+/// Drops test databases older than an hour (crashed runs) and stale templates.
+async fn sweep(conn: &mut AsyncPgConnection, keep_template: &str) {
+    #[derive(diesel::QueryableByName)]
+    struct Name {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        datname: String,
+    }
+    let names: Vec<Name> =
+        diesel::sql_query("SELECT datname::text AS datname FROM pg_database WHERE datname LIKE 'tally\\_t%'")
+            .load(conn)
+            .await
+            .unwrap_or_default();
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    for Name { datname } in names {
+        let stale = if let Some(rest) = datname.strip_prefix("tally_test_") {
+            rest.split('_').next().and_then(|s| s.parse::<u64>().ok()).is_some_and(|t| now.saturating_sub(t) > 3600)
+        } else {
+            datname.starts_with("tally_tpl_") && datname != keep_template
+        };
+        if stale {
+            let _ =
+                diesel::sql_query(format!("DROP DATABASE IF EXISTS \"{datname}\" WITH (FORCE)")).execute(conn).await;
+        }
+    }
+}
+
+/// The migrated, seeded template; made once per migrations version.
+async fn template() -> String {
+    TEMPLATE
+        .get_or_init(|| async {
+            let name = format!("tally_tpl_{:016x}", migrations_hash());
+            let mut conn = admin().await;
+            // Serialise template creation across parallel test processes.
+            diesel::sql_query("SELECT pg_advisory_lock(727274)").execute(&mut conn).await.expect("advisory lock");
+            if !database_exists(&mut conn, &name).await {
+                let building = format!("{name}_build");
+                let _ = diesel::sql_query(format!("DROP DATABASE IF EXISTS \"{building}\" WITH (FORCE)"))
+                    .execute(&mut conn)
+                    .await;
+                diesel::sql_query(format!("CREATE DATABASE \"{building}\"")).execute(&mut conn).await.expect("create");
+                let url = url_for(&building);
+                infrastructure::db::run_migrations(&url).await.expect("migrations apply");
+                let pool =
+                    infrastructure::db::build_pool(&infrastructure::db::PoolSettings::new(&url, 2)).expect("pool");
+                infrastructure::reference::seed(&pool).await.expect("seed reference data");
+                drop(pool);
+                diesel::sql_query(format!("ALTER DATABASE \"{building}\" RENAME TO \"{name}\""))
+                    .execute(&mut conn)
+                    .await
+                    .expect("rename template");
+            }
+            sweep(&mut conn, &name).await;
+            diesel::sql_query("SELECT pg_advisory_unlock(727274)").execute(&mut conn).await.expect("unlock");
+            name
+        })
+        .await
+        .clone()
+}
+
+impl TestDb {
+    pub async fn new() -> Self {
+        let template = template().await;
+        let now = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+        let name = format!("tally_test_{now}_{}", shared_kernel::new_id().simple());
+        let mut conn = admin().await;
+        // CREATE DATABASE … TEMPLATE fails while another session is connected to
+        // the template (e.g. a parallel clone); retry briefly.
+        let mut attempt = 0;
+        loop {
+            let created = diesel::sql_query(format!("CREATE DATABASE \"{name}\" TEMPLATE \"{template}\""))
+                .execute(&mut conn)
+                .await;
+            match created {
+                Ok(_) => break,
+                Err(error) if attempt < 50 => {
+                    attempt += 1;
+                    let _ = error;
+                    tokio::time::sleep(std::time::Duration::from_millis(50 + attempt * 10)).await;
+                }
+                Err(error) => panic!("cannot create test database: {error}"),
+            }
+        }
+        Self { url: url_for(&name), name }
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        let name = self.name.clone();
+        // Drop runs outside any async context we can rely on: use a thread.
+        let dropped = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().ok()?;
+            runtime.block_on(async move {
+                let mut conn = AsyncPgConnection::establish(&admin_url()).await.ok()?;
+                diesel::sql_query(format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
+                    .execute(&mut conn)
+                    .await
+                    .ok()
+            })
+        })
+        .join();
+        if !matches!(dropped, Ok(Some(_))) {
+            eprintln!("warning: test database {} was not dropped; the next run sweeps it", self.name);
+        }
+    }
+}

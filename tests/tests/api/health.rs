@@ -1,0 +1,173 @@
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use actix_web::http::StatusCode;
+use actix_web::test::{init_service, TestRequest};
+use actix_web::web;
+use api::metrics::Metrics;
+use api::{build_app, AppState};
+use infrastructure::bus::{InProcessBus, PgDeliveryObserver, RetryPolicy};
+use infrastructure::db::{build_pool, PoolSettings};
+use infrastructure::events::{OutboxSignal, PgDeadLetterStore};
+use infrastructure::kv::MemoryStore;
+use tally_tests::app::settings_for;
+use tally_tests::{call, TestApp};
+
+#[actix_web::test]
+async fn health_reports_all_three_checks() {
+    let t = TestApp::start().await;
+    let app = init_service(build_app(t.state.clone())).await;
+    let (status, _, body) = call(&app, TestRequest::get().uri("/health")).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["status"], "healthy");
+    assert_eq!(body["version"], env!("CARGO_PKG_VERSION"));
+    assert!(body["timestamp"].as_str().is_some_and(|t| t.ends_with('Z')));
+    for check in ["database", "kvstore", "event_bus"] {
+        let result = &body["checks"][check];
+        assert_eq!(result["status"], "healthy", "{check}: {result}");
+        for field in ["name", "message", "timestamp"] {
+            assert!(result[field].is_string(), "{check}.{field}");
+        }
+        assert!(result["duration_ms"].is_u64(), "{check}.duration_ms");
+    }
+    assert!(body["checks"]["kvstore"]["message"].as_str().is_some_and(|m| m.contains("in-memory")));
+
+    for path in ["/health/db", "/health/kvstore", "/health/bus"] {
+        let (status, _, body) = call(&app, TestRequest::get().uri(path)).await;
+        assert_eq!(status, StatusCode::OK, "{path}");
+        assert_eq!(body["status"], "healthy", "{path}");
+        assert!(body.get("data").is_none(), "health is not enveloped");
+    }
+    t.stop().await;
+}
+
+#[actix_web::test]
+async fn a_broken_schema_is_degraded_not_unhealthy() {
+    let t = TestApp::start().await;
+    let app = init_service(build_app(t.state.clone())).await;
+    {
+        let mut conn = t.state.pool.get().await.expect("conn");
+        diesel_async::RunQueryDsl::execute(
+            diesel::sql_query("ALTER TABLE outbox_events RENAME TO outbox_moved"),
+            &mut conn,
+        )
+        .await
+        .expect("rename");
+    }
+    let (status, _, body) = call(&app, TestRequest::get().uri("/health/db")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["status"], "degraded");
+    let (status, _, body) = call(&app, TestRequest::get().uri("/health")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["status"], "degraded");
+    {
+        let mut conn = t.state.pool.get().await.expect("conn");
+        diesel_async::RunQueryDsl::execute(
+            diesel::sql_query("ALTER TABLE outbox_moved RENAME TO outbox_events"),
+            &mut conn,
+        )
+        .await
+        .expect("rename back");
+    }
+    t.stop().await;
+}
+
+#[actix_web::test]
+async fn a_dead_database_is_unhealthy_with_503_within_the_budget() {
+    // Nothing listens on port 1: every connection attempt fails.
+    let dead_url = "postgres://postgres@127.0.0.1:1/tally";
+    let pool = build_pool(&PoolSettings::new(dead_url, 2)).expect("lazy pool");
+    let settings = settings_for(dead_url, &[]);
+    let observer = Arc::new(PgDeliveryObserver::new(pool.clone()));
+    let state = web::Data::new(AppState {
+        settings: Arc::new(settings),
+        dead_letters: PgDeadLetterStore::new(pool.clone()),
+        kv: Arc::new(MemoryStore::new()),
+        bus: Arc::new(InProcessBus::new(2, 10, RetryPolicy::default(), observer)),
+        outbox: OutboxSignal::default(),
+        metrics: Arc::new(Metrics::new().expect("metrics")),
+        pool,
+    });
+    state.bus.start().await.expect("bus");
+    let app = init_service(build_app(state)).await;
+    let started = Instant::now();
+    let (status, _, body) = call(&app, TestRequest::get().uri("/health")).await;
+    assert!(started.elapsed() < Duration::from_secs(6), "health must answer within its 5 s budget");
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(body["status"], "unhealthy");
+    assert_eq!(body["checks"]["database"]["status"], "unhealthy");
+    assert!(!body.to_string().contains("127.0.0.1:1"), "no connection details leak: {body}");
+    let (status, _, body) = call(&app, TestRequest::get().uri("/health/db")).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(body["status"], "unhealthy");
+    // A read endpoint answers 503 in the envelope, without internals.
+    let (status, _, body) = call(&app, TestRequest::get().uri("/api/v1/shared/countries")).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(body["status"], "error");
+    assert_eq!(body["error"]["code"], "SERVICE_UNAVAILABLE");
+}
+
+#[actix_web::test]
+async fn metrics_and_openapi_are_served() {
+    let t = TestApp::start().await;
+    let app = init_service(build_app(t.state.clone())).await;
+    let _ = call(&app, TestRequest::get().uri("/api/v1/shared/currencies/usd")).await;
+    let response = actix_web::test::call_service(&app, TestRequest::get().uri("/metrics").to_request()).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let text = String::from_utf8(actix_web::test::read_body(response).await.to_vec()).expect("utf-8");
+    assert!(
+        text.contains(
+            "tally_http_requests_total{method=\"GET\",route=\"/api/v1/shared/currencies/{code}\",status=\"200\"} 1"
+        ),
+        "{text}"
+    );
+    for metric in [
+        "tally_http_request_duration_seconds_bucket",
+        "tally_db_pool_connections",
+        "tally_bus_queue_depth",
+        "tally_outbox_lag_milliseconds",
+        "tally_dead_letters",
+    ] {
+        assert!(text.contains(metric), "missing {metric}");
+    }
+
+    let (status, _, doc) = call(&app, TestRequest::get().uri("/api/v1/openapi.json")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(doc["openapi"].as_str().is_some_and(|v| v.starts_with("3.")));
+    let paths = doc["paths"].as_object().expect("paths");
+    for path in [
+        "/health",
+        "/health/db",
+        "/health/kvstore",
+        "/health/bus",
+        "/metrics",
+        "/api/v1/shared/countries",
+        "/api/v1/shared/countries/{code}",
+        "/api/v1/shared/countries/region/{region}",
+        "/api/v1/shared/currencies",
+        "/api/v1/shared/currencies/{code}",
+        "/api/v1/shared/currencies/active",
+        "/api/v1/shared/languages",
+        "/api/v1/shared/languages/{code}",
+        "/api/v1/shared/languages/active",
+        "/api/v1/shared/timezones",
+        "/api/v1/shared/timezones/{code}",
+        "/api/v1/shared/timezones/region/{region}",
+        "/api/v1/events",
+        "/api/v1/events/dead-letters",
+        "/api/v1/events/dead-letters/{id}/retry",
+    ] {
+        assert!(paths.contains_key(path), "OpenAPI lacks {path}");
+    }
+    assert!(doc["components"]["securitySchemes"]["bearer"].is_object());
+
+    let response = actix_web::test::call_service(&app, TestRequest::get().uri("/docs/").to_request()).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let html = String::from_utf8(actix_web::test::read_body(response).await.to_vec()).expect("utf-8");
+    assert!(html.contains("swagger"), "docs page renders Swagger UI");
+    assert!(!html.contains("cdn"), "assets come from the binary");
+    let response =
+        actix_web::test::call_service(&app, TestRequest::get().uri("/docs/swagger-ui-bundle.js").to_request()).await;
+    assert_eq!(response.status(), StatusCode::OK, "bundled script is served");
+    t.stop().await;
+}
