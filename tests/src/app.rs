@@ -16,6 +16,9 @@ use crate::TestDb;
 
 /// 32+ bytes, used only by tests.
 pub const TEST_JWT_SECRET: &str = "test-secret-test-secret-test-secret-0123";
+/// The admin every test app starts with.
+pub const ADMIN_EMAIL: &str = "admin@tally.test";
+pub const ADMIN_PASSWORD: &str = "admin-password-1";
 
 /// What to vary per test; everything else uses the decided defaults.
 pub struct TestOptions {
@@ -33,6 +36,9 @@ impl Default for TestOptions {
                 ("BCRYPT_COST", "4".to_owned()),
                 ("DATABASE_POOL_SIZE", "8".to_owned()),
                 ("LOG_FORMAT", "json".to_owned()),
+                ("ADMIN_EMAIL", ADMIN_EMAIL.to_owned()),
+                ("ADMIN_PASSWORD", ADMIN_PASSWORD.to_owned()),
+                ("RATE_LIMIT_ENABLED", "false".to_owned()),
             ],
             handlers: Vec::new(),
         }
@@ -119,4 +125,37 @@ where
 pub async fn body_json<B: MessageBody>(response: ServiceResponse<B>) -> serde_json::Value {
     let bytes = actix_web::body::to_bytes(response.into_body()).await.unwrap_or_default();
     serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null)
+}
+
+/// Logs in through the API; returns the access token.
+pub async fn login<S, B>(app: &S, email: &str, password: &str) -> String
+where
+    S: Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>,
+    B: MessageBody,
+{
+    let request = TestRequest::post()
+        .uri("/api/v1/identity/users/login")
+        .set_json(serde_json::json!({ "email": email, "password": password }));
+    let (status, _, body) = call(app, request).await;
+    assert_eq!(status, StatusCode::OK, "login of {email} failed: {body}");
+    body["data"]["access_token"].as_str().expect("access token").to_owned()
+}
+
+/// Registers a user through the API; returns (user id, access token).
+pub async fn register<S, B>(app: &S, email: &str, password: &str) -> (uuid::Uuid, String)
+where
+    S: Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>,
+    B: MessageBody,
+{
+    let request = TestRequest::post()
+        .uri("/api/v1/identity/users/register")
+        .set_json(serde_json::json!({ "email": email, "name": "Test User", "password": password }));
+    let (status, _, body) = call(app, request).await;
+    assert_eq!(status, StatusCode::CREATED, "register of {email} failed: {body}");
+    let id = body["data"]["user"]["id"].as_str().and_then(|s| uuid::Uuid::parse_str(s).ok()).expect("user id");
+    (id, body["data"]["access_token"].as_str().expect("access token").to_owned())
+}
+
+pub fn bearer(token: &str) -> (&'static str, String) {
+    ("Authorization", format!("Bearer {token}"))
 }

@@ -9,7 +9,7 @@
 pub mod app;
 pub mod db;
 
-pub use app::{body_json, call, TestApp, TestOptions};
+pub use app::{bearer, body_json, call, login, register, TestApp, TestOptions, ADMIN_EMAIL, ADMIN_PASSWORD};
 pub use db::TestDb;
 
 /// Server-level URL used to create and drop test databases.

@@ -7,11 +7,15 @@ use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, AUTHORIZATION, CONTENT_TYPE};
 use actix_web::{middleware, web, App};
+use identity_domain::ports::UserRepository;
 use infrastructure::events::{OutboxSignal, PgDeadLetterStore};
+use infrastructure::identity::PgUserRepository;
 use infrastructure::DbPool;
 use shared_kernel::ports::{EventBus, KeyValueStore};
 use utoipa_swagger_ui::SwaggerUi;
 
+use crate::auth::cache::AccessCache;
+use crate::auth::TokenService;
 use crate::config::Settings;
 use crate::http::extract::{path_error, query_error, MAX_BODY_BYTES};
 use crate::http::middleware::observe;
@@ -29,6 +33,31 @@ pub struct AppState {
     pub outbox: OutboxSignal,
     pub dead_letters: PgDeadLetterStore,
     pub metrics: Arc<Metrics>,
+    pub identity: IdentityServices,
+}
+
+/// Identity adapters shared by the auth guard and the identity routes.
+#[derive(Clone)]
+pub struct IdentityServices {
+    pub tokens: TokenService,
+    pub users: Arc<dyn UserRepository>,
+    pub access: AccessCache,
+}
+
+impl IdentityServices {
+    pub fn new(settings: &Settings, pool: &DbPool, kv: Arc<dyn KeyValueStore>) -> Self {
+        let users: Arc<dyn UserRepository> = Arc::new(PgUserRepository::new(pool.clone()));
+        Self {
+            // `serve` refuses to start without a secret; other callers
+            // (tests, tools) get an unusable random one.
+            tokens: TokenService::new(
+                settings.jwt_secret.as_deref().unwrap_or(&shared_kernel::new_id().to_string()),
+                &settings.jwt_issuer,
+            ),
+            access: AccessCache::new(kv, users.clone()),
+            users,
+        }
+    }
 }
 
 fn cors(settings: &Settings) -> Cors {
@@ -77,7 +106,12 @@ pub fn build_app(
         .configure(routes::operations::configure)
         .service(web::resource("/docs").route(web::get().to(docs_redirect)))
         .service(SwaggerUi::new("/docs/{_:.*}").url("/api/v1/openapi.json", crate::openapi::document()))
-        .service(web::scope("/api/v1").configure(routes::reference::configure).configure(routes::events::configure))
+        .service(
+            web::scope("/api/v1")
+                .configure(routes::reference::configure)
+                .configure(routes::events::configure)
+                .configure(routes::identity::configure),
+        )
         .default_service(web::to(no_route))
 }
 

@@ -2,6 +2,7 @@
 //! the REST API and hosts the event dispatcher.
 
 pub mod app;
+pub mod auth;
 pub mod cli;
 pub mod config;
 pub mod http;

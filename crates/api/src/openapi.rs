@@ -3,6 +3,7 @@
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
+use crate::routes::identity::{auth, users};
 use crate::routes::{events, health, operations, reference};
 
 struct BearerAuth;
@@ -29,13 +30,16 @@ impl Modify for BearerAuth {
         reference::list_languages, reference::active_languages, reference::get_language,
         reference::list_timezones, reference::timezones_by_region, reference::get_timezone,
         events::events, events::dead_letters, events::retry_dead_letter,
+        auth::register, auth::login, auth::refresh, auth::revoke, auth::change_password,
+        users::me, users::list_users, users::get_user, users::suspend, users::ban, users::set_status, users::unlock,
     ),
     modifiers(&BearerAuth),
     tags(
         (name = "health", description = "Liveness of the service and its dependencies"),
         (name = "operations", description = "Metrics"),
         (name = "reference data", description = "Countries, currencies, languages, timezones"),
-        (name = "events", description = "Recorded events and dead letters"),
+        (name = "events", description = "Recorded events and dead letters (events:read; retry needs events:update)"),
+        (name = "identity", description = "Users, tokens, contacts, profiles, roles and permissions"),
     )
 )]
 struct ApiDoc;

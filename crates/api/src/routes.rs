@@ -3,5 +3,6 @@
 
 pub mod events;
 pub mod health;
+pub mod identity;
 pub mod operations;
 pub mod reference;

@@ -12,7 +12,7 @@ use shared_kernel::ports::{BusError, EventBus, EventHandler, KeyValueStore, KvEr
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use crate::app::{build_app, AppState};
+use crate::app::{build_app, AppState, IdentityServices};
 use crate::config::{ConfigError, EventBusKind, Settings};
 use crate::metrics::Metrics;
 
@@ -104,7 +104,12 @@ pub async fn start_services(
     let (relay_stop, stop_rx) = watch::channel(false);
     let relay = relay.spawn(stop_rx);
 
+    let identity = IdentityServices::new(&settings, &pool, kv.clone());
+    if let (Some(email), Some(password)) = (&settings.admin_email, &settings.admin_password) {
+        ensure_admin(&identity, &settings, email, password, settings.admin_name.as_deref()).await?;
+    }
     let state = web::Data::new(AppState {
+        identity,
         settings: Arc::new(settings),
         dead_letters: PgDeadLetterStore::new(pool.clone()),
         pool,
@@ -148,13 +153,49 @@ pub async fn migrate(settings: Settings) -> Result<(), StartupError> {
     Ok(())
 }
 
-/// `tally create-admin`: needs the identity context, which arrives with the
-/// identity issue; until then it says so and exits non-zero.
-pub async fn create_admin(
-    _settings: Settings,
-    _email: String,
-    _password: String,
-    _name: Option<String>,
+/// Makes sure `email` is an active user holding `admin` and `superadmin`.
+async fn ensure_admin(
+    identity: &IdentityServices,
+    settings: &Settings,
+    email: &str,
+    password: &str,
+    name: Option<&str>,
 ) -> Result<(), StartupError> {
-    Err(StartupError::Other("create-admin: user accounts are not available in this build yet".into()))
+    let email = identity_domain::Email::parse(email).map_err(|e| StartupError::Other(format!("admin email: {e}")))?;
+    let password = identity_domain::Password::parse("password", password)
+        .map_err(|e| StartupError::Other(format!("admin password: {e}")))?;
+    let password_hash = crate::auth::passwords::hash(password.expose().to_owned(), settings.bcrypt_cost)
+        .await
+        .map_err(|e| StartupError::Other(format!("admin password: {}", e.message)))?;
+    let id = shared_kernel::new_id();
+    let name = name.map(str::trim).filter(|n| !n.is_empty()).unwrap_or("Administrator").to_owned();
+    let registered = crate::routes::identity::users::registered_event(id, email.as_str(), &name);
+    let user = identity_domain::ports::NewUser { id, email: email.as_str().to_owned(), name, password_hash };
+    let admin_id = identity
+        .users
+        .ensure_with_roles(user, &["admin", "superadmin"], vec![registered])
+        .await
+        .map_err(|e| StartupError::Other(format!("admin user: {e}")))?;
+    identity.access.invalidate_user(admin_id).await;
+    tracing::info!(email = email.as_str(), "admin user ensured");
+    Ok(())
+}
+
+/// `tally create-admin`.
+pub async fn create_admin(
+    settings: Settings,
+    email: String,
+    password: String,
+    name: Option<String>,
+) -> Result<(), StartupError> {
+    prepare_database(&settings).await?;
+    let pool = db::build_pool(&PoolSettings::new(&settings.database_url, 2))?;
+    let kv: Arc<dyn KeyValueStore> = match &settings.redis_url {
+        Some(url) => Arc::new(RedisStore::new(url, &settings.redis_key_prefix)?),
+        None => Arc::new(MemoryStore::new()),
+    };
+    let identity = IdentityServices::new(&settings, &pool, kv);
+    ensure_admin(&identity, &settings, &email, &password, name.as_deref()).await?;
+    println!("admin {email} is active with the admin and superadmin roles");
+    Ok(())
 }

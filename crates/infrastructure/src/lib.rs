@@ -5,8 +5,10 @@
 pub mod bus;
 pub mod db;
 pub mod events;
+pub mod identity;
 pub mod kv;
 pub mod reference;
+pub mod repo_error;
 pub mod schema;
 
 pub use db::{DbError, DbPool};

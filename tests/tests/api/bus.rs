@@ -27,7 +27,7 @@ async fn outbox_count(pool: &DbPool) -> i64 {
     }
     let mut conn = pool.get().await.expect("conn");
     let row: N =
-        diesel::sql_query("SELECT count(*) AS n FROM outbox_events").get_result(&mut conn).await.expect("count");
+        diesel::sql_query("SELECT count(*) AS n FROM outbox_events WHERE name LIKE 'test.%'").get_result(&mut conn).await.expect("count");
     row.n
 }
 
@@ -59,13 +59,18 @@ async fn an_event_commits_and_rolls_back_with_its_transaction() {
     assert!(!handler.received_ids().contains(&rolled_back.id));
 
     let app = init_service(build_app(t.state.clone())).await;
+    let token = tally_tests::login(&app, tally_tests::ADMIN_EMAIL, tally_tests::ADMIN_PASSWORD).await;
     let uri = format!("/api/v1/events?name=test.happened&aggregate_id={}", committed.aggregate_id);
-    let (status, _, body) = call(&app, TestRequest::get().uri(&uri)).await;
+    let (status, _, body) = call(&app, TestRequest::get().uri(&uri).insert_header(tally_tests::bearer(&token))).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(body["pagination"]["total"], 1);
     assert_eq!(body["data"][0]["id"], committed.id.to_string());
     assert_eq!(body["data"][0]["data"]["n"], 2);
-    let (_, _, none) = call(&app, TestRequest::get().uri("/api/v1/events?name=other.event")).await;
+    let (_, _, none) = call(
+        &app,
+        TestRequest::get().uri("/api/v1/events?name=other.event").insert_header(tally_tests::bearer(&token)),
+    )
+    .await;
     assert_eq!(none["pagination"]["total"], 0);
     t.stop().await;
 }
@@ -82,9 +87,14 @@ async fn a_failing_handler_is_retried_with_back_off_then_dead_lettered_and_can_b
     let event = EventEnvelope::new("test.flaky_event", shared_kernel::new_id(), serde_json::json!({}));
     t.state.bus.publish(&event).await.expect("publish");
     let app = init_service(build_app(t.state.clone())).await;
+    let token = tally_tests::login(&app, tally_tests::ADMIN_EMAIL, tally_tests::ADMIN_PASSWORD).await;
     let mut letters = serde_json::Value::Null;
     for _ in 0..250 {
-        let (_, _, body) = call(&app, TestRequest::get().uri("/api/v1/events/dead-letters")).await;
+        let (_, _, body) = call(
+            &app,
+            TestRequest::get().uri("/api/v1/events/dead-letters").insert_header(tally_tests::bearer(&token)),
+        )
+        .await;
         if body["pagination"]["total"] == 1 {
             letters = body;
             break;
@@ -104,13 +114,26 @@ async fn a_failing_handler_is_retried_with_back_off_then_dead_lettered_and_can_b
 
     // The handler works again; re-queueing delivers the event to it alone.
     let id = letter["id"].as_str().expect("id").to_owned();
-    let (status, _, body) =
-        call(&app, TestRequest::post().uri(&format!("/api/v1/events/dead-letters/{id}/retry"))).await;
+    let (status, _, body) = call(
+        &app,
+        TestRequest::post()
+            .uri(&format!("/api/v1/events/dead-letters/{id}/retry"))
+            .insert_header(tally_tests::bearer(&token)),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     eventually(Duration::from_secs(10), "re-queued event handled", || handler.attempts() == 4).await;
-    let (_, _, after) = call(&app, TestRequest::get().uri("/api/v1/events/dead-letters")).await;
+    let (_, _, after) =
+        call(&app, TestRequest::get().uri("/api/v1/events/dead-letters").insert_header(tally_tests::bearer(&token)))
+            .await;
     assert_eq!(after["pagination"]["total"], 0);
-    let (status, _, _) = call(&app, TestRequest::post().uri(&format!("/api/v1/events/dead-letters/{id}/retry"))).await;
+    let (status, _, _) = call(
+        &app,
+        TestRequest::post()
+            .uri(&format!("/api/v1/events/dead-letters/{id}/retry"))
+            .insert_header(tally_tests::bearer(&token)),
+    )
+    .await;
     assert_eq!(status, StatusCode::NOT_FOUND, "a dead letter is re-queued once");
     t.stop().await;
 }

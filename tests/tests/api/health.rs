@@ -79,10 +79,12 @@ async fn a_dead_database_is_unhealthy_with_503_within_the_budget() {
     let pool = build_pool(&PoolSettings::new(dead_url, 2)).expect("lazy pool");
     let settings = settings_for(dead_url, &[]);
     let observer = Arc::new(PgDeliveryObserver::new(pool.clone()));
+    let kv: Arc<dyn shared_kernel::ports::KeyValueStore> = Arc::new(MemoryStore::new());
     let state = web::Data::new(AppState {
+        identity: api::app::IdentityServices::new(&settings, &pool, kv.clone()),
         settings: Arc::new(settings),
         dead_letters: PgDeadLetterStore::new(pool.clone()),
-        kv: Arc::new(MemoryStore::new()),
+        kv,
         bus: Arc::new(InProcessBus::new(2, 10, RetryPolicy::default(), observer)),
         outbox: OutboxSignal::default(),
         metrics: Arc::new(Metrics::new().expect("metrics")),

@@ -2,6 +2,7 @@
 
 mod bus;
 mod health;
+mod identity;
 mod redis_bus;
 mod reference;
 mod support;

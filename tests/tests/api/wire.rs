@@ -14,6 +14,7 @@ fn assert_error(status: StatusCode, body: &serde_json::Value, expected: StatusCo
 async fn framework_errors_use_the_envelope() {
     let t = TestApp::start().await;
     let app = init_service(build_app(t.state.clone())).await;
+    let token = tally_tests::login(&app, tally_tests::ADMIN_EMAIL, tally_tests::ADMIN_PASSWORD).await;
     let (status, _, body) = call(&app, TestRequest::get().uri("/api/v1/nothing-here")).await;
     assert_error(status, &body, StatusCode::NOT_FOUND, "NOT_FOUND");
     let (status, _, body) = call(&app, TestRequest::get().uri("/")).await;
@@ -22,7 +23,11 @@ async fn framework_errors_use_the_envelope() {
     assert_error(status, &body, StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED");
     let (status, _, body) = call(&app, TestRequest::delete().uri("/health")).await;
     assert_error(status, &body, StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED");
-    let (status, _, body) = call(&app, TestRequest::get().uri("/api/v1/events/dead-letters/abc/retry")).await;
+    let (status, _, body) = call(
+        &app,
+        TestRequest::get().uri("/api/v1/events/dead-letters/abc/retry").insert_header(tally_tests::bearer(&token)),
+    )
+    .await;
     assert_error(status, &body, StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED");
     t.stop().await;
 }
@@ -31,25 +36,43 @@ async fn framework_errors_use_the_envelope() {
 async fn bad_parameters_are_400_with_details() {
     let t = TestApp::start().await;
     let app = init_service(build_app(t.state.clone())).await;
+    let token = tally_tests::login(&app, tally_tests::ADMIN_EMAIL, tally_tests::ADMIN_PASSWORD).await;
     for (uri, field) in [
         ("/api/v1/events?page=0", "page"),
         ("/api/v1/events?page_size=101", "page_size"),
         ("/api/v1/events?page_size=0", "page_size"),
         ("/api/v1/events?since=yesterday", "since"),
     ] {
-        let (status, _, body) = call(&app, TestRequest::get().uri(uri)).await;
+        let (status, _, body) =
+            call(&app, TestRequest::get().uri(uri).insert_header(tally_tests::bearer(&token))).await;
         assert_error(status, &body, StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
         assert!(body["error"]["details"][field].is_string(), "{uri}: {body}");
     }
-    let (status, _, body) = call(&app, TestRequest::get().uri("/api/v1/events?page=two")).await;
+    let (status, _, body) =
+        call(&app, TestRequest::get().uri("/api/v1/events?page=two").insert_header(tally_tests::bearer(&token))).await;
     assert_error(status, &body, StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
-    let (status, _, body) = call(&app, TestRequest::get().uri("/api/v1/events?aggregate_id=nope")).await;
+    let (status, _, body) = call(
+        &app,
+        TestRequest::get().uri("/api/v1/events?aggregate_id=nope").insert_header(tally_tests::bearer(&token)),
+    )
+    .await;
     assert_error(status, &body, StatusCode::BAD_REQUEST, "INVALID_UUID");
-    let (status, _, body) = call(&app, TestRequest::post().uri("/api/v1/events/dead-letters/not-a-uuid/retry")).await;
+    let (status, _, body) = call(
+        &app,
+        TestRequest::post()
+            .uri("/api/v1/events/dead-letters/not-a-uuid/retry")
+            .insert_header(tally_tests::bearer(&token)),
+    )
+    .await;
     assert_error(status, &body, StatusCode::BAD_REQUEST, "INVALID_UUID");
     let missing = shared_kernel::new_id();
-    let (status, _, body) =
-        call(&app, TestRequest::post().uri(&format!("/api/v1/events/dead-letters/{missing}/retry"))).await;
+    let (status, _, body) = call(
+        &app,
+        TestRequest::post()
+            .uri(&format!("/api/v1/events/dead-letters/{missing}/retry"))
+            .insert_header(tally_tests::bearer(&token)),
+    )
+    .await;
     assert_error(status, &body, StatusCode::NOT_FOUND, "NOT_FOUND");
     t.stop().await;
 }

@@ -11,6 +11,7 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use crate::app::AppState;
+use crate::auth::Caller;
 use crate::http::{list, ok, ApiError, PageQuery};
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -99,7 +100,12 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 #[utoipa::path(get, path = "/api/v1/events", tag = "events", params(EventQuery),
     responses((status = 200, description = "Recorded events, newest first", body = [EventRecord]), (status = 400, description = "Bad filter")),
     security(("bearer" = [])))]
-pub async fn events(state: web::Data<AppState>, query: web::Query<EventQuery>) -> Result<HttpResponse, ApiError> {
+pub async fn events(
+    state: web::Data<AppState>,
+    caller: Caller,
+    query: web::Query<EventQuery>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("events", "read")?;
     let request = PageQuery { page: query.page, page_size: query.page_size }.request()?;
     let aggregate_id = match query.aggregate_id.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
         Some(raw) => Some(Uuid::try_parse(raw).map_err(|_| ApiError::invalid_uuid("aggregate_id"))?),
@@ -120,7 +126,12 @@ pub async fn events(state: web::Data<AppState>, query: web::Query<EventQuery>) -
 #[utoipa::path(get, path = "/api/v1/events/dead-letters", tag = "events", params(PageQuery),
     responses((status = 200, description = "Dead letters not yet re-queued, newest first", body = [DeadLetterRecord])),
     security(("bearer" = [])))]
-pub async fn dead_letters(state: web::Data<AppState>, query: web::Query<PageQuery>) -> Result<HttpResponse, ApiError> {
+pub async fn dead_letters(
+    state: web::Data<AppState>,
+    caller: Caller,
+    query: web::Query<PageQuery>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("events", "read")?;
     let page = state.dead_letters.list(query.request()?).await?;
     Ok(list(page.map(DeadLetterRecord::from)))
 }
@@ -130,7 +141,12 @@ pub async fn dead_letters(state: web::Data<AppState>, query: web::Query<PageQuer
     responses((status = 200, description = "Re-queued for its handler", body = DeadLetterRecord),
               (status = 404, description = "No open dead letter with this id")),
     security(("bearer" = [])))]
-pub async fn retry_dead_letter(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
+pub async fn retry_dead_letter(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("events", "update")?;
     let id = id.into_inner();
     let Some(letter) = state.dead_letters.take_for_retry(id).await? else {
         return Err(ApiError::not_found("no open dead letter with this id"));

@@ -66,6 +66,16 @@ impl KeyValueStore for MemoryStore {
         })
     }
 
+    async fn set_if_absent(&self, key: &str, value: &str, ttl: Option<Duration>) -> Result<bool, KvError> {
+        self.with_entries(|entries, now| {
+            if entries.get(key).is_some_and(|e| e.is_live(now)) {
+                return false;
+            }
+            entries.insert(key.to_owned(), Entry { value: value.to_owned(), expires_at: deadline(now, ttl) });
+            true
+        })
+    }
+
     async fn delete(&self, key: &str) -> Result<bool, KvError> {
         self.with_entries(|entries, now| entries.remove(key).is_some_and(|e| e.is_live(now)))
     }
@@ -107,6 +117,9 @@ mod tests {
         assert_eq!(store.get("short").await.expect("get"), None);
         assert!(store.delete("a").await.expect("delete"));
         assert!(!store.delete("a").await.expect("delete"));
+        assert!(store.set_if_absent("once", "1", None).await.expect("nx"));
+        assert!(!store.set_if_absent("once", "2", None).await.expect("nx"));
+        assert_eq!(store.get("once").await.expect("get").as_deref(), Some("1"));
     }
 
     #[tokio::test]

@@ -59,6 +59,17 @@ impl KeyValueStore for RedisStore {
         cmd.query_async::<()>(&mut conn).await.map_err(unavailable)
     }
 
+    async fn set_if_absent(&self, key: &str, value: &str, ttl: Option<Duration>) -> Result<bool, KvError> {
+        let mut conn = self.conn().await?;
+        let mut cmd = redis::cmd("SET");
+        cmd.arg(self.key(key)).arg(value).arg("NX");
+        if let Some(ttl) = ttl {
+            cmd.arg("PX").arg(ttl_millis(ttl));
+        }
+        let stored: Option<String> = cmd.query_async(&mut conn).await.map_err(unavailable)?;
+        Ok(stored.is_some())
+    }
+
     async fn delete(&self, key: &str) -> Result<bool, KvError> {
         let mut conn = self.conn().await?;
         let removed: i64 = redis::cmd("DEL").arg(self.key(key)).query_async(&mut conn).await.map_err(unavailable)?;

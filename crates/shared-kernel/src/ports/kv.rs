@@ -16,6 +16,9 @@ pub trait KeyValueStore: Send + Sync {
     async fn get(&self, key: &str) -> Result<Option<String>, KvError>;
     /// Stores `value`; with a TTL the key disappears after it.
     async fn set(&self, key: &str, value: &str, ttl: Option<Duration>) -> Result<(), KvError>;
+    /// Stores `value` only when the key is absent; `true` if it stored it.
+    /// Atomic: of many concurrent callers exactly one gets `true`.
+    async fn set_if_absent(&self, key: &str, value: &str, ttl: Option<Duration>) -> Result<bool, KvError>;
     /// Removes the key; `true` if it existed.
     async fn delete(&self, key: &str) -> Result<bool, KvError>;
     async fn exists(&self, key: &str) -> Result<bool, KvError> {

@@ -1,0 +1,10 @@
+//! Authentication and authorization: tokens, passwords, the `Caller`
+//! extractor every protected handler takes, and its permission cache.
+
+pub mod cache;
+pub mod caller;
+pub mod passwords;
+pub mod tokens;
+
+pub use caller::Caller;
+pub use tokens::{TokenKind, TokenService};

@@ -1,0 +1,273 @@
+//! Registration, login, token refresh and revocation, password change.
+
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpResponse};
+use identity_domain::ports::{FailedLogin, NewUser, RepoError, UserRecord};
+use identity_domain::{events, Email, Password, UserStatus};
+use serde::{Deserialize, Serialize};
+use shared_kernel::EventEnvelope;
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::users::{domain, registered_event};
+use crate::app::AppState;
+use crate::auth::caller::{revoked_key, token_revoked};
+use crate::auth::tokens::{Subject, TokenPair};
+use crate::auth::{passwords, Caller, TokenKind};
+use crate::http::{created, ok, ApiError, Json};
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct RegisterBody {
+    pub email: String,
+    pub name: String,
+    /// 8..=72 bytes.
+    pub password: String,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct LoginBody {
+    pub email: String,
+    pub password: String,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct RefreshBody {
+    pub refresh_token: String,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct RevokeBody {
+    /// The access or refresh token to revoke.
+    pub token: String,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct PasswordBody {
+    pub current_password: String,
+    pub new_password: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SessionUser {
+    pub id: Uuid,
+    pub email: String,
+    pub name: String,
+    pub status: &'static str,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Session {
+    #[serde(flatten)]
+    pub tokens: TokenPair,
+    pub user: SessionUser,
+}
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(web::resource("/identity/users/register").route(web::post().to(register)))
+        .service(web::resource("/identity/users/login").route(web::post().to(login)))
+        .service(web::resource("/identity/auth/refresh").route(web::post().to(refresh)))
+        .service(web::resource("/identity/auth/revoke").route(web::post().to(revoke)))
+        .service(web::resource("/identity/users/me/password").route(web::put().to(change_password)));
+}
+
+fn validation(error: identity_domain::IdentityError) -> ApiError {
+    let api = ApiError::from_domain(&error);
+    match error.field() {
+        Some(field) => {
+            let message = api.message.clone();
+            api.with_details([(field.to_owned(), message)].into())
+        }
+        None => api,
+    }
+}
+
+fn session(state: &AppState, user: &UserRecord, roles: Vec<String>) -> Result<Session, ApiError> {
+    let subject = Subject { user_id: user.id, email: &user.email, roles, token_version: user.token_version };
+    Ok(Session {
+        tokens: state.identity.tokens.issue_pair(&subject)?,
+        user: SessionUser {
+            id: user.id,
+            email: user.email.clone(),
+            name: user.name.clone(),
+            status: user.status.as_str(),
+        },
+    })
+}
+
+async fn roles_of(state: &AppState, user_id: Uuid) -> Result<Vec<String>, ApiError> {
+    Ok(state.identity.access.get(user_id).await?.map(|p| p.roles).unwrap_or_default())
+}
+
+fn invalid_credentials() -> ApiError {
+    ApiError::new(StatusCode::UNAUTHORIZED, "INVALID_CREDENTIALS", "wrong email or password")
+}
+
+fn locked() -> ApiError {
+    ApiError::new(StatusCode::LOCKED, "ACCOUNT_LOCKED", "too many failed logins; the account is locked for a while")
+}
+
+#[utoipa::path(post, path = "/api/v1/identity/users/register", tag = "identity", request_body = RegisterBody,
+    responses((status = 201, body = Session), (status = 400, description = "VALIDATION_ERROR / INVALID_EMAIL"),
+              (status = 409, description = "EMAIL_ALREADY_EXISTS"), (status = 429, description = "RATE_LIMIT_EXCEEDED")))]
+pub async fn register(state: web::Data<AppState>, Json(body): Json<RegisterBody>) -> Result<HttpResponse, ApiError> {
+    let email = Email::parse(&body.email).map_err(validation)?;
+    let name = body.name.trim();
+    if name.is_empty() || name.chars().count() > 255 {
+        return Err(ApiError::field("name", "must be 1 to 255 characters"));
+    }
+    let password = Password::parse("password", &body.password).map_err(validation)?;
+    let password_hash = passwords::hash(password.expose().to_owned(), state.settings.bcrypt_cost).await?;
+    let id = shared_kernel::new_id();
+    let event = registered_event(id, email.as_str(), name);
+    let user = NewUser { id, email: email.into_string(), name: name.to_owned(), password_hash };
+    let user = state.identity.users.create(user, vec![event]).await.map_err(|error| match error {
+        RepoError::Duplicate { .. } => ApiError::conflict("EMAIL_ALREADY_EXISTS", "this email is already registered"),
+        other => domain(other),
+    })?;
+    state.outbox.notify();
+    Ok(created(session(&state, &user, vec!["user".to_owned()])?))
+}
+
+#[utoipa::path(post, path = "/api/v1/identity/users/login", tag = "identity", request_body = LoginBody,
+    responses((status = 200, body = Session), (status = 401, description = "INVALID_CREDENTIALS"),
+              (status = 403, description = "ACCOUNT_SUSPENDED / ACCOUNT_BANNED"), (status = 423, description = "ACCOUNT_LOCKED"),
+              (status = 429, description = "RATE_LIMIT_EXCEEDED")))]
+pub async fn login(state: web::Data<AppState>, Json(body): Json<LoginBody>) -> Result<HttpResponse, ApiError> {
+    let settings = &state.settings;
+    let user = match Email::parse(&body.email) {
+        Ok(email) => state.identity.users.find_by_email(email.as_str()).await.map_err(domain)?,
+        Err(_) => None,
+    };
+    let now = OffsetDateTime::now_utc();
+    if user.as_ref().is_some_and(|u| u.is_locked(now)) {
+        return Err(locked());
+    }
+    // Same bcrypt work whether or not the user exists.
+    let matches =
+        passwords::verify(body.password.clone(), user.as_ref().map(|u| u.password_hash.clone()), settings.bcrypt_cost)
+            .await?;
+    let Some(user) = user else {
+        return Err(invalid_credentials());
+    };
+    if !matches {
+        let outcome = state
+            .identity
+            .users
+            .record_failed_login(user.id, settings.login_max_failed_attempts, settings.login_lock_duration)
+            .await
+            .map_err(domain)?;
+        return Err(match outcome {
+            FailedLogin::AlreadyLocked => locked(),
+            FailedLogin::Counted | FailedLogin::LockedNow => invalid_credentials(),
+        });
+    }
+    match user.status {
+        UserStatus::Suspended => {
+            return Err(ApiError::new(StatusCode::FORBIDDEN, "ACCOUNT_SUSPENDED", "the account is suspended"))
+        }
+        UserStatus::Banned => {
+            return Err(ApiError::new(StatusCode::FORBIDDEN, "ACCOUNT_BANNED", "the account is banned"))
+        }
+        UserStatus::Active => {}
+    }
+    // A concurrent failure may have locked the account meanwhile.
+    if !state.identity.users.record_successful_login(user.id).await.map_err(domain)? {
+        return Err(locked());
+    }
+    let roles = roles_of(&state, user.id).await?;
+    Ok(ok(session(&state, &user, roles)?))
+}
+
+#[utoipa::path(post, path = "/api/v1/identity/auth/refresh", tag = "identity", request_body = RefreshBody,
+    responses((status = 200, body = TokenPair), (status = 401, description = "UNAUTHORIZED / TOKEN_EXPIRED / TOKEN_REVOKED")))]
+pub async fn refresh(state: web::Data<AppState>, Json(body): Json<RefreshBody>) -> Result<HttpResponse, ApiError> {
+    let claims = state.identity.tokens.verify(&body.refresh_token, TokenKind::Refresh)?;
+    let ttl = remaining(claims.exp);
+    // Rotation: the first presenter wins the token; any later one finds it revoked.
+    let first =
+        state.kv.set_if_absent(&revoked_key(claims.jti), "rotated", Some(ttl)).await.map_err(ApiError::unavailable)?;
+    if !first {
+        return Err(token_revoked());
+    }
+    let profile = state
+        .identity
+        .access
+        .get(claims.user_id)
+        .await?
+        .ok_or_else(|| ApiError::unauthorized("the token's user no longer exists"))?;
+    if profile.status != UserStatus::Active {
+        return Err(ApiError::unauthorized(format!("the account is {}", profile.status.as_str())));
+    }
+    if profile.token_version != claims.tv {
+        return Err(token_revoked());
+    }
+    let subject = Subject {
+        user_id: claims.user_id,
+        email: &claims.email,
+        roles: profile.roles,
+        token_version: profile.token_version,
+    };
+    Ok(ok(state.identity.tokens.issue_pair(&subject)?))
+}
+
+fn remaining(exp: i64) -> std::time::Duration {
+    let seconds = exp - OffsetDateTime::now_utc().unix_timestamp();
+    std::time::Duration::from_secs(u64::try_from(seconds.max(1)).unwrap_or(1))
+}
+
+#[utoipa::path(post, path = "/api/v1/identity/auth/revoke", tag = "identity", request_body = RevokeBody,
+    responses((status = 200, description = "data.message"), (status = 401, description = "Invalid token"),
+              (status = 403, description = "Another user's token and not an admin")),
+    security(("bearer" = [])))]
+pub async fn revoke(
+    state: web::Data<AppState>,
+    caller: Caller,
+    Json(body): Json<RevokeBody>,
+) -> Result<HttpResponse, ApiError> {
+    let target = state
+        .identity
+        .tokens
+        .verify_any(&body.token, false)
+        .map_err(|_| ApiError::field("token", "is not a valid token"))?;
+    if target.user_id != caller.user_id && !caller.is_admin() {
+        return Err(ApiError::forbidden("only your own tokens can be revoked"));
+    }
+    if target.exp > OffsetDateTime::now_utc().unix_timestamp() {
+        state
+            .kv
+            .set(&revoked_key(target.jti), "revoked", Some(remaining(target.exp)))
+            .await
+            .map_err(ApiError::unavailable)?;
+    }
+    Ok(ok(serde_json::json!({ "message": "token revoked" })))
+}
+
+#[utoipa::path(put, path = "/api/v1/identity/users/me/password", tag = "identity", request_body = PasswordBody,
+    responses((status = 200, description = "data.message; earlier tokens stop working"),
+              (status = 400, description = "VALIDATION_ERROR"), (status = 401, description = "INVALID_CREDENTIALS")),
+    security(("bearer" = [])))]
+pub async fn change_password(
+    state: web::Data<AppState>,
+    caller: Caller,
+    Json(body): Json<PasswordBody>,
+) -> Result<HttpResponse, ApiError> {
+    let new_password = Password::parse("new_password", &body.new_password).map_err(validation)?;
+    let user = state
+        .identity
+        .users
+        .find_by_id(caller.user_id)
+        .await
+        .map_err(domain)?
+        .ok_or_else(super::users::user_not_found)?;
+    let cost = state.settings.bcrypt_cost;
+    if !passwords::verify(body.current_password, Some(user.password_hash), cost).await? {
+        return Err(invalid_credentials());
+    }
+    let hash = passwords::hash(new_password.expose().to_owned(), cost).await?;
+    let event = EventEnvelope::new(events::USER_PASSWORD_CHANGED, user.id, serde_json::json!({ "user_id": user.id }));
+    state.identity.users.change_password(user.id, hash, vec![event]).await.map_err(domain)?;
+    state.identity.access.invalidate_user(user.id).await;
+    state.outbox.notify();
+    Ok(ok(serde_json::json!({ "message": "password changed; sign in again" })))
+}

@@ -1,0 +1,241 @@
+//! Users: the current user, administration of users and their status.
+
+use actix_web::{web, HttpResponse};
+use identity_domain::ports::{UserFilter, UserRecord};
+use identity_domain::{events, UserStatus};
+use serde::{Deserialize, Serialize};
+use shared_kernel::EventEnvelope;
+use time::OffsetDateTime;
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::http::{list, ok, ApiError, Json};
+
+/// A user as clients see it (never the password hash).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct UserView {
+    pub id: Uuid,
+    pub email: String,
+    pub name: String,
+    #[schema(example = "active")]
+    pub status: &'static str,
+    pub is_email_verified: bool,
+    pub is_locked: bool,
+    pub failed_login_attempts: i32,
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub last_login_at: Option<OffsetDateTime>,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub updated_at: OffsetDateTime,
+}
+
+impl From<UserRecord> for UserView {
+    fn from(u: UserRecord) -> Self {
+        let now = OffsetDateTime::now_utc();
+        Self {
+            is_locked: u.is_locked(now),
+            id: u.id,
+            email: u.email,
+            name: u.name,
+            status: u.status.as_str(),
+            is_email_verified: u.is_email_verified,
+            failed_login_attempts: u.failed_login_count,
+            last_login_at: u.last_login_at,
+            created_at: u.created_at,
+            updated_at: u.updated_at,
+        }
+    }
+}
+
+pub fn registered_event(user_id: Uuid, email: &str, name: &str) -> EventEnvelope {
+    EventEnvelope::new(
+        events::USER_REGISTERED,
+        user_id,
+        serde_json::json!({ "user_id": user_id, "email": email, "name": name }),
+    )
+}
+
+fn status_event(user_id: Uuid, to: UserStatus, reason: Option<&str>) -> EventEnvelope {
+    EventEnvelope::new(to.event_name(), user_id, serde_json::json!({ "user_id": user_id, "reason": reason }))
+}
+
+pub(crate) fn domain(error: identity_domain::ports::RepoError) -> ApiError {
+    ApiError::from_domain(&error)
+}
+
+pub(crate) fn user_not_found() -> ApiError {
+    ApiError::new(actix_web::http::StatusCode::NOT_FOUND, "USER_NOT_FOUND", "no such user")
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+pub struct UserListQuery {
+    pub page: Option<i64>,
+    pub page_size: Option<i64>,
+    /// active, suspended or banned.
+    pub status: Option<String>,
+    pub is_email_verified: Option<bool>,
+    /// Case-insensitive substring of email or name.
+    pub search: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct ReasonBody {
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct StatusBody {
+    /// active, suspended or banned.
+    pub status: String,
+    pub reason: Option<String>,
+}
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(web::resource("/identity/users/me").route(web::get().to(me)))
+        .service(web::resource("/identity/users").route(web::get().to(list_users)))
+        .service(web::resource("/identity/users/{id}").route(web::get().to(get_user)))
+        .service(web::resource("/identity/users/{id}/suspend").route(web::put().to(suspend)))
+        .service(web::resource("/identity/users/{id}/ban").route(web::put().to(ban)))
+        .service(web::resource("/identity/users/{id}/status").route(web::patch().to(set_status)))
+        .service(web::resource("/identity/users/{id}/unlock").route(web::post().to(unlock)));
+}
+
+#[utoipa::path(get, path = "/api/v1/identity/users/me", tag = "identity",
+    responses((status = 200, body = UserView), (status = 401, description = "Missing, invalid, expired or revoked token")),
+    security(("bearer" = [])))]
+pub async fn me(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
+    let user = state.identity.users.find_by_id(caller.user_id).await.map_err(domain)?.ok_or_else(user_not_found)?;
+    Ok(ok(UserView::from(user)))
+}
+
+#[utoipa::path(get, path = "/api/v1/identity/users", tag = "identity", params(UserListQuery),
+    responses((status = 200, body = [UserView]), (status = 403, description = "Admins only")),
+    security(("bearer" = [])))]
+pub async fn list_users(
+    state: web::Data<AppState>,
+    caller: Caller,
+    query: web::Query<UserListQuery>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require_admin()?;
+    let page = crate::http::PageQuery { page: query.page, page_size: query.page_size }.request()?;
+    let status = match query.status.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        Some(raw) => Some(
+            UserStatus::parse(raw).ok_or_else(|| ApiError::field("status", "must be active, suspended or banned"))?,
+        ),
+        None => None,
+    };
+    let filter = UserFilter { status, is_email_verified: query.is_email_verified, search: query.search.clone() };
+    let users = state.identity.users.list(&filter, page).await.map_err(domain)?;
+    Ok(list(users.map(UserView::from)))
+}
+
+#[utoipa::path(get, path = "/api/v1/identity/users/{id}", tag = "identity",
+    params(("id" = Uuid, Path)),
+    responses((status = 200, body = UserView), (status = 403, description = "Not yourself and not admin/superadmin/manager"),
+              (status = 404, description = "USER_NOT_FOUND")),
+    security(("bearer" = [])))]
+pub async fn get_user(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner();
+    if id != caller.user_id {
+        caller.require_any_role(&["admin", "superadmin", "manager"])?;
+    }
+    let user = state.identity.users.find_by_id(id).await.map_err(domain)?.ok_or_else(user_not_found)?;
+    Ok(ok(UserView::from(user)))
+}
+
+/// Moves a user's status and ends their sessions when it leaves `active`.
+async fn move_status(state: &AppState, id: Uuid, to: UserStatus, reason: Option<&str>) -> Result<UserRecord, ApiError> {
+    let user = state.identity.users.find_by_id(id).await.map_err(domain)?.ok_or_else(user_not_found)?;
+    let change = user.status.move_to(to).map_err(|e| ApiError::from_domain(&e))?;
+    let reason = reason.map(str::trim).filter(|r| !r.is_empty());
+    let moved =
+        state.identity.users.change_status(id, change, vec![status_event(id, to, reason)]).await.map_err(|error| {
+            match error {
+                // Someone moved it first: report it as the transition it now is.
+                identity_domain::ports::RepoError::Stale => {
+                    ApiError::conflict("INVALID_STATUS_TRANSITION", "the user's status changed meanwhile")
+                }
+                other => domain(other),
+            }
+        })?;
+    state.identity.access.invalidate_user(id).await;
+    state.outbox.notify();
+    Ok(moved)
+}
+
+fn optional_reason(body: Option<Json<ReasonBody>>) -> Option<String> {
+    body.and_then(|Json(b)| b.reason)
+}
+
+#[utoipa::path(put, path = "/api/v1/identity/users/{id}/suspend", tag = "identity", params(("id" = Uuid, Path)),
+    request_body(content = ReasonBody, description = "Optional reason"),
+    responses((status = 200, body = UserView), (status = 409, description = "INVALID_STATUS_TRANSITION")),
+    security(("bearer" = [])))]
+pub async fn suspend(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+    body: Option<Json<ReasonBody>>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require_admin()?;
+    let user = move_status(&state, id.into_inner(), UserStatus::Suspended, optional_reason(body).as_deref()).await?;
+    Ok(ok(UserView::from(user)))
+}
+
+#[utoipa::path(put, path = "/api/v1/identity/users/{id}/ban", tag = "identity", params(("id" = Uuid, Path)),
+    request_body(content = ReasonBody, description = "Optional reason"),
+    responses((status = 200, body = UserView), (status = 409, description = "INVALID_STATUS_TRANSITION")),
+    security(("bearer" = [])))]
+pub async fn ban(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+    body: Option<Json<ReasonBody>>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require_admin()?;
+    let user = move_status(&state, id.into_inner(), UserStatus::Banned, optional_reason(body).as_deref()).await?;
+    Ok(ok(UserView::from(user)))
+}
+
+#[utoipa::path(patch, path = "/api/v1/identity/users/{id}/status", tag = "identity", params(("id" = Uuid, Path)),
+    request_body = StatusBody,
+    responses((status = 200, description = "data: message, id, status"), (status = 409, description = "INVALID_STATUS_TRANSITION")),
+    security(("bearer" = [])))]
+pub async fn set_status(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+    Json(body): Json<StatusBody>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require_admin()?;
+    let to = UserStatus::parse(&body.status)
+        .ok_or_else(|| ApiError::field("status", "must be active, suspended or banned"))?;
+    let user = move_status(&state, id.into_inner(), to, body.reason.as_deref()).await?;
+    Ok(ok(serde_json::json!({
+        "message": format!("user status changed to {}", user.status.as_str()),
+        "id": user.id,
+        "status": user.status.as_str(),
+    })))
+}
+
+#[utoipa::path(post, path = "/api/v1/identity/users/{id}/unlock", tag = "identity", params(("id" = Uuid, Path)),
+    responses((status = 200, body = UserView), (status = 404, description = "USER_NOT_FOUND")),
+    security(("bearer" = [])))]
+pub async fn unlock(state: web::Data<AppState>, caller: Caller, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
+    caller.require_admin()?;
+    let user = state.identity.users.unlock(id.into_inner()).await.map_err(|e| match e {
+        identity_domain::ports::RepoError::NotFound => user_not_found(),
+        other => domain(other),
+    })?;
+    Ok(ok(UserView::from(user)))
+}

@@ -1,0 +1,145 @@
+//! Roles and permissions: names, and `resource:action` matching with the
+//! `resource:*` and `*:*` wildcards.
+
+use std::collections::HashSet;
+
+use crate::IdentityError;
+
+pub const SYSTEM_ROLES: [&str; 5] = ["superadmin", "admin", "manager", "user", "guest"];
+
+/// A role name: `^[a-z][a-z0-9_-]{1,49}$`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RoleName(String);
+
+impl RoleName {
+    pub fn parse(raw: &str) -> Result<Self, IdentityError> {
+        let name = raw.trim();
+        let mut chars = name.chars();
+        let first_ok = chars.next().is_some_and(|c| c.is_ascii_lowercase());
+        let rest_ok = chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-');
+        if first_ok && rest_ok && (2..=50).contains(&name.len()) {
+            Ok(Self(name.to_owned()))
+        } else {
+            Err(IdentityError::invalid("name", "must match ^[a-z][a-z0-9_-]{1,49}$"))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn is_system(&self) -> bool {
+        SYSTEM_ROLES.contains(&self.0.as_str())
+    }
+}
+
+/// One side of a permission name: `*` or a lower-case identifier.
+fn is_part(part: &str) -> bool {
+    part == "*"
+        || (part.len() <= 50
+            && part.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+            && part.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'))
+}
+
+/// `resource:action`, the name derived from the pair.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct PermissionName {
+    pub resource: String,
+    pub action: String,
+}
+
+impl PermissionName {
+    pub fn new(resource: &str, action: &str) -> Result<Self, IdentityError> {
+        let (resource, action) = (resource.trim(), action.trim());
+        if !is_part(resource) {
+            return Err(IdentityError::invalid("resource", "must be * or a lower-case name of at most 50 characters"));
+        }
+        if !is_part(action) {
+            return Err(IdentityError::invalid("action", "must be * or a lower-case name of at most 50 characters"));
+        }
+        Ok(Self { resource: resource.to_owned(), action: action.to_owned() })
+    }
+
+    pub fn parse(name: &str) -> Result<Self, IdentityError> {
+        let (resource, action) =
+            name.split_once(':').ok_or_else(|| IdentityError::invalid("name", "must be resource:action"))?;
+        Self::new(resource, action)
+    }
+
+    pub fn name(&self) -> String {
+        format!("{}:{}", self.resource, self.action)
+    }
+
+    pub fn covers(&self, resource: &str, action: &str) -> bool {
+        (self.resource == "*" || self.resource == resource) && (self.action == "*" || self.action == action)
+    }
+}
+
+/// What a caller may do: the union of their roles' permissions.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PermissionSet {
+    names: HashSet<String>,
+}
+
+impl PermissionSet {
+    pub fn from_names<I: IntoIterator<Item = S>, S: Into<String>>(names: I) -> Self {
+        Self { names: names.into_iter().map(Into::into).collect() }
+    }
+
+    /// `resource:action`, `resource:*` or `*:*` grants it. (`*:action` is a
+    /// valid grant too: an action on every resource.)
+    pub fn allows(&self, resource: &str, action: &str) -> bool {
+        self.names.contains("*:*")
+            || self.names.contains(&format!("{resource}:{action}"))
+            || self.names.contains(&format!("{resource}:*"))
+            || self.names.contains(&format!("*:{action}"))
+    }
+
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.names.iter().map(String::as_str)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn role_names() {
+        for good in ["ab", "sales-rep", "team_2", &format!("a{}", "b".repeat(49))] {
+            assert!(RoleName::parse(good).is_ok(), "{good}");
+        }
+        for bad in ["a", "Admin", "1team", "sales rep", "", &format!("a{}", "b".repeat(50)), "ümlaut"] {
+            assert!(RoleName::parse(bad).is_err(), "{bad}");
+        }
+        assert!(RoleName::parse("manager").expect("valid").is_system());
+        assert!(!RoleName::parse("sales").expect("valid").is_system());
+    }
+
+    #[test]
+    fn permission_names_derive_and_validate() {
+        let name = PermissionName::new("customers", "read").expect("valid");
+        assert_eq!(name.name(), "customers:read");
+        assert_eq!(PermissionName::parse("orders:*").expect("valid").action, "*");
+        assert!(PermissionName::parse("orders").is_err());
+        assert!(PermissionName::new("Orders", "read").is_err());
+        assert!(PermissionName::new("orders", "re ad").is_err());
+        assert!(name.covers("customers", "read") && !name.covers("customers", "update"));
+        assert!(PermissionName::parse("*:*").expect("valid").covers("anything", "at_all"));
+    }
+
+    #[test]
+    fn wildcards_grant_what_they_say() {
+        let exact = PermissionSet::from_names(["customers:read"]);
+        assert!(exact.allows("customers", "read"));
+        assert!(!exact.allows("customers", "update"));
+        assert!(!exact.allows("orders", "read"));
+        let resource = PermissionSet::from_names(["orders:*"]);
+        assert!(resource.allows("orders", "delete") && !resource.allows("deals", "read"));
+        let all = PermissionSet::from_names(["*:*"]);
+        assert!(all.allows("events", "read"));
+        let action = PermissionSet::from_names(["*:read"]);
+        assert!(action.allows("products", "read") && !action.allows("products", "create"));
+        assert!(!PermissionSet::default().allows("customers", "read"));
+    }
+}

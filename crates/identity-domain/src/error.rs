@@ -1,0 +1,53 @@
+//! Errors of the identity context, each with its kind and wire code.
+
+use shared_kernel::error::{Classified, ErrorKind};
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IdentityError {
+    #[error("{field}: {message}")]
+    Invalid { field: &'static str, message: String },
+    #[error("email is not a valid address")]
+    InvalidEmail,
+    #[error("phone must start with + and be a valid number for its country code")]
+    InvalidPhone,
+    #[error("cannot move a user from {from} to {to}")]
+    InvalidStatusTransition { from: &'static str, to: &'static str },
+    #[error("system roles cannot be changed this way")]
+    SystemRole,
+}
+
+impl IdentityError {
+    pub fn invalid(field: &'static str, message: impl Into<String>) -> Self {
+        Self::Invalid { field, message: message.into() }
+    }
+
+    /// The request field the error is about, for `details`.
+    pub fn field(&self) -> Option<&'static str> {
+        match self {
+            Self::Invalid { field, .. } => Some(field),
+            Self::InvalidEmail => Some("email"),
+            Self::InvalidPhone => Some("phone"),
+            _ => None,
+        }
+    }
+}
+
+impl Classified for IdentityError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            Self::Invalid { .. } | Self::InvalidEmail | Self::InvalidPhone => ErrorKind::Validation,
+            Self::InvalidStatusTransition { .. } => ErrorKind::Conflict,
+            Self::SystemRole => ErrorKind::Forbidden,
+        }
+    }
+
+    fn code(&self) -> &'static str {
+        match self {
+            Self::Invalid { .. } => "VALIDATION_ERROR",
+            Self::InvalidEmail => "INVALID_EMAIL",
+            Self::InvalidPhone => "INVALID_PHONE",
+            Self::InvalidStatusTransition { .. } => "INVALID_STATUS_TRANSITION",
+            Self::SystemRole => "FORBIDDEN",
+        }
+    }
+}

@@ -1,0 +1,157 @@
+//! Repository ports of the identity context. The PostgreSQL adapter settles
+//! every race in SQL (conditional updates, unique indexes, transactions) and
+//! writes the given events to the outbox in the same transaction.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use shared_kernel::error::{Classified, ErrorKind};
+use shared_kernel::{EventEnvelope, Page, PageRequest};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use crate::user::{StatusChange, UserStatus};
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RepoError {
+    #[error("not found")]
+    NotFound,
+    /// A unique key is taken; `field` names it for the caller.
+    #[error("{field} already exists")]
+    Duplicate { field: &'static str },
+    /// The row changed since it was read (a conditional update matched nothing).
+    #[error("the resource changed concurrently")]
+    Stale,
+    #[error("a referenced {field} does not exist")]
+    MissingReference { field: &'static str },
+    #[error("storage unavailable: {0}")]
+    Unavailable(String),
+    #[error("storage error: {0}")]
+    Unknown(String),
+}
+
+impl Classified for RepoError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            Self::NotFound => ErrorKind::NotFound,
+            Self::Duplicate { .. } | Self::Stale => ErrorKind::Conflict,
+            Self::MissingReference { .. } => ErrorKind::Validation,
+            Self::Unavailable(_) => ErrorKind::Unavailable,
+            Self::Unknown(_) => ErrorKind::Internal,
+        }
+    }
+
+    fn code(&self) -> &'static str {
+        match self {
+            Self::NotFound => "NOT_FOUND",
+            Self::Duplicate { field: "email" } => "EMAIL_ALREADY_EXISTS",
+            Self::Duplicate { .. } => "ALREADY_EXISTS",
+            Self::Stale => "CONFLICT",
+            Self::MissingReference { .. } => "VALIDATION_ERROR",
+            Self::Unavailable(_) => "SERVICE_UNAVAILABLE",
+            Self::Unknown(_) => "INTERNAL_ERROR",
+        }
+    }
+}
+
+/// A stored user, password hash included (never serialised to clients).
+#[derive(Debug, Clone)]
+pub struct UserRecord {
+    pub id: Uuid,
+    pub email: String,
+    pub name: String,
+    pub password_hash: String,
+    pub status: UserStatus,
+    pub is_email_verified: bool,
+    pub failed_login_count: i32,
+    pub locked_until: Option<OffsetDateTime>,
+    pub last_login_at: Option<OffsetDateTime>,
+    pub token_version: i32,
+    pub created_at: OffsetDateTime,
+    pub updated_at: OffsetDateTime,
+}
+
+impl UserRecord {
+    pub fn is_locked(&self, now: OffsetDateTime) -> bool {
+        self.locked_until.is_some_and(|until| until > now)
+    }
+}
+
+pub struct NewUser {
+    pub id: Uuid,
+    pub email: String,
+    pub name: String,
+    pub password_hash: String,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct UserFilter {
+    pub status: Option<UserStatus>,
+    pub is_email_verified: Option<bool>,
+    /// Case-insensitive substring of email or name.
+    pub search: Option<String>,
+}
+
+/// What a failed login did to the account.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailedLogin {
+    /// Counted; the account is still open.
+    Counted,
+    /// This failure reached the limit and locked the account.
+    LockedNow,
+    /// The account was already locked; nothing was counted.
+    AlreadyLocked,
+}
+
+/// Who a token's subject is right now: checked on every request.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct AccessProfile {
+    pub status: UserStatus,
+    pub token_version: i32,
+    pub roles: Vec<String>,
+    pub permissions: Vec<String>,
+}
+
+#[async_trait]
+pub trait UserRepository: Send + Sync {
+    /// Inserts the user with the `user` role and records `events`.
+    async fn create(&self, user: NewUser, events: Vec<EventEnvelope>) -> Result<UserRecord, RepoError>;
+    async fn find_by_id(&self, id: Uuid) -> Result<Option<UserRecord>, RepoError>;
+    async fn find_by_email(&self, email: &str) -> Result<Option<UserRecord>, RepoError>;
+    async fn list(&self, filter: &UserFilter, page: PageRequest) -> Result<Page<UserRecord>, RepoError>;
+    /// Counts a failure atomically; locks for `lock_for` at `max_failures`.
+    async fn record_failed_login(
+        &self,
+        id: Uuid,
+        max_failures: u32,
+        lock_for: Duration,
+    ) -> Result<FailedLogin, RepoError>;
+    /// Resets the count and stamps `last_login_at`; `false` if the account
+    /// is locked (a concurrent failure may have locked it).
+    async fn record_successful_login(&self, id: Uuid) -> Result<bool, RepoError>;
+    /// Applies a status move if the user is still in `change.from`; bumps
+    /// the token version when the move revokes tokens.
+    async fn change_status(
+        &self,
+        id: Uuid,
+        change: StatusChange,
+        events: Vec<EventEnvelope>,
+    ) -> Result<UserRecord, RepoError>;
+    /// Replaces the hash and bumps the token version.
+    async fn change_password(
+        &self,
+        id: Uuid,
+        password_hash: String,
+        events: Vec<EventEnvelope>,
+    ) -> Result<(), RepoError>;
+    async fn unlock(&self, id: Uuid) -> Result<UserRecord, RepoError>;
+    async fn access_profile(&self, id: Uuid) -> Result<Option<AccessProfile>, RepoError>;
+    /// Makes sure an active user with `email` exists holding `roles`; an
+    /// existing user's password is left alone. Returns the user's id.
+    async fn ensure_with_roles(
+        &self,
+        user: NewUser,
+        roles: &[&str],
+        events: Vec<EventEnvelope>,
+    ) -> Result<Uuid, RepoError>;
+}

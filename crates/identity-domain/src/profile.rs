@@ -1,0 +1,157 @@
+//! Profile field rules (spec Profile, decisions §4). Reference-data checks
+//! (timezone, language, country exist) are the adapter's job.
+
+use serde::{Deserialize, Serialize};
+use time::Date;
+
+use crate::IdentityError;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Gender {
+    Male,
+    Female,
+    Other,
+    NotSpecify,
+}
+
+impl Gender {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Male => "male",
+            Self::Female => "female",
+            Self::Other => "other",
+            Self::NotSpecify => "not_specify",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        [Self::Male, Self::Female, Self::Other, Self::NotSpecify].into_iter().find(|g| g.as_str() == raw.trim())
+    }
+}
+
+/// Every settable profile field; `None` means "not given".
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProfileFields {
+    pub display_name: Option<String>,
+    pub first_name: Option<String>,
+    pub last_name: Option<String>,
+    pub gender: Option<String>,
+    pub date_of_birth: Option<Date>,
+    pub bio: Option<String>,
+    pub avatar_url: Option<String>,
+    pub timezone: Option<String>,
+    pub language: Option<String>,
+    pub country: Option<String>,
+    pub website: Option<String>,
+    pub linkedin_url: Option<String>,
+    pub twitter_url: Option<String>,
+    pub github_url: Option<String>,
+    pub is_public: Option<bool>,
+}
+
+/// Trimmed text within `max` characters; an empty string clears the field.
+pub fn text(field: &'static str, value: Option<String>, max: usize) -> Result<Option<String>, IdentityError> {
+    let Some(value) = value else { return Ok(None) };
+    let trimmed = value.trim();
+    if trimmed.chars().count() > max {
+        return Err(IdentityError::invalid(field, format!("must be at most {max} characters")));
+    }
+    Ok(Some(trimmed.to_owned()))
+}
+
+/// An absolute http(s) URL of at most 500 characters; empty clears.
+pub fn url(field: &'static str, value: Option<String>) -> Result<Option<String>, IdentityError> {
+    let Some(value) = text(field, value, 500)? else { return Ok(None) };
+    if value.is_empty() {
+        return Ok(Some(value));
+    }
+    let rest = value.strip_prefix("https://").or_else(|| value.strip_prefix("http://"));
+    let host = rest.map(|r| r.split(['/', '?', '#']).next().unwrap_or(""));
+    match host {
+        Some(host) if !host.is_empty() && !host.contains(char::is_whitespace) && !value.contains(' ') => {
+            Ok(Some(value))
+        }
+        _ => Err(IdentityError::invalid(field, "must be an http(s) URL")),
+    }
+}
+
+impl ProfileFields {
+    /// Checks every given field; `creating` makes `display_name` required.
+    pub fn validate(mut self, creating: bool, today: Date) -> Result<Self, IdentityError> {
+        self.display_name = text("display_name", self.display_name, 255)?;
+        match self.display_name.as_deref() {
+            Some("") => return Err(IdentityError::invalid("display_name", "must not be empty")),
+            None if creating => return Err(IdentityError::invalid("display_name", "is required")),
+            _ => {}
+        }
+        self.first_name = text("first_name", self.first_name, 100)?;
+        self.last_name = text("last_name", self.last_name, 100)?;
+        self.bio = text("bio", self.bio, 500)?;
+        if let Some(gender) = &self.gender {
+            if !gender.is_empty() && Gender::parse(gender).is_none() {
+                return Err(IdentityError::invalid("gender", "must be male, female, other or not_specify"));
+            }
+        }
+        if self.date_of_birth.is_some_and(|d| d > today) {
+            return Err(IdentityError::invalid("date_of_birth", "must not be in the future"));
+        }
+        self.avatar_url = url("avatar_url", self.avatar_url)?;
+        self.website = url("website", self.website)?;
+        self.linkedin_url = url("linkedin_url", self.linkedin_url)?;
+        self.twitter_url = url("twitter_url", self.twitter_url)?;
+        self.github_url = url("github_url", self.github_url)?;
+        self.timezone = text("timezone", self.timezone, 50)?;
+        self.language = text("language", self.language, 2)?.map(|l| l.to_ascii_lowercase());
+        self.country = text("country", self.country, 2)?.map(|c| c.to_ascii_uppercase());
+        Ok(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use time::macros::date;
+
+    const TODAY: Date = date!(2026 - 11 - 22);
+
+    #[test]
+    fn creation_needs_a_display_name() {
+        assert!(ProfileFields::default().validate(true, TODAY).is_err());
+        assert!(ProfileFields::default().validate(false, TODAY).is_ok());
+        let blank = ProfileFields { display_name: Some("  ".into()), ..Default::default() };
+        assert!(blank.validate(false, TODAY).is_err());
+    }
+
+    #[test]
+    fn limits_and_urls() {
+        let ok = ProfileFields {
+            display_name: Some("Ann".into()),
+            bio: Some("b".repeat(500)),
+            website: Some("https://ann.example/about".into()),
+            github_url: Some("".into()),
+            gender: Some("not_specify".into()),
+            language: Some("UK".into()),
+            country: Some("ua".into()),
+            date_of_birth: Some(date!(1990 - 01 - 01)),
+            ..Default::default()
+        }
+        .validate(true, TODAY)
+        .expect("valid");
+        assert_eq!((ok.language.as_deref(), ok.country.as_deref()), (Some("uk"), Some("UA")));
+        for bad in [
+            ProfileFields { bio: Some("b".repeat(501)), ..Default::default() },
+            ProfileFields { website: Some("ftp://ann.example".into()), ..Default::default() },
+            ProfileFields { website: Some("javascript:alert(1)".into()), ..Default::default() },
+            ProfileFields {
+                linkedin_url: Some(format!("https://x.example/{}", "a".repeat(490))),
+                ..Default::default()
+            },
+            ProfileFields { gender: Some("robot".into()), ..Default::default() },
+            ProfileFields { date_of_birth: Some(date!(2030 - 01 - 01)), ..Default::default() },
+            ProfileFields { first_name: Some("f".repeat(101)), ..Default::default() },
+        ] {
+            assert!(bad.clone().validate(false, TODAY).is_err(), "{bad:?}");
+        }
+    }
+}
