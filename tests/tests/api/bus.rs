@@ -26,8 +26,10 @@ async fn outbox_count(pool: &DbPool) -> i64 {
         n: i64,
     }
     let mut conn = pool.get().await.expect("conn");
-    let row: N =
-        diesel::sql_query("SELECT count(*) AS n FROM outbox_events WHERE name LIKE 'test.%'").get_result(&mut conn).await.expect("count");
+    let row: N = diesel::sql_query("SELECT count(*) AS n FROM outbox_events WHERE name LIKE 'test.%'")
+        .get_result(&mut conn)
+        .await
+        .expect("count");
     row.n
 }
 
