@@ -1,0 +1,354 @@
+//! Customer aggregate: who we sell to, and where they stand in the lifecycle.
+//!
+//! Operations take `&self` and return the next state (plus history and events where the change is
+//! recorded), so a failed save never leaves a half-changed value behind. Status and tier changes go
+//! through `lifecycle.rs` and `tier.rs`; this file holds creation and the plain edits.
+
+mod lifecycle;
+mod tier;
+
+pub use lifecycle::{StatusChange, StatusMove, StatusTransition};
+pub use tier::TierChange;
+
+use serde_json::json;
+use shared_kernel::error::{Classified, ErrorKind};
+use shared_kernel::EventEnvelope;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use crate::email::{Email, InvalidEmail};
+use crate::enums::{CustomerStatus, CustomerType, Tier};
+use crate::error::FieldError;
+use crate::events::{self, envelope, timestamp};
+use crate::validate::{optional_text, required_text, tags};
+
+pub const MAX_NAME_CHARS: usize = 255;
+pub const MAX_PHONE_CHARS: usize = 50;
+pub const MAX_SOURCE_CHARS: usize = 100;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CustomerError {
+    /// `VALIDATION_ERROR` 400; `field` goes into `details`.
+    #[error("{field}: {message}")]
+    Invalid { field: &'static str, message: String },
+    /// `INVALID_EMAIL` 400.
+    #[error("email is not a valid address")]
+    InvalidEmail,
+    /// `INVALID_STATUS_TRANSITION` 409.
+    #[error("a customer cannot move from {from} to {to}")]
+    InvalidStatusTransition { from: CustomerStatus, to: CustomerStatus },
+    /// `INVALID_TIER_CHANGE` 409: only upgrades are allowed.
+    #[error("tier can only be upgraded; {from} to {to} is not an upgrade")]
+    InvalidTierChange { from: Tier, to: Tier },
+}
+
+impl CustomerError {
+    /// The request field at fault, for the error's `details`.
+    pub fn field(&self) -> Option<&'static str> {
+        match self {
+            CustomerError::Invalid { field, .. } => Some(field),
+            CustomerError::InvalidEmail => Some("email"),
+            CustomerError::InvalidStatusTransition { .. } | CustomerError::InvalidTierChange { .. } => None,
+        }
+    }
+}
+
+impl Classified for CustomerError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            CustomerError::Invalid { .. } | CustomerError::InvalidEmail => ErrorKind::Validation,
+            CustomerError::InvalidStatusTransition { .. } | CustomerError::InvalidTierChange { .. } => {
+                ErrorKind::Conflict
+            }
+        }
+    }
+
+    fn code(&self) -> &'static str {
+        match self {
+            CustomerError::Invalid { .. } => "VALIDATION_ERROR",
+            CustomerError::InvalidEmail => "INVALID_EMAIL",
+            CustomerError::InvalidStatusTransition { .. } => "INVALID_STATUS_TRANSITION",
+            CustomerError::InvalidTierChange { .. } => "INVALID_TIER_CHANGE",
+        }
+    }
+}
+
+impl From<FieldError> for CustomerError {
+    fn from(e: FieldError) -> Self {
+        CustomerError::Invalid { field: e.field, message: e.message }
+    }
+}
+
+impl From<InvalidEmail> for CustomerError {
+    fn from(_: InvalidEmail) -> Self {
+        CustomerError::InvalidEmail
+    }
+}
+
+/// A customer as stored. Build one with [`Customer::new`]; adapters fill the fields when loading rows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Customer {
+    pub id: Uuid,
+    pub user_id: Option<Uuid>,
+    pub company_id: Option<Uuid>,
+    pub name: String,
+    pub email: Email,
+    /// Already validated and in E.164 form (the adapter owns the phone library).
+    pub phone: Option<String>,
+    pub status: CustomerStatus,
+    pub tier: Tier,
+    pub source: Option<String>,
+    pub assigned_to: Option<Uuid>,
+    pub tags: Vec<String>,
+    pub created_at: OffsetDateTime,
+    pub updated_at: OffsetDateTime,
+    pub churned_at: Option<OffsetDateTime>,
+    pub deleted_at: Option<OffsetDateTime>,
+}
+
+/// Raw creation input; `Customer::new` validates all of it.
+#[derive(Debug, Clone, Default)]
+pub struct NewCustomer {
+    pub user_id: Option<Uuid>,
+    pub company_id: Option<Uuid>,
+    pub name: String,
+    pub email: String,
+    /// Validated and normalised to E.164 by the caller; here only its length is checked.
+    pub phone: Option<String>,
+    /// Any status may be given on create; default `lead`.
+    pub status: Option<CustomerStatus>,
+    pub tier: Option<Tier>,
+    pub source: Option<String>,
+    pub assigned_to: Option<Uuid>,
+    pub tags: Vec<String>,
+}
+
+/// A new customer with the first history row (`from: None`) and `customer.created`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CustomerCreated {
+    pub customer: Customer,
+    pub history: StatusChange,
+    pub events: Vec<EventEnvelope>,
+}
+
+/// `PUT /customers/:id`: absent fields stay; `phone: Some(None)` clears the phone.
+#[derive(Debug, Clone, Default)]
+pub struct CustomerChanges {
+    pub name: Option<String>,
+    pub phone: Option<Option<String>>,
+    pub tags: Option<Vec<String>>,
+}
+
+impl Customer {
+    #[expect(clippy::new_ret_no_self, reason = "creation also yields the history row and events to store with it")]
+    pub fn new(input: NewCustomer, now: OffsetDateTime) -> Result<CustomerCreated, CustomerError> {
+        let name = required_text("name", &input.name, MAX_NAME_CHARS)?;
+        let email = Email::parse(&input.email)?;
+        let phone = optional_text("phone", input.phone, MAX_PHONE_CHARS)?;
+        let source = optional_text("source", input.source, MAX_SOURCE_CHARS)?;
+        let tags = tags("tags", input.tags)?;
+        if input.user_id.is_some() && input.company_id.is_some() {
+            return Err(FieldError::new("company_id", "a customer cannot have both user_id and company_id").into());
+        }
+        let status = input.status.unwrap_or_default();
+        let customer = Customer {
+            id: shared_kernel::new_id(),
+            user_id: input.user_id,
+            company_id: input.company_id,
+            name,
+            email,
+            phone,
+            status,
+            tier: input.tier.unwrap_or_default(),
+            source,
+            assigned_to: input.assigned_to,
+            tags,
+            created_at: now,
+            updated_at: now,
+            churned_at: (status == CustomerStatus::Churned).then_some(now),
+            deleted_at: None,
+        };
+        let history = StatusChange { from: None, to: status, reason: None, at: now };
+        let created = envelope(
+            events::CUSTOMER_CREATED,
+            customer.id,
+            now,
+            json!({
+                "customer_id": customer.id,
+                "status": status.as_str(),
+                "email": customer.email.as_str(),
+                "timestamp": timestamp(now),
+            }),
+        );
+        Ok(CustomerCreated { customer, history, events: vec![created] })
+    }
+
+    /// `individual` without a company, `company` with one.
+    pub fn customer_type(&self) -> CustomerType {
+        if self.company_id.is_some() {
+            CustomerType::Company
+        } else {
+            CustomerType::Individual
+        }
+    }
+
+    pub fn update_details(&self, changes: CustomerChanges, now: OffsetDateTime) -> Result<Customer, CustomerError> {
+        let mut next = self.clone();
+        if let Some(name) = changes.name {
+            next.name = required_text("name", &name, MAX_NAME_CHARS)?;
+        }
+        if let Some(phone) = changes.phone {
+            next.phone = optional_text("phone", phone, MAX_PHONE_CHARS)?;
+        }
+        if let Some(raw) = changes.tags {
+            next.tags = tags("tags", raw)?;
+        }
+        next.updated_at = now;
+        Ok(next)
+    }
+
+    /// `PUT /customers/:id/tags`: replaces the whole list.
+    pub fn set_tags(&self, raw: Vec<String>, now: OffsetDateTime) -> Result<Customer, CustomerError> {
+        self.update_details(CustomerChanges { tags: Some(raw), ..CustomerChanges::default() }, now)
+    }
+
+    /// Assigns a sales rep (replacing any previous one: one at a time), or unassigns with `None`.
+    /// Whether the user exists and is active is the caller's check.
+    #[must_use]
+    pub fn assign(&self, sales_rep: Option<Uuid>, now: OffsetDateTime) -> Customer {
+        Customer { assigned_to: sales_rep, updated_at: now, ..self.clone() }
+    }
+
+    /// Links the user account this customer belongs to (the `identity.user.registered` subscriber).
+    pub fn link_user(&self, user_id: Uuid, now: OffsetDateTime) -> Result<Customer, CustomerError> {
+        if self.company_id.is_some() {
+            return Err(FieldError::new("user_id", "a customer cannot have both user_id and company_id").into());
+        }
+        Ok(Customer { user_id: Some(user_id), updated_at: now, ..self.clone() })
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use time::macros::datetime;
+
+    pub(crate) const NOW: OffsetDateTime = datetime!(2026-03-01 10:00 UTC);
+    pub(crate) const LATER: OffsetDateTime = datetime!(2026-03-02 09:30 UTC);
+
+    pub(crate) fn input() -> NewCustomer {
+        NewCustomer { name: "Ada Lovelace".into(), email: " Ada@Example.com ".into(), ..NewCustomer::default() }
+    }
+
+    pub(crate) fn customer_in(status: CustomerStatus) -> Customer {
+        Customer::new(NewCustomer { status: Some(status), ..input() }, NOW).expect("valid").customer
+    }
+
+    fn field_of(result: Result<CustomerCreated, CustomerError>) -> Option<&'static str> {
+        result.expect_err("rejected").field()
+    }
+
+    #[test]
+    fn creates_with_defaults_history_and_event() {
+        let created = Customer::new(input(), NOW).expect("valid");
+        let c = &created.customer;
+        assert_eq!((c.status, c.tier, c.email.as_str()), (CustomerStatus::Lead, Tier::Free, "ada@example.com"));
+        assert_eq!((c.created_at, c.updated_at, c.churned_at, c.deleted_at), (NOW, NOW, None, None));
+        assert_eq!(c.customer_type(), CustomerType::Individual);
+        assert_eq!(created.history, StatusChange { from: None, to: CustomerStatus::Lead, reason: None, at: NOW });
+        assert_eq!(created.events.len(), 1);
+        let event = &created.events[0];
+        assert_eq!((event.name.as_str(), event.aggregate_id, event.occurred_at), ("customer.created", c.id, NOW));
+        assert_eq!(
+            event.data,
+            json!({"customer_id": c.id, "status": "lead", "email": "ada@example.com", "timestamp": "2026-03-01T10:00:00Z"})
+        );
+    }
+
+    #[test]
+    fn creates_in_a_requested_status() {
+        let created = Customer::new(NewCustomer { status: Some(CustomerStatus::Churned), ..input() }, NOW);
+        let created = created.expect("valid");
+        assert_eq!(created.customer.churned_at, Some(NOW));
+        assert_eq!(created.history.to, CustomerStatus::Churned);
+        assert_eq!(created.events[0].data["status"], "churned");
+    }
+
+    #[test]
+    fn name_limit_is_255_characters() {
+        let ok = Customer::new(NewCustomer { name: "é".repeat(255), ..input() }, NOW);
+        assert_eq!(ok.expect("valid").customer.name.chars().count(), 255);
+        assert_eq!(field_of(Customer::new(NewCustomer { name: "a".repeat(256), ..input() }, NOW)), Some("name"));
+        assert_eq!(field_of(Customer::new(NewCustomer { name: "  ".into(), ..input() }, NOW)), Some("name"));
+    }
+
+    #[test]
+    fn phone_and_source_limits() {
+        let ok = NewCustomer { phone: Some("1".repeat(50)), source: Some("s".repeat(100)), ..input() };
+        assert!(Customer::new(ok, NOW).is_ok());
+        let phone = NewCustomer { phone: Some("1".repeat(51)), ..input() };
+        assert_eq!(field_of(Customer::new(phone, NOW)), Some("phone"));
+        let source = NewCustomer { source: Some("s".repeat(101)), ..input() };
+        assert_eq!(field_of(Customer::new(source, NOW)), Some("source"));
+        let blank = Customer::new(NewCustomer { phone: Some(" ".into()), source: Some("".into()), ..input() }, NOW);
+        let blank = blank.expect("valid").customer;
+        assert_eq!((blank.phone, blank.source), (None, None));
+    }
+
+    #[test]
+    fn email_is_validated() {
+        let bad = Customer::new(NewCustomer { email: "not-an-email".into(), ..input() }, NOW);
+        let error = bad.expect_err("rejected");
+        assert_eq!(
+            (error.code(), error.kind(), error.field()),
+            ("INVALID_EMAIL", ErrorKind::Validation, Some("email"))
+        );
+    }
+
+    #[test]
+    fn tags_are_normalised() {
+        let created =
+            Customer::new(NewCustomer { tags: vec![" vip ".into(), "vip".into(), "b2b".into()], ..input() }, NOW);
+        assert_eq!(created.expect("valid").customer.tags, vec!["vip", "b2b"]);
+        let too_long = NewCustomer { tags: vec!["x".repeat(51)], ..input() };
+        assert_eq!(field_of(Customer::new(too_long, NOW)), Some("tags"));
+    }
+
+    #[test]
+    fn user_and_company_are_exclusive() {
+        let both = NewCustomer { user_id: Some(Uuid::nil()), company_id: Some(Uuid::max()), ..input() };
+        let error = Customer::new(both, NOW).expect_err("rejected");
+        assert_eq!((error.code(), error.field()), ("VALIDATION_ERROR", Some("company_id")));
+        let company = Customer::new(NewCustomer { company_id: Some(Uuid::max()), ..input() }, NOW).expect("valid");
+        assert_eq!(company.customer.customer_type(), CustomerType::Company);
+        assert_eq!(company.customer.link_user(Uuid::nil(), LATER).expect_err("rejected").field(), Some("user_id"));
+    }
+
+    #[test]
+    fn edits_validate_and_touch_updated_at() {
+        let customer = customer_in(CustomerStatus::Lead);
+        let changes =
+            CustomerChanges { name: Some(" Ada King ".into()), phone: Some(Some("+380441234567".into())), tags: None };
+        let edited = customer.update_details(changes, LATER).expect("valid");
+        assert_eq!((edited.name.as_str(), edited.phone.as_deref()), ("Ada King", Some("+380441234567")));
+        assert_eq!((edited.updated_at, edited.created_at), (LATER, NOW));
+        let cleared = edited.update_details(CustomerChanges { phone: Some(None), ..Default::default() }, LATER);
+        assert_eq!(cleared.expect("valid").phone, None);
+        let bad = customer.update_details(CustomerChanges { name: Some("a".repeat(256)), ..Default::default() }, LATER);
+        assert_eq!(bad.expect_err("rejected").field(), Some("name"));
+        let tagged = customer.set_tags(vec!["a".into(), " a ".into()], LATER).expect("valid");
+        assert_eq!(tagged.tags, vec!["a"]);
+        assert!(customer.set_tags(vec!["".into()], LATER).is_err());
+    }
+
+    #[test]
+    fn assigns_and_unassigns_one_rep() {
+        let customer = customer_in(CustomerStatus::Lead);
+        let rep = Uuid::max();
+        let assigned = customer.assign(Some(rep), LATER);
+        assert_eq!((assigned.assigned_to, assigned.updated_at), (Some(rep), LATER));
+        assert_eq!(assigned.assign(None, LATER).assigned_to, None);
+        let linked = customer.link_user(rep, LATER).expect("individual");
+        assert_eq!(linked.user_id, Some(rep));
+    }
+}

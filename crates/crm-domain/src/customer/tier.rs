@@ -1,0 +1,77 @@
+//! Tier changes: upgrades only (free < basic < pro < enterprise); anything else is `INVALID_TIER_CHANGE`.
+
+use serde_json::json;
+use shared_kernel::EventEnvelope;
+use time::OffsetDateTime;
+
+use super::{Customer, CustomerError};
+use crate::enums::Tier;
+use crate::events::{self, envelope, timestamp};
+
+/// An upgrade: save it with `CustomerRepository::save_tier_change`, conditional on `from`, so two
+/// concurrent upgrades cannot end in a downgrade.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TierChange {
+    pub customer: Customer,
+    pub from: Tier,
+    pub events: Vec<EventEnvelope>,
+}
+
+impl Customer {
+    pub fn change_tier(&self, to: Tier, now: OffsetDateTime) -> Result<TierChange, CustomerError> {
+        let from = self.tier;
+        if to <= from {
+            return Err(CustomerError::InvalidTierChange { from, to });
+        }
+        let upgraded = envelope(
+            events::CUSTOMER_TIER_UPGRADED,
+            self.id,
+            now,
+            json!({"customer_id": self.id, "from": from.as_str(), "to": to.as_str(), "timestamp": timestamp(now)}),
+        );
+        Ok(TierChange {
+            customer: Customer { tier: to, updated_at: now, ..self.clone() },
+            from,
+            events: vec![upgraded],
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{customer_in, LATER};
+    use super::*;
+    use crate::enums::CustomerStatus;
+    use shared_kernel::error::{Classified, ErrorKind};
+
+    #[test]
+    fn every_pair_of_tiers() {
+        let mut upgrades = 0;
+        for &from in Tier::ALL {
+            let customer = Customer { tier: from, ..customer_in(CustomerStatus::Customer) };
+            for &to in Tier::ALL {
+                let result = customer.change_tier(to, LATER);
+                let from_rank = Tier::ALL.iter().position(|t| *t == from);
+                let to_rank = Tier::ALL.iter().position(|t| *t == to);
+                if to_rank > from_rank {
+                    upgrades += 1;
+                    let change = result.unwrap_or_else(|e| panic!("{from} -> {to}: {e}"));
+                    assert_eq!((change.from, change.customer.tier, change.customer.updated_at), (from, to, LATER));
+                    assert_eq!(change.events.len(), 1);
+                    let event = &change.events[0];
+                    assert_eq!(event.name, "customer.tier_upgraded");
+                    assert_eq!(
+                        event.data,
+                        json!({"customer_id": customer.id, "from": from.as_str(), "to": to.as_str(),
+                               "timestamp": "2026-03-02T09:30:00Z"})
+                    );
+                } else {
+                    let error = result.expect_err("not an upgrade");
+                    assert_eq!(error, CustomerError::InvalidTierChange { from, to });
+                    assert_eq!((error.code(), error.kind()), ("INVALID_TIER_CHANGE", ErrorKind::Conflict));
+                }
+            }
+        }
+        assert_eq!(upgrades, 6);
+    }
+}

@@ -1,0 +1,321 @@
+//! Interaction aggregate: one logged call, email, meeting, note, sms or chat with a customer.
+//!
+//! There is no status: an interaction is in progress while `ended_at` is `None`. Ending it is the only
+//! one-way step (`INTERACTION_ALREADY_ENDED`, 409, the second time) and the only way `duration_sec` is
+//! set, so the duration always equals `ended_at − started_at`. Attendees form a set: adding one twice
+//! is a no-op. Whether attendees and the creator exist as users is the caller's check.
+
+use shared_kernel::error::{Classified, ErrorKind};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use crate::enums::{Direction, InteractionType, Outcome};
+use crate::error::FieldError;
+use crate::validate::{free_text, required_text};
+
+pub const MAX_SUBJECT_CHARS: usize = 255;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InteractionError {
+    /// `VALIDATION_ERROR` 400; `field` goes into `details`.
+    #[error("{field}: {message}")]
+    Invalid { field: &'static str, message: String },
+    /// `INTERACTION_ALREADY_ENDED` 409.
+    #[error("the interaction has already ended")]
+    AlreadyEnded,
+    /// `NOT_FOUND` 404: removing a user who is not an attendee.
+    #[error("the user is not an attendee")]
+    AttendeeNotFound,
+}
+
+impl InteractionError {
+    /// The request field at fault, for the error's `details`.
+    pub fn field(&self) -> Option<&'static str> {
+        match self {
+            InteractionError::Invalid { field, .. } => Some(field),
+            InteractionError::AlreadyEnded | InteractionError::AttendeeNotFound => None,
+        }
+    }
+}
+
+impl Classified for InteractionError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            InteractionError::Invalid { .. } => ErrorKind::Validation,
+            InteractionError::AlreadyEnded => ErrorKind::Conflict,
+            InteractionError::AttendeeNotFound => ErrorKind::NotFound,
+        }
+    }
+
+    fn code(&self) -> &'static str {
+        match self {
+            InteractionError::Invalid { .. } => "VALIDATION_ERROR",
+            InteractionError::AlreadyEnded => "INTERACTION_ALREADY_ENDED",
+            InteractionError::AttendeeNotFound => "NOT_FOUND",
+        }
+    }
+}
+
+impl From<FieldError> for InteractionError {
+    fn from(e: FieldError) -> Self {
+        InteractionError::Invalid { field: e.field, message: e.message }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Interaction {
+    pub id: Uuid,
+    pub customer_id: Uuid,
+    pub company_id: Option<Uuid>,
+    /// `type` on the wire.
+    pub interaction_type: InteractionType,
+    pub direction: Direction,
+    pub outcome: Option<Outcome>,
+    pub subject: String,
+    pub description: Option<String>,
+    pub created_by: Uuid,
+    /// User ids, no duplicates, first-added order.
+    pub attendees: Vec<Uuid>,
+    pub started_at: OffsetDateTime,
+    pub ended_at: Option<OffsetDateTime>,
+    /// Computed by [`Interaction::end`]; never set directly.
+    pub duration_sec: Option<i64>,
+    pub follow_up_required: bool,
+    pub follow_up_date: Option<OffsetDateTime>,
+    pub follow_up_notes: Option<String>,
+    pub created_at: OffsetDateTime,
+    pub updated_at: OffsetDateTime,
+    pub deleted_at: Option<OffsetDateTime>,
+}
+
+#[derive(Debug, Clone)]
+pub struct NewInteraction {
+    pub customer_id: Uuid,
+    pub company_id: Option<Uuid>,
+    pub interaction_type: InteractionType,
+    pub direction: Direction,
+    pub subject: String,
+    pub description: Option<String>,
+    /// The authenticated user who logs it.
+    pub created_by: Uuid,
+    pub attendees: Vec<Uuid>,
+    pub started_at: OffsetDateTime,
+}
+
+fn dedup(ids: Vec<Uuid>) -> Vec<Uuid> {
+    let mut unique: Vec<Uuid> = Vec::with_capacity(ids.len());
+    for id in ids {
+        if !unique.contains(&id) {
+            unique.push(id);
+        }
+    }
+    unique
+}
+
+impl Interaction {
+    pub fn new(input: NewInteraction, now: OffsetDateTime) -> Result<Interaction, InteractionError> {
+        Ok(Interaction {
+            id: shared_kernel::new_id(),
+            customer_id: input.customer_id,
+            company_id: input.company_id,
+            interaction_type: input.interaction_type,
+            direction: input.direction,
+            outcome: None,
+            subject: required_text("subject", &input.subject, MAX_SUBJECT_CHARS)?,
+            description: free_text(input.description),
+            created_by: input.created_by,
+            attendees: dedup(input.attendees),
+            started_at: input.started_at,
+            ended_at: None,
+            duration_sec: None,
+            follow_up_required: false,
+            follow_up_date: None,
+            follow_up_notes: None,
+            created_at: now,
+            updated_at: now,
+            deleted_at: None,
+        })
+    }
+
+    pub fn is_in_progress(&self) -> bool {
+        self.ended_at.is_none()
+    }
+
+    /// `PUT .../end`: sets `ended_at` and `duration_sec` (whole seconds). Save with
+    /// `InteractionRepository::save_end`, which applies it only while the row is still in progress.
+    pub fn end(&self, ended_at: OffsetDateTime, now: OffsetDateTime) -> Result<Interaction, InteractionError> {
+        if !self.is_in_progress() {
+            return Err(InteractionError::AlreadyEnded);
+        }
+        if ended_at < self.started_at {
+            return Err(FieldError::new("ended_at", "must not precede started_at").into());
+        }
+        let duration = (ended_at - self.started_at).whole_seconds();
+        Ok(Interaction { ended_at: Some(ended_at), duration_sec: Some(duration), updated_at: now, ..self.clone() })
+    }
+
+    /// `PUT .../content`.
+    pub fn update_content(
+        &self,
+        subject: &str,
+        description: Option<String>,
+        now: OffsetDateTime,
+    ) -> Result<Interaction, InteractionError> {
+        let subject = required_text("subject", subject, MAX_SUBJECT_CHARS)?;
+        Ok(Interaction { subject, description: free_text(description), updated_at: now, ..self.clone() })
+    }
+
+    /// `PUT .../outcome`; `None` clears it.
+    #[must_use]
+    pub fn set_outcome(&self, outcome: Option<Outcome>, now: OffsetDateTime) -> Interaction {
+        Interaction { outcome, updated_at: now, ..self.clone() }
+    }
+
+    /// `PUT .../follow-up`. A date is recommended, not required, when `required` is true.
+    #[must_use]
+    pub fn set_follow_up(
+        &self,
+        required: bool,
+        date: Option<OffsetDateTime>,
+        notes: Option<String>,
+        now: OffsetDateTime,
+    ) -> Interaction {
+        Interaction {
+            follow_up_required: required,
+            follow_up_date: date,
+            follow_up_notes: free_text(notes),
+            updated_at: now,
+            ..self.clone()
+        }
+    }
+
+    /// `POST .../attendees`. `None` when the user already attends (nothing to save).
+    #[must_use]
+    pub fn add_attendee(&self, user_id: Uuid, now: OffsetDateTime) -> Option<Interaction> {
+        if self.attendees.contains(&user_id) {
+            return None;
+        }
+        let mut next = Interaction { updated_at: now, ..self.clone() };
+        next.attendees.push(user_id);
+        Some(next)
+    }
+
+    /// `DELETE .../attendees/:id`.
+    pub fn remove_attendee(&self, user_id: Uuid, now: OffsetDateTime) -> Result<Interaction, InteractionError> {
+        if !self.attendees.contains(&user_id) {
+            return Err(InteractionError::AttendeeNotFound);
+        }
+        let attendees = self.attendees.iter().copied().filter(|id| *id != user_id).collect();
+        Ok(Interaction { attendees, updated_at: now, ..self.clone() })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use time::macros::datetime;
+    use time::Duration;
+
+    const START: OffsetDateTime = datetime!(2026-03-01 10:00 UTC);
+    const NOW: OffsetDateTime = datetime!(2026-03-01 12:00 UTC);
+
+    fn user(n: u128) -> Uuid {
+        Uuid::from_u128(n)
+    }
+
+    fn input() -> NewInteraction {
+        NewInteraction {
+            customer_id: user(100),
+            company_id: None,
+            interaction_type: InteractionType::Call,
+            direction: Direction::Outbound,
+            subject: " Intro call ".into(),
+            description: None,
+            created_by: user(1),
+            attendees: vec![user(2), user(3), user(2)],
+            started_at: START,
+        }
+    }
+
+    fn in_progress() -> Interaction {
+        Interaction::new(input(), START).expect("valid")
+    }
+
+    #[test]
+    fn creates_in_progress_with_unique_attendees() {
+        let i = in_progress();
+        assert!(i.is_in_progress());
+        assert_eq!((i.subject.as_str(), i.duration_sec, i.outcome), ("Intro call", None, None));
+        assert_eq!(i.attendees, vec![user(2), user(3)]);
+        assert!(!i.follow_up_required);
+    }
+
+    #[test]
+    fn subject_limit_is_255_characters() {
+        assert!(Interaction::new(NewInteraction { subject: "s".repeat(255), ..input() }, NOW).is_ok());
+        let long = Interaction::new(NewInteraction { subject: "s".repeat(256), ..input() }, NOW);
+        assert_eq!(long.expect_err("too long").field(), Some("subject"));
+        let blank = Interaction::new(NewInteraction { subject: " ".into(), ..input() }, NOW);
+        assert_eq!(blank.expect_err("blank").code(), "VALIDATION_ERROR");
+    }
+
+    #[test]
+    fn ending_computes_the_duration() {
+        let ended = in_progress().end(START + Duration::seconds(90), NOW).expect("in progress");
+        assert_eq!((ended.ended_at, ended.duration_sec), (Some(START + Duration::seconds(90)), Some(90)));
+        assert!(!ended.is_in_progress());
+        assert_eq!(ended.updated_at, NOW);
+        let instant = in_progress().end(START, NOW).expect("same instant is fine");
+        assert_eq!(instant.duration_sec, Some(0));
+        let fractional = in_progress().end(START + Duration::milliseconds(1_999), NOW).expect("in progress");
+        assert_eq!(fractional.duration_sec, Some(1), "whole seconds, truncated");
+        let other_zone = in_progress().end(datetime!(2026-03-01 13:00 +02:00), NOW).expect("in progress");
+        assert_eq!(other_zone.duration_sec, Some(3600));
+    }
+
+    #[test]
+    fn ending_rules() {
+        let before = in_progress().end(START - Duration::seconds(1), NOW).expect_err("before start");
+        assert_eq!(
+            (before.code(), before.kind(), before.field()),
+            ("VALIDATION_ERROR", ErrorKind::Validation, Some("ended_at"))
+        );
+        let ended = in_progress().end(START + Duration::seconds(5), NOW).expect("in progress");
+        let again = ended.end(START + Duration::seconds(10), NOW).expect_err("already ended");
+        assert_eq!((again.code(), again.kind()), ("INTERACTION_ALREADY_ENDED", ErrorKind::Conflict));
+        let again_before = ended.end(START - Duration::seconds(10), NOW).expect_err("already ended wins");
+        assert_eq!(again_before, InteractionError::AlreadyEnded);
+    }
+
+    #[test]
+    fn content_outcome_and_follow_up() {
+        let i = in_progress();
+        let edited = i.update_content(" Demo ", Some("Showed the pipeline".into()), NOW).expect("valid");
+        assert_eq!((edited.subject.as_str(), edited.description.as_deref()), ("Demo", Some("Showed the pipeline")));
+        assert_eq!(i.update_content(&"s".repeat(256), None, NOW).expect_err("long").field(), Some("subject"));
+        assert_eq!(i.update_content("ok", Some("  ".into()), NOW).expect("valid").description, None);
+
+        let with_outcome = i.set_outcome(Some(Outcome::NoAnswer), NOW);
+        assert_eq!((with_outcome.outcome, with_outcome.updated_at), (Some(Outcome::NoAnswer), NOW));
+        assert_eq!(with_outcome.set_outcome(None, NOW).outcome, None);
+
+        let due = datetime!(2026-03-08 09:00 UTC);
+        let follow = i.set_follow_up(true, Some(due), Some("send pricing".into()), NOW);
+        assert_eq!((follow.follow_up_required, follow.follow_up_date), (true, Some(due)));
+        assert_eq!(follow.follow_up_notes.as_deref(), Some("send pricing"));
+        let cleared = follow.set_follow_up(false, None, None, NOW);
+        assert_eq!((cleared.follow_up_required, cleared.follow_up_date, cleared.follow_up_notes), (false, None, None));
+    }
+
+    #[test]
+    fn attendees_form_a_set() {
+        let i = in_progress();
+        assert_eq!(i.add_attendee(user(2), NOW), None, "duplicate is a no-op");
+        let added = i.add_attendee(user(4), NOW).expect("new attendee");
+        assert_eq!((added.attendees.clone(), added.updated_at), (vec![user(2), user(3), user(4)], NOW));
+        let removed = added.remove_attendee(user(3), NOW).expect("attends");
+        assert_eq!(removed.attendees, vec![user(2), user(4)]);
+        let missing = removed.remove_attendee(user(3), NOW).expect_err("no longer attends");
+        assert_eq!((missing.code(), missing.kind()), ("NOT_FOUND", ErrorKind::NotFound));
+    }
+}

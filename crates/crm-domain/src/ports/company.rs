@@ -1,0 +1,31 @@
+//! Company storage port.
+
+use async_trait::async_trait;
+use shared_kernel::{Page, PageRequest};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::RepoError;
+use crate::company::Company;
+
+/// `GET /companies?search=`: case-insensitive substring of the name (literal, `%`/`_` escaped).
+/// Newest first, then `id DESC`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CompanyFilter {
+    pub search: Option<String>,
+}
+
+#[async_trait]
+pub trait CompanyRepository: Send + Sync {
+    async fn create(&self, company: &Company) -> Result<Company, RepoError>;
+
+    async fn find_by_id(&self, id: Uuid) -> Result<Option<Company>, RepoError>;
+
+    async fn list(&self, filter: &CompanyFilter, page: PageRequest) -> Result<Page<Company>, RepoError>;
+
+    /// Writes `name`, `website`, `industry`, `updated_at`.
+    async fn update(&self, company: &Company) -> Result<Company, RepoError>;
+
+    /// Sets `deleted_at`; `NotFound` if missing or already deleted.
+    async fn soft_delete(&self, id: Uuid, at: OffsetDateTime) -> Result<(), RepoError>;
+}

@@ -1,0 +1,55 @@
+//! Deal storage port.
+
+use std::collections::BTreeMap;
+
+use async_trait::async_trait;
+use shared_kernel::{CurrencyCode, Page, PageRequest};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::RepoError;
+use crate::deal::{Deal, DealCreated, StageTransition};
+use crate::enums::DealStage;
+
+/// `GET /deals` and `GET /deals/stage/:stage`; all `None` lists every deal. Newest first, then `id DESC`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DealFilter {
+    pub stage: Option<DealStage>,
+    pub customer_id: Option<Uuid>,
+    pub assigned_to: Option<Uuid>,
+}
+
+/// `GET /deals/stats/won`: the count and the sum of won deals per currency (cents).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WonTotals {
+    pub count: i64,
+    pub by_currency: BTreeMap<CurrencyCode, i64>,
+}
+
+#[async_trait]
+pub trait DealRepository: Send + Sync {
+    /// Inserts the deal, its first history row and its events in one transaction.
+    /// `MissingReference` for `customer_id` or `assigned_to`.
+    async fn create(&self, created: &DealCreated) -> Result<Deal, RepoError>;
+
+    async fn find_by_id(&self, id: Uuid) -> Result<Option<Deal>, RepoError>;
+
+    async fn list(&self, filter: &DealFilter, page: PageRequest) -> Result<Page<Deal>, RepoError>;
+
+    /// Writes `name`, `expected_close_date`, `value`, `currency`, `tags`, `updated_at`, only while the
+    /// stored stage is still open; `StaleState` if it closed meanwhile (the handler answers `DEAL_CLOSED`).
+    async fn update_open(&self, deal: &Deal) -> Result<Deal, RepoError>;
+
+    /// `UPDATE … SET stage, probability, actual_close_date, loss_reason, updated_at WHERE id = … AND
+    /// stage = transition.from`, plus the history row and the events, in one transaction.
+    async fn save_stage_change(&self, transition: &StageTransition) -> Result<Deal, RepoError>;
+
+    /// Sets `deleted_at`; `NotFound` if missing or already deleted.
+    async fn soft_delete(&self, id: Uuid, at: OffsetDateTime) -> Result<(), RepoError>;
+
+    /// Non-deleted deals per stage, every stage present (zero when empty), in `DealStage::ALL` order.
+    async fn pipeline_counts(&self) -> Result<Vec<(DealStage, i64)>, RepoError>;
+
+    /// Won, non-deleted deals of non-deleted customers.
+    async fn won_totals(&self) -> Result<WonTotals, RepoError>;
+}

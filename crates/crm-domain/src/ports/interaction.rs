@@ -1,0 +1,60 @@
+//! Interaction storage port.
+
+use async_trait::async_trait;
+use shared_kernel::{Page, PageRequest};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::RepoError;
+use crate::enums::InteractionType;
+use crate::interaction::Interaction;
+
+/// `GET /interactions[/customer/:id|/company/:id|/type/:type|/created-by/:id]`.
+/// Ordered by `started_at DESC`, then `id DESC`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct InteractionFilter {
+    pub customer_id: Option<Uuid>,
+    pub company_id: Option<Uuid>,
+    pub interaction_type: Option<InteractionType>,
+    pub created_by: Option<Uuid>,
+}
+
+/// `GET /interactions/follow-ups`: `follow_up_required = true`, optionally due before an instant or
+/// created by a user; ordered by `follow_up_date ASC NULLS LAST`, then `id`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FollowUpFilter {
+    pub due_before: Option<OffsetDateTime>,
+    pub created_by: Option<Uuid>,
+}
+
+/// A list row: the interaction plus the names the spec resolves by join.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InteractionView {
+    pub interaction: Interaction,
+    pub customer_name: String,
+    pub company_name: Option<String>,
+    pub created_by_name: Option<String>,
+}
+
+#[async_trait]
+pub trait InteractionRepository: Send + Sync {
+    /// `MissingReference` for `customer_id`, `company_id`, `created_by` or `attendees`.
+    async fn create(&self, interaction: &Interaction) -> Result<Interaction, RepoError>;
+
+    async fn find_by_id(&self, id: Uuid) -> Result<Option<Interaction>, RepoError>;
+
+    async fn list(&self, filter: &InteractionFilter, page: PageRequest) -> Result<Page<InteractionView>, RepoError>;
+
+    async fn follow_ups(&self, filter: &FollowUpFilter, page: PageRequest) -> Result<Page<InteractionView>, RepoError>;
+
+    /// Writes `subject`, `description`, `outcome`, the follow-up fields, `attendees`, `updated_at`
+    /// (last writer wins). Never `ended_at`/`duration_sec`.
+    async fn update(&self, interaction: &Interaction) -> Result<Interaction, RepoError>;
+
+    /// Writes `ended_at`, `duration_sec`, `updated_at` `WHERE ended_at IS NULL`; `StaleState` if it was
+    /// ended meanwhile (the handler answers `INTERACTION_ALREADY_ENDED`).
+    async fn save_end(&self, interaction: &Interaction) -> Result<Interaction, RepoError>;
+
+    /// Sets `deleted_at`; `NotFound` if missing or already deleted.
+    async fn soft_delete(&self, id: Uuid, at: OffsetDateTime) -> Result<(), RepoError>;
+}

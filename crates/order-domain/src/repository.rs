@@ -1,0 +1,140 @@
+//! The storage port of the order context.
+//!
+//! Contract for adapters: every write is one transaction, and concurrency is settled in SQL by
+//! conditional statements (`… WHERE version = $expected AND status = $expected`), never by reading in
+//! Rust and writing unconditionally. Events handed over with a write go to the outbox in the same
+//! transaction. Soft-deleted orders are invisible to every method (`NotFound`).
+
+use async_trait::async_trait;
+use shared_kernel::error::{Classified, ErrorKind};
+use shared_kernel::{Page, PageRequest};
+use time::Date;
+use uuid::Uuid;
+
+use crate::change::{OrderChange, OrderDeletion};
+use crate::error::OrderError;
+use crate::number::OrderNumber;
+use crate::order::{Order, OrderDraft};
+use crate::status::OrderStatus;
+
+/// Failures of the storage port. `Unavailable`/`Unknown` carry a cause for the log, never for a response.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RepoError {
+    /// `ORDER_NOT_FOUND` 404: no such (non-deleted) order.
+    #[error("order not found")]
+    NotFound,
+    /// `ALREADY_EXISTS` 409: a unique key is taken (`field` names it).
+    #[error("{field} already exists")]
+    Duplicate { field: &'static str },
+    /// `CONFLICT` 409: the conditional write matched no row because the order changed meanwhile.
+    /// Callers reload and re-run the domain operation before giving up.
+    #[error("the order changed concurrently")]
+    StaleState,
+    /// `SERVICE_UNAVAILABLE` 503: the database cannot be reached.
+    #[error("storage unavailable: {0}")]
+    Unavailable(String),
+    /// `INTERNAL_ERROR` 500: anything else.
+    #[error("storage failure: {0}")]
+    Unknown(String),
+}
+
+impl Classified for RepoError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            Self::NotFound => ErrorKind::NotFound,
+            Self::Duplicate { .. } | Self::StaleState => ErrorKind::Conflict,
+            Self::Unavailable(_) => ErrorKind::Unavailable,
+            Self::Unknown(_) => ErrorKind::Internal,
+        }
+    }
+
+    fn code(&self) -> &'static str {
+        match self {
+            Self::NotFound => "ORDER_NOT_FOUND",
+            Self::Duplicate { .. } => "ALREADY_EXISTS",
+            Self::StaleState => "CONFLICT",
+            Self::Unavailable(_) => "SERVICE_UNAVAILABLE",
+            Self::Unknown(_) => "INTERNAL_ERROR",
+        }
+    }
+}
+
+/// `GET /order-mgmt/orders` filters; dates are the creation date (UTC), both ends inclusive.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OrderFilter {
+    pub status: Option<OrderStatus>,
+    pub customer_id: Option<Uuid>,
+    pub date_from: Option<Date>,
+    pub date_to: Option<Date>,
+}
+
+impl OrderFilter {
+    /// `date_from` after `date_to` is a `VALIDATION_ERROR` on `date_from`.
+    pub fn validate(&self) -> Result<(), OrderError> {
+        match (self.date_from, self.date_to) {
+            (Some(from), Some(to)) if from > to => {
+                Err(OrderError::Validation { field: "date_from", message: "must not be after date_to" })
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+#[async_trait]
+pub trait OrderRepository: Send + Sync {
+    /// In one transaction: allocate the next sequence of `draft.year()` (counter row or database
+    /// sequence, never `max()+1`), build the order with [`OrderDraft::into_order`], insert it and its
+    /// `order.created` event. Returns the stored order.
+    async fn create(&self, draft: OrderDraft) -> Result<Order, RepoError>;
+
+    /// The order with its lines (ordered by `created_at`, then `id`).
+    async fn get(&self, id: Uuid) -> Result<Order, RepoError>;
+
+    async fn get_by_number(&self, number: &OrderNumber) -> Result<Order, RepoError>;
+
+    /// Newest first (`created_at` desc, then `id` desc); `total` counts every match.
+    async fn list(&self, filter: &OrderFilter, page: PageRequest) -> Result<Page<Order>, RepoError>;
+
+    /// Writes a change as a compare-and-set on `expected_version` / `expected_status` (see
+    /// [`crate::change`]); `StaleState` when the order moved, `NotFound` when it is gone.
+    async fn save(&self, change: &OrderChange) -> Result<(), RepoError>;
+
+    /// Soft-deletes as a compare-and-set (see [`OrderDeletion`]); `StaleState` when the order moved.
+    async fn delete(&self, deletion: &OrderDeletion, now: time::OffsetDateTime) -> Result<(), RepoError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use time::macros::date;
+
+    #[test]
+    fn repository_is_object_safe() {
+        fn takes(_: Option<&dyn OrderRepository>) {}
+        takes(None);
+    }
+
+    #[test]
+    fn codes() {
+        let cases = [
+            (RepoError::NotFound, "ORDER_NOT_FOUND", ErrorKind::NotFound),
+            (RepoError::Duplicate { field: "order_number" }, "ALREADY_EXISTS", ErrorKind::Conflict),
+            (RepoError::StaleState, "CONFLICT", ErrorKind::Conflict),
+            (RepoError::Unavailable("down".into()), "SERVICE_UNAVAILABLE", ErrorKind::Unavailable),
+            (RepoError::Unknown("bug".into()), "INTERNAL_ERROR", ErrorKind::Internal),
+        ];
+        for (error, code, kind) in cases {
+            assert_eq!((error.code(), error.kind()), (code, kind));
+        }
+    }
+
+    #[test]
+    fn filter_dates_are_ordered() {
+        let mut filter = OrderFilter { date_from: Some(date!(2026 - 01 - 02)), ..OrderFilter::default() };
+        assert_eq!(filter.validate(), Ok(()));
+        filter.date_to = Some(date!(2026 - 01 - 02));
+        assert_eq!(filter.validate(), Ok(()), "inclusive, same day");
+        filter.date_to = Some(date!(2026 - 01 - 01));
+        assert_eq!(filter.validate().map_err(|e| e.field()), Err(Some("date_from")));
+    }
+}

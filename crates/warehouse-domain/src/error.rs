@@ -1,0 +1,111 @@
+//! Business errors of the warehouse context, each with its stable wire code.
+//!
+//! | variant | code | HTTP |
+//! |---|---|---|
+//! | `InsufficientStock` | `INSUFFICIENT_STOCK` | 409 — available stock is short, or a move would push on hand below reserved |
+//! | `ReservationExceeded` | `RESERVATION_EXCEEDED` | 409 — release/commit of more than is reserved |
+//! | `InvalidQuantity`, `QuantityOutOfRange` | `INVALID_QUANTITY` | 400 — not > 0, or beyond the integer range |
+//! | `Validation` | `VALIDATION_ERROR` | 400 — names the field |
+//! | `InvalidTransition` | `INVALID_STATUS_TRANSITION` | 409 — e.g. discontinuing a discontinued product |
+//! | `NotFound` | `NOT_FOUND` | 404 |
+//! | `StockReserved` | `STOCK_RESERVED` | 409 — deleting an inventory record that holds reservations |
+//! | `LocationHasStock` | `LOCATION_HAS_STOCK` | 409 — deleting a location with stock on hand |
+
+use shared_kernel::error::{Classified, ErrorKind};
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WarehouseError {
+    #[error("insufficient stock: requested {requested}, available {available}")]
+    InsufficientStock { requested: i64, available: i64 },
+    #[error("cannot take {requested} from a reservation of {reserved}")]
+    ReservationExceeded { requested: i64, reserved: i64 },
+    #[error("quantity must be greater than 0")]
+    InvalidQuantity,
+    #[error("quantity is out of range")]
+    QuantityOutOfRange,
+    #[error("{field}: {message}")]
+    Validation { field: &'static str, message: &'static str },
+    #[error("cannot {action} a {entity} that is {from}")]
+    InvalidTransition { entity: &'static str, from: &'static str, action: &'static str },
+    #[error("{entity} not found")]
+    NotFound { entity: &'static str },
+    #[error("the inventory record holds reserved stock")]
+    StockReserved,
+    #[error("the location holds stock")]
+    LocationHasStock,
+}
+
+impl WarehouseError {
+    /// The field a 400 is about, for the `details` map of the error envelope.
+    pub fn field(&self) -> Option<&'static str> {
+        match self {
+            Self::InvalidQuantity | Self::QuantityOutOfRange => Some("quantity"),
+            Self::Validation { field, .. } => Some(field),
+            _ => None,
+        }
+    }
+}
+
+impl Classified for WarehouseError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            Self::InvalidQuantity | Self::QuantityOutOfRange | Self::Validation { .. } => ErrorKind::Validation,
+            Self::NotFound { .. } => ErrorKind::NotFound,
+            Self::InsufficientStock { .. }
+            | Self::ReservationExceeded { .. }
+            | Self::InvalidTransition { .. }
+            | Self::StockReserved
+            | Self::LocationHasStock => ErrorKind::Conflict,
+        }
+    }
+
+    fn code(&self) -> &'static str {
+        match self {
+            Self::InsufficientStock { .. } => "INSUFFICIENT_STOCK",
+            Self::ReservationExceeded { .. } => "RESERVATION_EXCEEDED",
+            Self::InvalidQuantity | Self::QuantityOutOfRange => "INVALID_QUANTITY",
+            Self::Validation { .. } => "VALIDATION_ERROR",
+            Self::InvalidTransition { .. } => "INVALID_STATUS_TRANSITION",
+            Self::NotFound { .. } => "NOT_FOUND",
+            Self::StockReserved => "STOCK_RESERVED",
+            Self::LocationHasStock => "LOCATION_HAS_STOCK",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_and_kinds() {
+        let cases = [
+            (
+                WarehouseError::InsufficientStock { requested: 2, available: 1 },
+                "INSUFFICIENT_STOCK",
+                ErrorKind::Conflict,
+            ),
+            (
+                WarehouseError::ReservationExceeded { requested: 2, reserved: 1 },
+                "RESERVATION_EXCEEDED",
+                ErrorKind::Conflict,
+            ),
+            (WarehouseError::InvalidQuantity, "INVALID_QUANTITY", ErrorKind::Validation),
+            (WarehouseError::QuantityOutOfRange, "INVALID_QUANTITY", ErrorKind::Validation),
+            (WarehouseError::Validation { field: "sku", message: "x" }, "VALIDATION_ERROR", ErrorKind::Validation),
+            (
+                WarehouseError::InvalidTransition { entity: "product", from: "active", action: "activate" },
+                "INVALID_STATUS_TRANSITION",
+                ErrorKind::Conflict,
+            ),
+            (WarehouseError::NotFound { entity: "product" }, "NOT_FOUND", ErrorKind::NotFound),
+            (WarehouseError::StockReserved, "STOCK_RESERVED", ErrorKind::Conflict),
+            (WarehouseError::LocationHasStock, "LOCATION_HAS_STOCK", ErrorKind::Conflict),
+        ];
+        for (error, code, kind) in cases {
+            assert_eq!((error.code(), error.kind()), (code, kind), "{error}");
+        }
+        let transition = WarehouseError::InvalidTransition { entity: "product", from: "active", action: "activate" };
+        assert_eq!(transition.to_string(), "cannot activate a product that is active");
+    }
+}

@@ -1,0 +1,262 @@
+//! Inventory records: the stock of one product at one location (one record per pair).
+//!
+//! Quantities change only through the operations in [`crate::operations`], each of which returns the
+//! new record together with the movement to append. `PUT` changes only the thresholds. Deleting a
+//! record that holds reservations is `STOCK_RESERVED` 409.
+
+use std::ops::Deref;
+
+use serde::{Serialize, Serializer};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use crate::error::WarehouseError;
+use crate::movement::StockMovement;
+use crate::operations::{Receipt, Stamp};
+use crate::quantities::{Quantities, Thresholds};
+
+/// The stored shape (the wire adds the derived `quantity_available`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InventoryRecord {
+    pub id: Uuid,
+    pub product_id: Uuid,
+    pub location_id: Uuid,
+    pub quantity_on_hand: i64,
+    pub quantity_reserved: i64,
+    pub quantity_committed: i64,
+    pub reorder_point: Option<i64>,
+    pub min_stock: Option<i64>,
+    pub max_stock: Option<i64>,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    pub updated_at: OffsetDateTime,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Inventory(InventoryRecord);
+
+impl Deref for Inventory {
+    type Target = InventoryRecord;
+    fn deref(&self) -> &InventoryRecord {
+        &self.0
+    }
+}
+
+impl Serialize for Inventory {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Wire<'a> {
+            #[serde(flatten)]
+            record: &'a InventoryRecord,
+            quantity_available: i64,
+        }
+        Wire { record: &self.0, quantity_available: self.quantity_available() }.serialize(serializer)
+    }
+}
+
+/// `POST /inventory`: an optional initial on-hand quantity is recorded as a Receipt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NewInventory {
+    pub product_id: Uuid,
+    pub location_id: Uuid,
+    pub quantity_on_hand: Option<i64>,
+    pub thresholds: Thresholds,
+}
+
+impl Inventory {
+    /// An empty record, plus the Receipt of the initial stock when `quantity_on_hand` is > 0.
+    /// A negative initial quantity is `INVALID_QUANTITY`; 0 or absent records no movement.
+    pub fn create(input: NewInventory, stamp: Stamp) -> Result<(Self, Option<StockMovement>), WarehouseError> {
+        let thresholds = input.thresholds.validate()?;
+        let empty = Self(InventoryRecord {
+            id: shared_kernel::new_id(),
+            product_id: input.product_id,
+            location_id: input.location_id,
+            quantity_on_hand: 0,
+            quantity_reserved: 0,
+            quantity_committed: 0,
+            reorder_point: thresholds.reorder_point,
+            min_stock: thresholds.min_stock,
+            max_stock: thresholds.max_stock,
+            created_at: stamp.at,
+            updated_at: stamp.at,
+        });
+        match input.quantity_on_hand {
+            None | Some(0) => Ok((empty, None)),
+            Some(q) if q < 0 => Err(WarehouseError::InvalidQuantity),
+            Some(q) => {
+                let receipt = Receipt { reason: Some("initial stock".into()), ..Receipt::of(q) };
+                let change = empty.receive(receipt, stamp)?;
+                Ok((change.inventory, Some(change.movement)))
+            }
+        }
+    }
+
+    /// Rebuilds a record from storage without re-validating (the database CHECKs hold the invariant).
+    pub fn restore(record: InventoryRecord) -> Self {
+        Self(record)
+    }
+
+    pub fn record(&self) -> &InventoryRecord {
+        &self.0
+    }
+
+    pub fn into_record(self) -> InventoryRecord {
+        self.0
+    }
+
+    pub fn quantities(&self) -> Quantities {
+        Quantities {
+            on_hand: self.quantity_on_hand,
+            reserved: self.quantity_reserved,
+            committed: self.quantity_committed,
+        }
+    }
+
+    /// `on_hand − reserved`.
+    pub fn quantity_available(&self) -> i64 {
+        self.quantities().available()
+    }
+
+    pub fn thresholds(&self) -> Thresholds {
+        Thresholds { reorder_point: self.reorder_point, min_stock: self.min_stock, max_stock: self.max_stock }
+    }
+
+    /// `PUT /inventory/:id`: only the thresholds change.
+    pub fn set_thresholds(&self, thresholds: Thresholds, now: OffsetDateTime) -> Result<Self, WarehouseError> {
+        let t = thresholds.validate()?;
+        Ok(Self(InventoryRecord {
+            reorder_point: t.reorder_point,
+            min_stock: t.min_stock,
+            max_stock: t.max_stock,
+            updated_at: now,
+            ..self.0.clone()
+        }))
+    }
+
+    /// Low stock: a reorder point is set and available ≤ it (`GET /inventory/low-stock`).
+    pub fn is_low_stock(&self) -> bool {
+        self.reorder_point.is_some_and(|point| self.quantity_available() <= point)
+    }
+
+    /// Deleting is refused while anything is reserved (the adapter repeats this in its `WHERE`).
+    pub fn ensure_deletable(&self) -> Result<(), WarehouseError> {
+        if self.quantity_reserved > 0 {
+            Err(WarehouseError::StockReserved)
+        } else {
+            Ok(())
+        }
+    }
+
+    pub(crate) fn with_quantities(&self, q: Quantities, now: OffsetDateTime) -> Self {
+        Self(InventoryRecord {
+            quantity_on_hand: q.on_hand,
+            quantity_reserved: q.reserved,
+            quantity_committed: q.committed,
+            updated_at: now,
+            ..self.0.clone()
+        })
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::movement::{MovementType, ReferenceType};
+
+    pub(crate) fn at(seconds: i64) -> OffsetDateTime {
+        OffsetDateTime::from_unix_timestamp(1_780_000_000 + seconds).expect("valid time")
+    }
+
+    pub(crate) fn stamp() -> Stamp {
+        Stamp { at: at(100), by: Some(Uuid::from_u128(99)) }
+    }
+
+    /// A record with the given quantities, as if read from storage.
+    pub(crate) fn stock(on_hand: i64, reserved: i64, committed: i64) -> Inventory {
+        Inventory::restore(InventoryRecord {
+            id: Uuid::from_u128(1),
+            product_id: Uuid::from_u128(2),
+            location_id: Uuid::from_u128(3),
+            quantity_on_hand: on_hand,
+            quantity_reserved: reserved,
+            quantity_committed: committed,
+            reorder_point: None,
+            min_stock: None,
+            max_stock: None,
+            created_at: at(0),
+            updated_at: at(0),
+        })
+    }
+
+    fn new_inventory(quantity_on_hand: Option<i64>) -> NewInventory {
+        NewInventory {
+            product_id: Uuid::from_u128(2),
+            location_id: Uuid::from_u128(3),
+            quantity_on_hand,
+            thresholds: Thresholds { reorder_point: Some(5), min_stock: Some(1), max_stock: Some(100) },
+        }
+    }
+
+    #[test]
+    fn create_without_stock_records_no_movement() {
+        for initial in [None, Some(0)] {
+            let (inventory, movement) = Inventory::create(new_inventory(initial), stamp()).expect("valid");
+            assert_eq!(inventory.quantities(), Quantities::default());
+            assert_eq!(
+                (inventory.reorder_point, inventory.min_stock, inventory.max_stock),
+                (Some(5), Some(1), Some(100))
+            );
+            assert_eq!(inventory.created_at, at(100));
+            assert!(movement.is_none());
+        }
+    }
+
+    #[test]
+    fn create_with_stock_records_a_receipt() {
+        let (inventory, movement) = Inventory::create(new_inventory(Some(12)), stamp()).expect("valid");
+        assert_eq!(inventory.quantity_on_hand, 12);
+        let movement = movement.expect("a receipt");
+        assert_eq!(movement.movement_type, MovementType::Receipt);
+        assert_eq!(movement.inventory_id, inventory.id);
+        assert_eq!((movement.quantity, movement.quantity_before, movement.quantity_after), (12, 0, 12));
+        assert_eq!(movement.reference_type, ReferenceType::Manual);
+        assert_eq!(movement.reason.as_deref(), Some("initial stock"));
+    }
+
+    #[test]
+    fn create_rejects_bad_input() {
+        assert_eq!(Inventory::create(new_inventory(Some(-1)), stamp()), Err(WarehouseError::InvalidQuantity));
+        let mut bad = new_inventory(None);
+        bad.thresholds.min_stock = Some(200);
+        assert_eq!(Inventory::create(bad, stamp()).map_err(|e| e.field()), Err(Some("min_stock")));
+    }
+
+    #[test]
+    fn thresholds_low_stock_and_delete() {
+        let inventory = stock(10, 4, 0);
+        assert!(!inventory.is_low_stock(), "no reorder point");
+        let t = inventory
+            .set_thresholds(Thresholds { reorder_point: Some(6), min_stock: None, max_stock: None }, at(5))
+            .expect("valid");
+        assert_eq!((t.quantities(), t.updated_at), (inventory.quantities(), at(5)));
+        assert!(t.is_low_stock(), "available 6 ≤ 6");
+        let t = t.set_thresholds(Thresholds { reorder_point: Some(5), ..Thresholds::default() }, at(6)).expect("ok");
+        assert!(!t.is_low_stock());
+        assert!(inventory.set_thresholds(Thresholds { max_stock: Some(-2), ..Thresholds::default() }, at(5)).is_err());
+        assert_eq!(inventory.ensure_deletable(), Err(WarehouseError::StockReserved));
+        assert_eq!(stock(10, 0, 3).ensure_deletable(), Ok(()));
+    }
+
+    #[test]
+    fn wire_shape_includes_available() {
+        let json = serde_json::to_value(stock(10, 4, 2)).expect("serializes");
+        assert_eq!(json["quantity_on_hand"], 10);
+        assert_eq!(json["quantity_reserved"], 4);
+        assert_eq!(json["quantity_available"], 6);
+        assert_eq!(json["quantity_committed"], 2);
+        assert!(json["reorder_point"].is_null());
+        assert!(json["created_at"].as_str().expect("string").ends_with('Z'));
+    }
+}

@@ -1,0 +1,358 @@
+//! Products: SKU-identified catalogue entries with an `active` / `discontinued` lifecycle.
+//!
+//! Decisions: the SKU is trimmed and otherwise stored as given; its uniqueness is case-insensitive and
+//! enforced by the adapter (unique index on `lower(sku)` among non-deleted rows → `Duplicate{sku}`).
+//! Limits not fixed by the specification: category and brand 1..=100 characters, description up to
+//! 5000. A price needs a currency. Discontinuing a discontinued product (or activating an active one)
+//! is `INVALID_STATUS_TRANSITION` 409, like every other refused status move in Tally.
+
+use std::fmt;
+use std::ops::Deref;
+
+use serde::{Deserialize, Serialize};
+use shared_kernel::CurrencyCode;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use crate::error::WarehouseError;
+use crate::text;
+
+pub const MAX_SKU_CHARS: usize = 64;
+pub const MAX_NAME_CHARS: usize = 255;
+pub const MAX_LABEL_CHARS: usize = 100;
+pub const MAX_DESCRIPTION_CHARS: usize = 5000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProductStatus {
+    Active,
+    Discontinued,
+}
+
+impl ProductStatus {
+    pub const ALL: [ProductStatus; 2] = [Self::Active, Self::Discontinued];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Active => "active",
+            Self::Discontinued => "discontinued",
+        }
+    }
+
+    /// Case-insensitive; anything else is `VALIDATION_ERROR` on `status`.
+    pub fn parse(text: &str) -> Result<Self, WarehouseError> {
+        let text = text.trim();
+        Self::ALL
+            .into_iter()
+            .find(|s| s.as_str().eq_ignore_ascii_case(text))
+            .ok_or(WarehouseError::Validation { field: "status", message: "must be active or discontinued" })
+    }
+}
+
+impl fmt::Display for ProductStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The stored and wire shape of a product.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProductRecord {
+    pub id: Uuid,
+    pub sku: String,
+    pub name: String,
+    pub description: Option<String>,
+    pub category: Option<String>,
+    pub brand: Option<String>,
+    pub weight_grams: Option<i64>,
+    pub length_mm: Option<i64>,
+    pub width_mm: Option<i64>,
+    pub height_mm: Option<i64>,
+    /// Cents of `currency`.
+    pub price: Option<i64>,
+    pub currency: Option<CurrencyCode>,
+    pub status: ProductStatus,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    pub updated_at: OffsetDateTime,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Product(ProductRecord);
+
+impl Deref for Product {
+    type Target = ProductRecord;
+    fn deref(&self) -> &ProductRecord {
+        &self.0
+    }
+}
+
+/// The editable fields, for create and for `PUT` (which replaces all of them).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProductInput {
+    pub sku: String,
+    pub name: String,
+    pub description: Option<String>,
+    pub category: Option<String>,
+    pub brand: Option<String>,
+    pub weight_grams: Option<i64>,
+    pub length_mm: Option<i64>,
+    pub width_mm: Option<i64>,
+    pub height_mm: Option<i64>,
+    pub price: Option<i64>,
+    /// Whether it is an *active* ISO 4217 code is checked by the handler against reference data.
+    pub currency: Option<CurrencyCode>,
+}
+
+/// The validated editable fields, ready to copy into a record.
+struct Fields {
+    sku: String,
+    name: String,
+    description: Option<String>,
+    category: Option<String>,
+    brand: Option<String>,
+    dimensions: [Option<i64>; 4],
+    price: Option<i64>,
+    currency: Option<CurrencyCode>,
+}
+
+impl ProductInput {
+    fn validate(self) -> Result<Fields, WarehouseError> {
+        let sku = text::required(&self.sku, "sku", MAX_SKU_CHARS)?;
+        let name = text::required(&self.name, "name", MAX_NAME_CHARS)?;
+        let description = text::optional(self.description.as_deref(), "description", MAX_DESCRIPTION_CHARS)?;
+        let category = text::optional(self.category.as_deref(), "category", MAX_LABEL_CHARS)?;
+        let brand = text::optional(self.brand.as_deref(), "brand", MAX_LABEL_CHARS)?;
+        let dimensions = [
+            text::non_negative(self.weight_grams, "weight_grams")?,
+            text::non_negative(self.length_mm, "length_mm")?,
+            text::non_negative(self.width_mm, "width_mm")?,
+            text::non_negative(self.height_mm, "height_mm")?,
+        ];
+        let price = text::non_negative(self.price, "price")?;
+        if price.is_some() && self.currency.is_none() {
+            return Err(WarehouseError::Validation { field: "currency", message: "is required with a price" });
+        }
+        Ok(Fields { sku, name, description, category, brand, dimensions, price, currency: self.currency })
+    }
+}
+
+impl Product {
+    /// A new, active product.
+    pub fn create(input: ProductInput, now: OffsetDateTime) -> Result<Self, WarehouseError> {
+        let f = input.validate()?;
+        let [weight_grams, length_mm, width_mm, height_mm] = f.dimensions;
+        Ok(Self(ProductRecord {
+            id: shared_kernel::new_id(),
+            sku: f.sku,
+            name: f.name,
+            description: f.description,
+            category: f.category,
+            brand: f.brand,
+            weight_grams,
+            length_mm,
+            width_mm,
+            height_mm,
+            price: f.price,
+            currency: f.currency,
+            status: ProductStatus::Active,
+            created_at: now,
+            updated_at: now,
+        }))
+    }
+
+    /// Rebuilds a product from storage without re-validating.
+    pub fn restore(record: ProductRecord) -> Self {
+        Self(record)
+    }
+
+    pub fn record(&self) -> &ProductRecord {
+        &self.0
+    }
+
+    pub fn into_record(self) -> ProductRecord {
+        self.0
+    }
+
+    /// Replaces every editable field (`PUT`); status and timestamps of creation are kept.
+    pub fn update(&self, input: ProductInput, now: OffsetDateTime) -> Result<Self, WarehouseError> {
+        let f = input.validate()?;
+        let [weight_grams, length_mm, width_mm, height_mm] = f.dimensions;
+        Ok(Self(ProductRecord {
+            sku: f.sku,
+            name: f.name,
+            description: f.description,
+            category: f.category,
+            brand: f.brand,
+            weight_grams,
+            length_mm,
+            width_mm,
+            height_mm,
+            price: f.price,
+            currency: f.currency,
+            updated_at: now,
+            ..self.0.clone()
+        }))
+    }
+
+    /// Whether new order lines may name this product.
+    pub fn is_orderable(&self) -> bool {
+        self.status == ProductStatus::Active
+    }
+
+    fn move_to(&self, to: ProductStatus, action: &'static str, now: OffsetDateTime) -> Result<Self, WarehouseError> {
+        if self.status == to {
+            return Err(WarehouseError::InvalidTransition { entity: "product", from: self.status.as_str(), action });
+        }
+        Ok(Self(ProductRecord { status: to, updated_at: now, ..self.0.clone() }))
+    }
+
+    /// active → discontinued.
+    pub fn discontinue(&self, now: OffsetDateTime) -> Result<Self, WarehouseError> {
+        self.move_to(ProductStatus::Discontinued, "discontinue", now)
+    }
+
+    /// discontinued → active.
+    pub fn activate(&self, now: OffsetDateTime) -> Result<Self, WarehouseError> {
+        self.move_to(ProductStatus::Active, "activate", now)
+    }
+}
+
+/// Sort orders of `GET /products?sort=`; a leading `-` means descending. Default: newest first.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ProductSort {
+    #[default]
+    NewestFirst,
+    OldestFirst,
+    NameAsc,
+    NameDesc,
+    SkuAsc,
+    SkuDesc,
+    PriceAsc,
+    PriceDesc,
+}
+
+impl ProductSort {
+    pub fn parse(text: &str) -> Result<Self, WarehouseError> {
+        Ok(match text.trim() {
+            "-created_at" => Self::NewestFirst,
+            "created_at" => Self::OldestFirst,
+            "name" => Self::NameAsc,
+            "-name" => Self::NameDesc,
+            "sku" => Self::SkuAsc,
+            "-sku" => Self::SkuDesc,
+            "price" => Self::PriceAsc,
+            "-price" => Self::PriceDesc,
+            _ => {
+                return Err(WarehouseError::Validation {
+                    field: "sort",
+                    message: "must be one of name, sku, price, created_at, optionally prefixed with -",
+                })
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    pub(crate) fn at(seconds: i64) -> OffsetDateTime {
+        OffsetDateTime::from_unix_timestamp(1_780_000_000 + seconds).expect("valid time")
+    }
+
+    pub(crate) fn input() -> ProductInput {
+        ProductInput {
+            sku: " Wid-001 ".into(),
+            name: " Widget ".into(),
+            description: Some("  ".into()),
+            category: Some("Tools".into()),
+            brand: Some("Acme".into()),
+            weight_grams: Some(250),
+            length_mm: Some(0),
+            width_mm: None,
+            height_mm: Some(10),
+            price: Some(1999),
+            currency: Some(CurrencyCode::parse("USD").expect("valid")),
+        }
+    }
+
+    #[test]
+    fn create_normalises_and_starts_active() {
+        let product = Product::create(input(), at(0)).expect("valid");
+        assert_eq!(product.sku, "Wid-001", "trimmed, case kept");
+        assert_eq!(product.name, "Widget");
+        assert_eq!(product.description, None);
+        assert_eq!(product.status, ProductStatus::Active);
+        assert_eq!((product.created_at, product.updated_at), (at(0), at(0)));
+        assert!(product.is_orderable());
+        let json = serde_json::to_value(&product).expect("serializes");
+        assert_eq!(json["status"], "active");
+        assert_eq!(json["currency"], "USD");
+        assert_eq!(json["price"], 1999);
+    }
+
+    #[test]
+    fn create_rejects_each_bad_field() {
+        let cases: Vec<(ProductInput, &str)> = vec![
+            (ProductInput { sku: " ".into(), ..input() }, "sku"),
+            (ProductInput { sku: "s".repeat(65), ..input() }, "sku"),
+            (ProductInput { name: String::new(), ..input() }, "name"),
+            (ProductInput { name: "n".repeat(256), ..input() }, "name"),
+            (ProductInput { category: Some("c".repeat(101)), ..input() }, "category"),
+            (ProductInput { brand: Some("b".repeat(101)), ..input() }, "brand"),
+            (ProductInput { weight_grams: Some(-1), ..input() }, "weight_grams"),
+            (ProductInput { length_mm: Some(-1), ..input() }, "length_mm"),
+            (ProductInput { width_mm: Some(-1), ..input() }, "width_mm"),
+            (ProductInput { height_mm: Some(-1), ..input() }, "height_mm"),
+            (ProductInput { price: Some(-1), ..input() }, "price"),
+            (ProductInput { currency: None, ..input() }, "currency"),
+        ];
+        for (bad, field) in cases {
+            assert_eq!(Product::create(bad, at(0)).map_err(|e| e.field()), Err(Some(field)), "{field}");
+        }
+        assert!(Product::create(ProductInput { sku: "s".repeat(64), ..input() }, at(0)).is_ok());
+        assert!(Product::create(ProductInput { price: None, currency: None, ..input() }, at(0)).is_ok());
+    }
+
+    #[test]
+    fn update_replaces_fields_and_keeps_identity() {
+        let product = Product::create(input(), at(0)).expect("valid");
+        let updated =
+            product.update(ProductInput { name: "Gadget".into(), brand: None, ..input() }, at(5)).expect("valid");
+        assert_eq!((updated.id, updated.created_at, updated.status), (product.id, at(0), ProductStatus::Active));
+        assert_eq!((updated.name.as_str(), updated.brand.as_deref(), updated.updated_at), ("Gadget", None, at(5)));
+        assert!(product.update(ProductInput { name: String::new(), ..input() }, at(5)).is_err());
+    }
+
+    #[test]
+    fn discontinue_and_activate() {
+        let product = Product::create(input(), at(0)).expect("valid");
+        let gone = product.discontinue(at(1)).expect("active → discontinued");
+        assert_eq!((gone.status, gone.updated_at), (ProductStatus::Discontinued, at(1)));
+        assert!(!gone.is_orderable());
+        let refused = gone.discontinue(at(2)).expect_err("already discontinued");
+        assert_eq!(
+            refused,
+            WarehouseError::InvalidTransition { entity: "product", from: "discontinued", action: "discontinue" }
+        );
+        let back = gone.activate(at(3)).expect("discontinued → active");
+        assert_eq!(back.status, ProductStatus::Active);
+        assert_eq!(
+            back.activate(at(4)),
+            Err(WarehouseError::InvalidTransition { entity: "product", from: "active", action: "activate" })
+        );
+    }
+
+    #[test]
+    fn status_and_sort_parse() {
+        assert_eq!(ProductStatus::parse("Discontinued"), Ok(ProductStatus::Discontinued));
+        assert!(ProductStatus::parse("gone").is_err());
+        assert_eq!(ProductSort::parse("-price"), Ok(ProductSort::PriceDesc));
+        assert_eq!(ProductSort::parse("name"), Ok(ProductSort::NameAsc));
+        assert_eq!(ProductSort::default(), ProductSort::NewestFirst);
+        assert_eq!(ProductSort::parse("weight").map_err(|e| e.field()), Err(Some("sort")));
+    }
+}

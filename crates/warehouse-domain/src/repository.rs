@@ -1,0 +1,339 @@
+//! The storage ports of the warehouse context.
+//!
+//! Contract for adapters: each method is one transaction; quantity changes are compare-and-set
+//! updates (see [`crate::operations`]) and append their movements in the same transaction; events go
+//! to the outbox in that transaction too. Soft-deleted rows are invisible (`NotFound`) and free their
+//! unique keys. Stock movements are append-only: no port can update or delete one.
+
+use async_trait::async_trait;
+use serde::Serialize;
+use shared_kernel::error::{Classified, ErrorKind};
+use shared_kernel::{Page, PageRequest};
+use time::{Date, OffsetDateTime};
+use uuid::Uuid;
+
+use crate::error::WarehouseError;
+use crate::inventory::Inventory;
+use crate::location::{CountryCode, Location, LocationType};
+use crate::movement::{MovementType, StockMovement};
+use crate::operations::{InventoryChange, Stamp, TransferChange};
+use crate::planning::{Allocation, InventoryQuantity, ReservationLine, Shortage};
+use crate::product::{Product, ProductSort, ProductStatus};
+use crate::quantities::Quantities;
+
+/// Failures of the storage ports. `Unavailable`/`Unknown` carry a cause for the log only.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RepoError {
+    /// `NOT_FOUND` 404.
+    #[error("not found")]
+    NotFound,
+    /// `ALREADY_EXISTS` 409: a unique key is taken (`sku`, `code`, `location_id` for a second record of
+    /// the same product at a location).
+    #[error("{field} already exists")]
+    Duplicate { field: &'static str },
+    /// `CONFLICT` 409: a compare-and-set matched no row; reload and re-run the domain operation.
+    #[error("the record changed concurrently")]
+    StaleState,
+    /// A business refusal found by a conditional statement (e.g. `STOCK_RESERVED`, `LOCATION_HAS_STOCK`).
+    #[error(transparent)]
+    Domain(#[from] WarehouseError),
+    /// `SERVICE_UNAVAILABLE` 503.
+    #[error("storage unavailable: {0}")]
+    Unavailable(String),
+    /// `INTERNAL_ERROR` 500.
+    #[error("storage failure: {0}")]
+    Unknown(String),
+}
+
+impl Classified for RepoError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            Self::NotFound => ErrorKind::NotFound,
+            Self::Duplicate { .. } | Self::StaleState => ErrorKind::Conflict,
+            Self::Domain(e) => e.kind(),
+            Self::Unavailable(_) => ErrorKind::Unavailable,
+            Self::Unknown(_) => ErrorKind::Internal,
+        }
+    }
+
+    fn code(&self) -> &'static str {
+        match self {
+            Self::NotFound => "NOT_FOUND",
+            Self::Duplicate { .. } => "ALREADY_EXISTS",
+            Self::StaleState => "CONFLICT",
+            Self::Domain(e) => e.code(),
+            Self::Unavailable(_) => "SERVICE_UNAVAILABLE",
+            Self::Unknown(_) => "INTERNAL_ERROR",
+        }
+    }
+}
+
+/// `GET /products`: `search` matches sku or name, case-insensitively, wildcards literal.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProductFilter {
+    pub status: Option<ProductStatus>,
+    pub category: Option<String>,
+    pub brand: Option<String>,
+    pub search: Option<String>,
+    pub sort: ProductSort,
+}
+
+/// `GET /inventory`; `low_stock` keeps only records with available ≤ reorder point.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct InventoryFilter {
+    pub product_id: Option<Uuid>,
+    pub location_id: Option<Uuid>,
+    pub low_stock: bool,
+}
+
+/// `GET /stock-movements`; dates are the creation date (UTC), inclusive.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MovementFilter {
+    pub movement_type: Option<MovementType>,
+    pub inventory_id: Option<Uuid>,
+    pub product_id: Option<Uuid>,
+    pub location_id: Option<Uuid>,
+    pub reference_id: Option<Uuid>,
+    pub date_from: Option<Date>,
+    pub date_to: Option<Date>,
+}
+
+impl MovementFilter {
+    pub fn validate(&self) -> Result<(), WarehouseError> {
+        match (self.date_from, self.date_to) {
+            (Some(from), Some(to)) if from > to => {
+                Err(WarehouseError::Validation { field: "date_from", message: "must not be after date_to" })
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// `GET /locations`; `search` matches code or name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LocationFilter {
+    pub location_type: Option<LocationType>,
+    pub country: Option<CountryCode>,
+    pub is_active: Option<bool>,
+    pub search: Option<String>,
+}
+
+/// `GET /stock-movements/recent?limit=`: 1..=100, default 50.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecentLimit(u32);
+
+impl RecentLimit {
+    pub const DEFAULT: u32 = 50;
+    pub const MAX: u32 = 100;
+
+    pub fn new(limit: Option<i64>) -> Result<Self, WarehouseError> {
+        match limit {
+            None => Ok(Self(Self::DEFAULT)),
+            Some(n) if (1..=i64::from(Self::MAX)).contains(&n) => Ok(Self(n as u32)),
+            Some(_) => Err(WarehouseError::Validation { field: "limit", message: "must be between 1 and 100" }),
+        }
+    }
+
+    pub fn get(self) -> u32 {
+        self.0
+    }
+}
+
+/// `GET /products/:id/availability`: sums over the product's (non-deleted) records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Availability {
+    pub product_id: Uuid,
+    pub quantity_on_hand: i64,
+    pub quantity_reserved: i64,
+    pub quantity_available: i64,
+    pub quantity_committed: i64,
+}
+
+impl Availability {
+    pub fn new(product_id: Uuid, totals: Quantities) -> Self {
+        Self {
+            product_id,
+            quantity_on_hand: totals.on_hand,
+            quantity_reserved: totals.reserved,
+            quantity_available: totals.available(),
+            quantity_committed: totals.committed,
+        }
+    }
+}
+
+#[async_trait]
+pub trait ProductRepository: Send + Sync {
+    /// `Duplicate{sku}` when the SKU is taken (case-insensitively).
+    async fn create(&self, product: &Product) -> Result<(), RepoError>;
+    async fn get(&self, id: Uuid) -> Result<Product, RepoError>;
+    /// Case-insensitive.
+    async fn get_by_sku(&self, sku: &str) -> Result<Product, RepoError>;
+    async fn list(&self, filter: &ProductFilter, page: PageRequest) -> Result<Page<Product>, RepoError>;
+    /// Writes the editable fields (`PUT`): `Duplicate{sku}`, `NotFound`.
+    async fn update(&self, product: &Product) -> Result<(), RepoError>;
+    /// Writes `status`/`updated_at` `WHERE id = … AND status = expected`; `StaleState` otherwise.
+    async fn change_status(&self, product: &Product, expected: ProductStatus) -> Result<(), RepoError>;
+    /// Soft delete.
+    async fn delete(&self, id: Uuid, now: OffsetDateTime) -> Result<(), RepoError>;
+    /// Distinct non-empty categories / brands of non-deleted products, sorted.
+    async fn categories(&self) -> Result<Vec<String>, RepoError>;
+    async fn brands(&self) -> Result<Vec<String>, RepoError>;
+}
+
+#[async_trait]
+pub trait InventoryRepository: Send + Sync {
+    /// Inserts the record and its initial Receipt, if any; `Duplicate{location_id}` when the product
+    /// already has a record at that location.
+    async fn create(&self, inventory: &Inventory, initial: Option<&StockMovement>) -> Result<(), RepoError>;
+    async fn get(&self, id: Uuid) -> Result<Inventory, RepoError>;
+    async fn find(&self, product_id: Uuid, location_id: Uuid) -> Result<Option<Inventory>, RepoError>;
+    async fn list(&self, filter: &InventoryFilter, page: PageRequest) -> Result<Page<Inventory>, RepoError>;
+    /// Writes the thresholds only.
+    async fn update_thresholds(&self, inventory: &Inventory) -> Result<(), RepoError>;
+    /// Compare-and-set on `change.before`, plus the movement; `StaleState` when the quantities moved.
+    async fn apply(&self, change: &InventoryChange) -> Result<(), RepoError>;
+    /// Both ends in one transaction, rows touched in id order; the destination record is inserted
+    /// `ON CONFLICT DO NOTHING` first (it may be new).
+    async fn apply_transfer(&self, change: &TransferChange) -> Result<(), RepoError>;
+    /// Soft delete `WHERE quantity_reserved = 0`; `Domain(StockReserved)` otherwise.
+    async fn delete(&self, id: Uuid, now: OffsetDateTime) -> Result<(), RepoError>;
+    async fn availability(&self, product_id: Uuid) -> Result<Availability, RepoError>;
+}
+
+/// Result of handling `order.confirmed`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReservationOutcome {
+    /// Reserved; `warehouse.stock_reserved` was written to the outbox.
+    Reserved(Vec<Allocation>),
+    /// Nothing reserved; `warehouse.reservation_failed` was written to the outbox.
+    Failed(Vec<Shortage>),
+    /// The order was released (cancelled) before this arrived: nothing is reserved, nothing sent.
+    AlreadyReleased,
+    /// This event was handled before (inbox): nothing changed.
+    AlreadyHandled,
+}
+
+/// Result of handling `order.cancelled` / `order.fulfilled`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SettleOutcome {
+    /// What was released / committed per record (possibly nothing); the reply event was written.
+    Settled(Vec<InventoryQuantity>),
+    /// This event was handled before (inbox): nothing changed.
+    AlreadyHandled,
+}
+
+/// The order flow. Each method is one transaction that starts by recording `event_id` in the inbox
+/// for this handler (`AlreadyHandled` when it was there), and ends by writing the reply event.
+#[async_trait]
+pub trait OrderStockRepository: Send + Sync {
+    /// Locks the candidate records `FOR UPDATE` (active locations, id order), runs
+    /// [`crate::plan_reservation`], reserves [`crate::totals_by_inventory`] with
+    /// [`Inventory::reserve`] (one Reservation movement per record, reference = order), and writes
+    /// `stock_reserved` or `reservation_failed`. Returns `AlreadyReleased` when the order's stock was
+    /// already released (a cancel that overtook the confirm), so nothing stays reserved.
+    async fn reserve_for_order(
+        &self,
+        event_id: Uuid,
+        order_id: Uuid,
+        lines: &[ReservationLine],
+        stamp: Stamp,
+    ) -> Result<ReservationOutcome, RepoError>;
+
+    /// Releases exactly what the order holds ([`crate::held_for_order`]) with [`Inventory::release`],
+    /// remembers that the order is released (so a late reservation reserves nothing), and writes
+    /// `stock_released`.
+    async fn release_for_order(&self, event_id: Uuid, order_id: Uuid, stamp: Stamp)
+        -> Result<SettleOutcome, RepoError>;
+
+    /// Commits exactly what the order holds with [`Inventory::commit`] and writes `stock_committed`.
+    async fn commit_for_order(&self, event_id: Uuid, order_id: Uuid, stamp: Stamp) -> Result<SettleOutcome, RepoError>;
+}
+
+/// Read-only: movements are written only together with their quantity change.
+#[async_trait]
+pub trait StockMovementRepository: Send + Sync {
+    async fn get(&self, id: Uuid) -> Result<StockMovement, RepoError>;
+    /// Newest first.
+    async fn list(&self, filter: &MovementFilter, page: PageRequest) -> Result<Page<StockMovement>, RepoError>;
+    /// The newest `limit` movements.
+    async fn recent(&self, limit: RecentLimit) -> Result<Vec<StockMovement>, RepoError>;
+}
+
+#[async_trait]
+pub trait LocationRepository: Send + Sync {
+    /// `Duplicate{code}` when the code is taken (case-insensitively).
+    async fn create(&self, location: &Location) -> Result<(), RepoError>;
+    async fn get(&self, id: Uuid) -> Result<Location, RepoError>;
+    async fn get_by_code(&self, code: &str) -> Result<Location, RepoError>;
+    async fn list(&self, filter: &LocationFilter, page: PageRequest) -> Result<Page<Location>, RepoError>;
+    /// Writes the editable fields (`PUT`): `Duplicate{code}`, `NotFound`.
+    async fn update(&self, location: &Location) -> Result<(), RepoError>;
+    /// Writes `is_active`/`updated_at` `WHERE id = … AND is_active = expected`; `StaleState` otherwise.
+    async fn change_active(&self, location: &Location, expected: bool) -> Result<(), RepoError>;
+    /// Soft delete unless any record there has stock on hand: `Domain(LocationHasStock)`.
+    async fn delete(&self, id: Uuid, now: OffsetDateTime) -> Result<(), RepoError>;
+    /// Σ on hand over the location's records (for [`Location::utilization`]).
+    async fn quantity_on_hand(&self, id: Uuid) -> Result<i64, RepoError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use time::macros::date;
+
+    #[test]
+    fn ports_are_object_safe() {
+        fn takes(
+            _: Option<&dyn ProductRepository>,
+            _: Option<&dyn InventoryRepository>,
+            _: Option<&dyn OrderStockRepository>,
+            _: Option<&dyn StockMovementRepository>,
+            _: Option<&dyn LocationRepository>,
+        ) {
+        }
+        takes(None, None, None, None, None);
+    }
+
+    #[test]
+    fn codes() {
+        let cases = [
+            (RepoError::NotFound, "NOT_FOUND", ErrorKind::NotFound),
+            (RepoError::Duplicate { field: "sku" }, "ALREADY_EXISTS", ErrorKind::Conflict),
+            (RepoError::StaleState, "CONFLICT", ErrorKind::Conflict),
+            (RepoError::Domain(WarehouseError::StockReserved), "STOCK_RESERVED", ErrorKind::Conflict),
+            (RepoError::from(WarehouseError::LocationHasStock), "LOCATION_HAS_STOCK", ErrorKind::Conflict),
+            (RepoError::Unavailable("down".into()), "SERVICE_UNAVAILABLE", ErrorKind::Unavailable),
+            (RepoError::Unknown("bug".into()), "INTERNAL_ERROR", ErrorKind::Internal),
+        ];
+        for (error, code, kind) in cases {
+            assert_eq!((error.code(), error.kind()), (code, kind));
+        }
+    }
+
+    #[test]
+    fn recent_limit_bounds() {
+        assert_eq!(RecentLimit::new(None).map(RecentLimit::get), Ok(50));
+        assert_eq!(RecentLimit::new(Some(1)).map(RecentLimit::get), Ok(1));
+        assert_eq!(RecentLimit::new(Some(100)).map(RecentLimit::get), Ok(100));
+        for bad in [0, -1, 101] {
+            assert_eq!(RecentLimit::new(Some(bad)).map_err(|e| e.field()), Err(Some("limit")));
+        }
+    }
+
+    #[test]
+    fn movement_filter_dates() {
+        let filter = MovementFilter {
+            date_from: Some(date!(2026 - 03 - 02)),
+            date_to: Some(date!(2026 - 03 - 01)),
+            ..MovementFilter::default()
+        };
+        assert_eq!(filter.validate().map_err(|e| e.field()), Err(Some("date_from")));
+        assert_eq!(MovementFilter::default().validate(), Ok(()));
+    }
+
+    #[test]
+    fn availability_derives_available() {
+        let a = Availability::new(Uuid::nil(), Quantities { on_hand: 9, reserved: 4, committed: 2 });
+        assert_eq!((a.quantity_available, a.quantity_committed), (5, 2));
+    }
+}
