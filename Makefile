@@ -10,7 +10,7 @@ DEV_ADMIN_PASSWORD ?= admin-dev-password
 DOMAIN_CRATES := shared-kernel identity-domain crm-domain order-domain warehouse-domain reference-data
 IO_CRATES := diesel diesel-async tokio-postgres actix-web redis deadpool tokio
 
-.PHONY: run test lint fmt check-boundaries unit integration bench services
+.PHONY: run test lint fmt check-boundaries unit integration bench bench-analytics services
 
 run: services
 	@echo "make run: development JWT_SECRET and admin $(DEV_ADMIN_EMAIL) / $(DEV_ADMIN_PASSWORD) (development only)"
@@ -37,6 +37,13 @@ check-boundaries:
 	    if grep -qx "$$dep" <<<"$$deps"; then echo "boundary violation: $$crate depends on $$dep"; exit 1; fi; \
 	  done; \
 	done; echo "domain crates are free of I/O dependencies"
+
+bench: bench-analytics
+
+# Analytics latency (median, p99) over 100k customers, 200k deals and 500k interactions in a throw-away
+# database; prints figures, asserts nothing (docs/analytics.md).
+bench-analytics: services
+	$(CARGO) run --release -p tally-tests --bin bench_analytics
 
 # Starts PostgreSQL and Redis if they are not running (the machine's own commands).
 services:

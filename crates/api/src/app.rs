@@ -19,6 +19,7 @@ use crate::auth::TokenService;
 use crate::config::Settings;
 use crate::http::extract::{path_error, query_error, MAX_BODY_BYTES};
 use crate::http::middleware::observe;
+use crate::http::rate_limit::{InProcessLimiter, RedisLimiter, SharedLimiter, TrustedProxies};
 use crate::http::ApiError;
 use crate::metrics::Metrics;
 use crate::routes;
@@ -34,6 +35,10 @@ pub struct AppState {
     pub dead_letters: PgDeadLetterStore,
     pub metrics: Arc<Metrics>,
     pub identity: IdentityServices,
+    /// Order and warehouse adapters.
+    pub commerce: crate::commerce::CommerceServices,
+    /// Customer-management repositories.
+    pub crm: routes::crm::CrmServices,
 }
 
 /// Identity adapters shared by the auth guard and the identity routes.
@@ -41,7 +46,13 @@ pub struct AppState {
 pub struct IdentityServices {
     pub tokens: TokenService,
     pub users: Arc<dyn UserRepository>,
+    pub roles: Arc<dyn identity_domain::roles::RoleRepository>,
+    pub contacts: Arc<dyn identity_domain::contact::ContactRepository>,
+    pub profiles: Arc<dyn identity_domain::profile::ProfileRepository>,
     pub access: AccessCache,
+    /// `None` when `RATE_LIMIT_ENABLED=false`.
+    pub rate_limiter: Option<SharedLimiter>,
+    pub trusted_proxies: TrustedProxies,
 }
 
 impl IdentityServices {
@@ -55,8 +66,26 @@ impl IdentityServices {
                 &settings.jwt_issuer,
             ),
             access: AccessCache::new(kv, users.clone()),
+            roles: Arc::new(infrastructure::identity::PgRoleRepository::new(pool.clone())),
+            rate_limiter: settings.rate_limit_enabled.then(|| rate_limiter(settings)),
+            // Validated when the settings were read.
+            trusted_proxies: TrustedProxies::parse(&settings.trusted_proxies).unwrap_or_default(),
+            contacts: Arc::new(infrastructure::identity::PgContactRepository::new(pool.clone())),
+            profiles: Arc::new(infrastructure::identity::PgProfileRepository::new(pool.clone())),
             users,
         }
+    }
+}
+
+/// Redis-backed when Redis is configured, so instances share the limits.
+fn rate_limiter(settings: &Settings) -> SharedLimiter {
+    let redis_pool = settings
+        .redis_url
+        .as_deref()
+        .and_then(|url| deadpool_redis::Config::from_url(url).create_pool(Some(deadpool_redis::Runtime::Tokio1)).ok());
+    match redis_pool {
+        Some(pool) => Arc::new(RedisLimiter::new(pool, &settings.redis_key_prefix)),
+        None => Arc::new(InProcessLimiter::default()),
     }
 }
 
@@ -100,6 +129,7 @@ pub fn build_app(
         .app_data(web::QueryConfig::default().error_handler(query_error))
         .app_data(web::PathConfig::default().error_handler(path_error))
         .app_data(web::PayloadConfig::new(MAX_BODY_BYTES))
+        .wrap(middleware::from_fn(crate::http::rate_limit::enforce))
         .wrap(cors)
         .wrap(middleware::from_fn(observe))
         .configure(routes::health::configure)
@@ -110,7 +140,11 @@ pub fn build_app(
             web::scope("/api/v1")
                 .configure(routes::reference::configure)
                 .configure(routes::events::configure)
-                .configure(routes::identity::configure),
+                .configure(routes::identity::configure)
+                .configure(routes::crm::configure)
+                .configure(routes::orders::configure)
+                .configure(routes::warehouse::configure)
+                .configure(routes::analytics::configure),
         )
         .default_service(web::to(no_route))
 }

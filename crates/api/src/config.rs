@@ -208,6 +208,8 @@ impl Settings {
         if login_max_failed_attempts == 0 {
             return Err(invalid("LOGIN_MAX_FAILED_ATTEMPTS", "must be at least 1"));
         }
+        let trusted_proxies = env.list("TRUSTED_PROXIES", &[]);
+        crate::http::rate_limit::TrustedProxies::parse(&trusted_proxies).map_err(|e| invalid("TRUSTED_PROXIES", e))?;
         let admin_email = env.get("ADMIN_EMAIL");
         let admin_password = env.get("ADMIN_PASSWORD");
         if admin_email.is_some() != admin_password.is_some() {
@@ -223,7 +225,7 @@ impl Settings {
             redis_key_prefix: env.string("REDIS_KEY_PREFIX", "tally"),
             bus,
             rate_limit_enabled: env.boolean("RATE_LIMIT_ENABLED", true)?,
-            trusted_proxies: env.list("TRUSTED_PROXIES", &[]),
+            trusted_proxies,
             login_max_failed_attempts,
             login_lock_duration: env.duration("LOGIN_LOCK_DURATION", Duration::from_secs(15 * 60))?,
             bcrypt_cost,

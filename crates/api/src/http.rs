@@ -4,6 +4,7 @@ pub mod envelope;
 pub mod error;
 pub mod extract;
 pub mod middleware;
+pub mod rate_limit;
 
 pub use envelope::{created, list, no_content, ok};
 pub use error::ApiError;

@@ -4,6 +4,7 @@
 pub mod app;
 pub mod auth;
 pub mod cli;
+pub mod commerce;
 pub mod config;
 pub mod http;
 pub mod metrics;

@@ -3,8 +3,11 @@
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use crate::routes::identity::{auth, users};
-use crate::routes::{events, health, operations, reference};
+use crate::routes::identity::{auth, contacts, permissions, profiles, roles, users};
+use crate::routes::{analytics, events, health, operations, reference};
+
+mod commerce;
+mod crm;
 
 struct BearerAuth;
 
@@ -32,6 +35,19 @@ impl Modify for BearerAuth {
         events::events, events::dead_letters, events::retry_dead_letter,
         auth::register, auth::login, auth::refresh, auth::revoke, auth::change_password,
         users::me, users::list_users, users::get_user, users::suspend, users::ban, users::set_status, users::unlock,
+        contacts::create_contact, contacts::list_contacts, contacts::get_contact, contacts::update_contact,
+        contacts::delete_contact, contacts::verify_contact, contacts::verify_contact_put, contacts::set_primary_contact,
+        profiles::create_profile, profiles::get_my_profile, profiles::update_my_profile, profiles::get_profile,
+        profiles::update_profile, profiles::delete_profile, profiles::set_visibility, profiles::verify_profile,
+        profiles::ban_profile, profiles::list_public_profiles,
+        roles::create_role, roles::list_roles, roles::get_role, roles::role_by_name, roles::update_role, roles::delete_role,
+        roles::grant_permissions, roles::role_permissions, roles::revoke_permission,
+        roles::assign_role, roles::user_roles, roles::unassign_role,
+        permissions::create_permission, permissions::list_permissions, permissions::get_permission,
+        permissions::permission_by_name, permissions::update_permission, permissions::delete_permission,
+        analytics::customer_overview, analytics::customer_lifecycle, analytics::customer_segmentation,
+        analytics::deal_pipeline, analytics::deal_conversions, analytics::sales_rep_performance,
+        analytics::revenue_time_series, analytics::interaction_insights,
     ),
     modifiers(&BearerAuth),
     tags(
@@ -40,6 +56,7 @@ impl Modify for BearerAuth {
         (name = "reference data", description = "Countries, currencies, languages, timezones"),
         (name = "events", description = "Recorded events and dead letters (events:read; retry needs events:update)"),
         (name = "identity", description = "Users, tokens, contacts, profiles, roles and permissions"),
+        (name = "analytics", description = "Customer analytics (analytics:read); money in REPORTING_CURRENCY"),
     )
 )]
 struct ApiDoc;
@@ -47,6 +64,8 @@ struct ApiDoc;
 /// The whole document; later contexts merge their own into it here.
 pub fn document() -> utoipa::openapi::OpenApi {
     let mut doc = ApiDoc::openapi();
+    doc.merge(commerce::CommerceDoc::openapi());
+    doc.merge(crm::CrmDoc::openapi());
     doc.info.version = env!("CARGO_PKG_VERSION").to_owned();
     doc
 }

@@ -78,7 +78,8 @@ pub async fn start_services(
         Some(url) => Arc::new(RedisStore::new(url, &settings.redis_key_prefix)?),
         None => Arc::new(MemoryStore::new()),
     };
-    let observer = Arc::new(PgDeliveryObserver::new(pool.clone()));
+    let signal = OutboxSignal::default();
+    let observer = Arc::new(PgDeliveryObserver::new(pool.clone()).waking(signal.clone()));
     let bus: Arc<dyn EventBus> = match (&settings.bus.kind, &settings.redis_url) {
         (EventBusKind::Redis, Some(url)) => {
             let mut streams = StreamSettings::new(format!("{}:events", settings.redis_key_prefix));
@@ -93,12 +94,18 @@ pub async fn start_services(
             observer,
         )),
     };
+    // The order flow's subscribers need the pool, so they are wired here for every caller.
+    for handler in crate::commerce::event_handlers(&pool) {
+        bus.subscribe(handler);
+    }
+    for handler in event_handlers(&pool) {
+        bus.subscribe(handler);
+    }
     for handler in handlers {
         bus.subscribe(handler);
     }
     bus.start().await?;
 
-    let signal = OutboxSignal::default();
     let relay = OutboxRelay::new(pool.clone(), bus.clone(), signal.clone());
     relay.requeue_incomplete().await?;
     let (relay_stop, stop_rx) = watch::channel(false);
@@ -110,6 +117,8 @@ pub async fn start_services(
     }
     let state = web::Data::new(AppState {
         identity,
+        commerce: crate::commerce::CommerceServices::new(&pool),
+        crm: crate::routes::crm::CrmServices::new(&pool),
         settings: Arc::new(settings),
         dead_letters: PgDeadLetterStore::new(pool.clone()),
         pool,
@@ -121,9 +130,10 @@ pub async fn start_services(
     Ok(Services { state, relay_stop, relay })
 }
 
-/// The event handlers of every context, wired to their adapters.
-pub fn event_handlers(_settings: &Settings) -> Vec<Arc<dyn EventHandler>> {
-    Vec::new()
+/// The event handlers of every context, wired to their adapters; `start_services` subscribes them
+/// for every caller (tests included), next to any extra handlers it is given.
+pub fn event_handlers(pool: &infrastructure::DbPool) -> Vec<Arc<dyn EventHandler>> {
+    vec![Arc::new(infrastructure::crm::CustomerFromUser::new(pool.clone()))]
 }
 
 /// `tally serve`: runs until SIGINT/SIGTERM, then shuts down gracefully.
@@ -131,8 +141,7 @@ pub async fn serve(settings: Settings) -> Result<(), StartupError> {
     settings.require_jwt_secret()?;
     prepare_database(&settings).await?;
     let addr = settings.bind_addr.clone();
-    let handlers = event_handlers(&settings);
-    let services = start_services(settings, handlers).await?;
+    let services = start_services(settings, Vec::new()).await?;
     let state = services.state.clone();
     let server = actix_web::HttpServer::new(move || build_app(state.clone()))
         .shutdown_timeout(30)

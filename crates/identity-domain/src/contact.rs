@@ -1,8 +1,13 @@
 //! Contacts: typed values of a user (email, phone, address).
 
+use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
+use shared_kernel::EventEnvelope;
+use time::OffsetDateTime;
+use uuid::Uuid;
 
 use crate::credentials::Email;
+use crate::ports::RepoError;
 use crate::IdentityError;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -88,6 +93,96 @@ pub fn parse_address(raw: Address) -> Result<Address, IdentityError> {
 /// A label is free text of at most 100 characters.
 pub fn parse_label(raw: Option<String>) -> Result<String, IdentityError> {
     Ok(optional_text("label", raw, 100)?.unwrap_or_default())
+}
+
+/// A stored contact. Only the value matching `contact_type` is set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContactRecord {
+    pub id: Uuid,
+    pub user_id: Uuid,
+    pub contact_type: ContactType,
+    pub label: String,
+    pub email: Option<String>,
+    pub phone: Option<String>,
+    pub address: Option<Address>,
+    pub is_primary: bool,
+    pub is_verified: bool,
+    pub is_public: bool,
+    pub created_at: OffsetDateTime,
+    pub updated_at: OffsetDateTime,
+}
+
+impl ContactRecord {
+    /// The event `name` about this contact: the aggregate is the contact;
+    /// the payload names it, its owner and its flags (never the value).
+    pub fn event(&self, name: &'static str) -> EventEnvelope {
+        EventEnvelope::new(
+            name,
+            self.id,
+            serde_json::json!({
+                "contact_id": self.id,
+                "user_id": self.user_id,
+                "type": self.contact_type.as_str(),
+                "is_primary": self.is_primary,
+                "is_verified": self.is_verified,
+                "is_public": self.is_public,
+            }),
+        )
+    }
+}
+
+/// A validated contact to store.
+#[derive(Debug, Clone)]
+pub struct NewContact {
+    pub id: Uuid,
+    pub user_id: Uuid,
+    pub label: String,
+    pub value: ContactValue,
+    pub is_primary: bool,
+    pub is_public: bool,
+}
+
+/// Validated changes; `None` leaves a field as it is. The type of a
+/// contact never changes, so `value` must be of the stored type.
+#[derive(Debug, Clone, Default)]
+pub struct ContactChanges {
+    pub label: Option<String>,
+    pub value: Option<ContactValue>,
+    pub is_primary: Option<bool>,
+    pub is_public: Option<bool>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ContactFilter {
+    pub contact_type: Option<ContactType>,
+    pub is_primary: Option<bool>,
+}
+
+/// Contacts of a user. Every method is scoped to the owner `user_id`: a
+/// contact of someone else, or a deleted one, is `RepoError::NotFound`.
+/// Each change records its `identity.contact.*` event in its transaction.
+///
+/// Primary switches (create or update with `is_primary`, `set_primary`)
+/// lock the owner's contacts of that type, un-mark the previous primary
+/// (recording `identity.contact.updated` for it) and mark the new one in
+/// one transaction; a unique index keeps at most one primary per type.
+#[async_trait]
+pub trait ContactRepository: Send + Sync {
+    /// Records `identity.contact.created`. An unknown address country is
+    /// `MissingReference { field: "country" }`.
+    async fn create(&self, contact: NewContact) -> Result<ContactRecord, RepoError>;
+    /// The owner's contacts, newest first.
+    async fn list(&self, user_id: Uuid, filter: ContactFilter) -> Result<Vec<ContactRecord>, RepoError>;
+    async fn find(&self, user_id: Uuid, id: Uuid) -> Result<Option<ContactRecord>, RepoError>;
+    /// Records `identity.contact.updated`. A `value` of another type than
+    /// the stored one matches nothing (`NotFound`); callers check first.
+    async fn update(&self, user_id: Uuid, id: Uuid, changes: ContactChanges) -> Result<ContactRecord, RepoError>;
+    /// Makes the contact its type's primary; records `identity.contact.updated`.
+    async fn set_primary(&self, user_id: Uuid, id: Uuid) -> Result<ContactRecord, RepoError>;
+    /// Marks it verified; records `identity.contact.verified` when it was not.
+    async fn verify(&self, user_id: Uuid, id: Uuid) -> Result<ContactRecord, RepoError>;
+    /// Soft delete; records `identity.contact.deleted`.
+    async fn delete(&self, user_id: Uuid, id: Uuid) -> Result<(), RepoError>;
 }
 
 #[cfg(test)]

@@ -14,3 +14,5 @@ pub const PROFILE_CREATED: &str = "identity.profile.created";
 pub const PROFILE_UPDATED: &str = "identity.profile.updated";
 pub const PROFILE_VERIFIED: &str = "identity.profile.verified";
 pub const PROFILE_BANNED: &str = "identity.profile.banned";
+/// Not in the specification's list; emitted so consumers see deletions as for contacts.
+pub const PROFILE_DELETED: &str = "identity.profile.deleted";

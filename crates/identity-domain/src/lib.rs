@@ -11,6 +11,7 @@ pub mod error;
 pub mod events;
 pub mod ports;
 pub mod profile;
+pub mod roles;
 pub mod user;
 
 pub use authz::{PermissionName, PermissionSet, RoleName, SYSTEM_ROLES};

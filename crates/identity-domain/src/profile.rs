@@ -1,9 +1,13 @@
 //! Profile field rules (spec Profile, decisions §4). Reference-data checks
 //! (timezone, language, country exist) are the adapter's job.
 
+use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
-use time::Date;
+use shared_kernel::{EventEnvelope, Page, PageRequest};
+use time::{Date, OffsetDateTime};
+use uuid::Uuid;
 
+use crate::ports::RepoError;
 use crate::IdentityError;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -108,6 +112,93 @@ impl ProfileFields {
     }
 }
 
+/// A stored profile.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileRecord {
+    pub id: Uuid,
+    pub user_id: Uuid,
+    pub display_name: String,
+    pub first_name: Option<String>,
+    pub last_name: Option<String>,
+    pub gender: Option<Gender>,
+    pub date_of_birth: Option<Date>,
+    pub bio: Option<String>,
+    pub avatar_url: Option<String>,
+    pub timezone: Option<String>,
+    pub language: Option<String>,
+    pub country: Option<String>,
+    pub website: Option<String>,
+    pub linkedin_url: Option<String>,
+    pub twitter_url: Option<String>,
+    pub github_url: Option<String>,
+    pub is_public: bool,
+    pub is_active: bool,
+    pub is_banned: bool,
+    pub is_verified: bool,
+    pub created_at: OffsetDateTime,
+    pub updated_at: OffsetDateTime,
+}
+
+impl ProfileRecord {
+    /// Listed publicly and readable by anyone.
+    pub fn is_publicly_visible(&self) -> bool {
+        self.is_public && self.is_active && !self.is_banned
+    }
+
+    /// The event `name` about this profile (aggregate: the profile).
+    pub fn event(&self, name: &'static str) -> EventEnvelope {
+        EventEnvelope::new(
+            name,
+            self.id,
+            serde_json::json!({
+                "profile_id": self.id,
+                "user_id": self.user_id,
+                "is_public": self.is_public,
+                "is_verified": self.is_verified,
+                "is_banned": self.is_banned,
+            }),
+        )
+    }
+}
+
+/// A profile to store; `fields` went through [`ProfileFields::validate`].
+#[derive(Debug, Clone)]
+pub struct NewProfile {
+    pub id: Uuid,
+    pub user_id: Uuid,
+    pub fields: ProfileFields,
+}
+
+/// The moderation flags an admin sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Moderation {
+    Verify,
+    Ban,
+}
+
+/// Profiles, one per user. Changes record their `identity.profile.*` event
+/// in their transaction. Owner-scoped methods treat someone else's profile
+/// as `NotFound`; unknown `timezone`, `language` or `country` values are
+/// `MissingReference { field }` naming that field.
+#[async_trait]
+pub trait ProfileRepository: Send + Sync {
+    /// Records `identity.profile.created`; a second live profile of the
+    /// same user is `Duplicate { field: "user_id" }`.
+    async fn create(&self, profile: NewProfile) -> Result<ProfileRecord, RepoError>;
+    async fn find_by_id(&self, id: Uuid) -> Result<Option<ProfileRecord>, RepoError>;
+    async fn find_by_user(&self, user_id: Uuid) -> Result<Option<ProfileRecord>, RepoError>;
+    /// Applies the given fields (an empty text clears it); records
+    /// `identity.profile.updated`.
+    async fn update(&self, owner: Uuid, id: Uuid, fields: ProfileFields) -> Result<ProfileRecord, RepoError>;
+    /// Soft delete; records `identity.profile.deleted`.
+    async fn delete(&self, owner: Uuid, id: Uuid) -> Result<(), RepoError>;
+    /// Sets a moderation flag; records `identity.profile.verified` or
+    /// `identity.profile.banned` when the flag was not set yet.
+    async fn moderate(&self, id: Uuid, action: Moderation) -> Result<ProfileRecord, RepoError>;
+    /// Public, active, not banned profiles, newest first.
+    async fn list_public(&self, page: PageRequest) -> Result<Page<ProfileRecord>, RepoError>;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,5 +244,42 @@ mod tests {
         ] {
             assert!(bad.clone().validate(false, TODAY).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn only_public_active_unbanned_profiles_are_visible_to_others() {
+        let at = time::macros::datetime!(2026-11-22 10:00 UTC);
+        let profile = ProfileRecord {
+            id: Uuid::nil(),
+            user_id: Uuid::max(),
+            display_name: "Ann".into(),
+            first_name: None,
+            last_name: None,
+            gender: Some(Gender::NotSpecify),
+            date_of_birth: None,
+            bio: None,
+            avatar_url: None,
+            timezone: None,
+            language: None,
+            country: None,
+            website: None,
+            linkedin_url: None,
+            twitter_url: None,
+            github_url: None,
+            is_public: true,
+            is_active: true,
+            is_banned: false,
+            is_verified: false,
+            created_at: at,
+            updated_at: at,
+        };
+        assert!(profile.is_publicly_visible());
+        assert!(!ProfileRecord { is_public: false, ..profile.clone() }.is_publicly_visible());
+        assert!(!ProfileRecord { is_active: false, ..profile.clone() }.is_publicly_visible());
+        assert!(!ProfileRecord { is_banned: true, ..profile.clone() }.is_publicly_visible());
+        let event = profile.event(crate::events::PROFILE_BANNED);
+        assert_eq!((event.name.as_str(), event.aggregate_id), ("identity.profile.banned", profile.id));
+        assert_eq!(event.data["user_id"], serde_json::json!(profile.user_id));
+        assert_eq!(event.data["profile_id"], serde_json::json!(profile.id));
     }
 }

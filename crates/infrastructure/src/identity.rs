@@ -1,5 +1,11 @@
 //! PostgreSQL adapters of the identity context.
 
+pub mod contacts;
+pub mod profiles;
+pub mod roles;
 pub mod users;
 
+pub use contacts::PgContactRepository;
+pub use profiles::PgProfileRepository;
+pub use roles::PgRoleRepository;
 pub use users::PgUserRepository;

@@ -2,13 +2,17 @@
 //! transactional outbox and inbox, event bus adapters (in-process and Redis
 //! Streams) and key-value stores (memory and Redis).
 
+pub mod analytics;
 pub mod bus;
+pub mod crm;
 pub mod db;
 pub mod events;
 pub mod identity;
 pub mod kv;
+pub mod orders;
 pub mod reference;
 pub mod repo_error;
 pub mod schema;
+pub mod warehouse;
 
 pub use db::{DbError, DbPool};

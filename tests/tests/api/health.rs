@@ -82,6 +82,8 @@ async fn a_dead_database_is_unhealthy_with_503_within_the_budget() {
     let kv: Arc<dyn shared_kernel::ports::KeyValueStore> = Arc::new(MemoryStore::new());
     let state = web::Data::new(AppState {
         identity: api::app::IdentityServices::new(&settings, &pool, kv.clone()),
+        commerce: api::commerce::CommerceServices::new(&pool),
+        crm: api::routes::crm::CrmServices::new(&pool),
         settings: Arc::new(settings),
         dead_letters: PgDeadLetterStore::new(pool.clone()),
         kv,

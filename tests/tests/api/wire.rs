@@ -65,6 +65,15 @@ async fn bad_parameters_are_400_with_details() {
     )
     .await;
     assert_error(status, &body, StatusCode::BAD_REQUEST, "INVALID_UUID");
+    // NUL cannot be stored as text: refused up front, never a 500.
+    let (status, _, body) = call(&app, TestRequest::get().uri("/api/v1/shared/countries?search=a%00b")).await;
+    assert_error(status, &body, StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
+    let nul_body = TestRequest::post()
+        .uri("/api/v1/identity/users/register")
+        .insert_header(("Content-Type", "application/json"))
+        .set_payload(r#"{"email": "n@example.com", "name": "a\u0000b", "password": "password-1"}"#);
+    let (status, _, body) = call(&app, nul_body).await;
+    assert_error(status, &body, StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
     let missing = shared_kernel::new_id();
     let (status, _, body) = call(
         &app,

@@ -113,6 +113,18 @@ impl ApiError {
         }
     }
 
+    /// A domain error about one request field: `details` names the field.
+    pub fn from_domain_field<E: Classified + std::fmt::Display>(error: &E, field: Option<&str>) -> Self {
+        let api = Self::from_domain(error);
+        match field {
+            Some(field) => {
+                let message = api.message.clone();
+                api.with_details(BTreeMap::from([(field.to_owned(), message)]))
+            }
+            None => api,
+        }
+    }
+
     pub fn body_json(&self) -> serde_json::Value {
         serde_json::to_value(self.body()).unwrap_or(serde_json::Value::Null)
     }

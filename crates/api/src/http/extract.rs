@@ -61,6 +61,10 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(ApiError::field("body", "a JSON body is required"));
     }
+    // PostgreSQL text cannot hold NUL, and no field of ours needs it.
+    if bytes.windows(6).any(|w| w.eq_ignore_ascii_case(b"\\u0000")) {
+        return Err(ApiError::field("body", "text must not contain NUL characters"));
+    }
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
     match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
         Ok(value) => Ok(value),
@@ -151,6 +155,7 @@ mod tests {
             .contains_key("nested.value"));
         assert_eq!(details(parse_json(b"{not json")).get("body").map(String::as_str), Some("is not valid JSON"));
         assert!(details(parse_json(b"  ")).contains_key("body"));
+        assert!(details(parse_json(br#"{"email": "a\u0000b", "count": 1}"#)).contains_key("body"));
     }
 
     #[test]

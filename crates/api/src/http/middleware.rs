@@ -43,6 +43,12 @@ pub async fn observe(
     let span = tracing::info_span!("request", request_id = %request_id, method = %method, route = %route);
     let path = req.path().to_owned();
 
+    // PostgreSQL text cannot hold NUL; refuse it here instead of failing later.
+    if req.uri().to_string().contains("%00") {
+        let error = ApiError::validation("the URL must not contain NUL characters");
+        let response = req.into_response(error.to_response(error.status)).map_into_right_body();
+        return Ok(response);
+    }
     let result = next.call(req).instrument(span.clone()).await;
     let mut response = match result {
         Ok(response) => envelope_framework_errors(response),

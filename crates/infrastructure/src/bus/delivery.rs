@@ -53,7 +53,10 @@ pub async fn deliver(
     for attempt in 1..=attempts {
         let outcome = AssertUnwindSafe(handler.handle(event)).catch_unwind().await;
         let error = match outcome {
-            Ok(Ok(())) => return true,
+            Ok(Ok(())) => {
+                observer.delivered();
+                return true;
+            }
             Ok(Err(error)) => error.to_string(),
             Err(_) => "handler panicked".to_owned(),
         };

@@ -7,7 +7,7 @@ use shared_kernel::EventEnvelope;
 use uuid::Uuid;
 
 use crate::events::dead_letters::DeadLetterSink;
-use crate::events::PgDeadLetterStore;
+use crate::events::{OutboxSignal, PgDeadLetterStore};
 use crate::schema::outbox_events;
 use crate::DbPool;
 
@@ -17,6 +17,8 @@ pub trait DeliveryObserver: Send + Sync {
     async fn dead_letter(&self, event: &EventEnvelope, handler: &str, error: &str, attempts: u32);
     /// Every handler is done with the event (succeeded or dead-lettered).
     async fn completed(&self, event_id: Uuid);
+    /// A handler succeeded; it may have written events of its own.
+    fn delivered(&self) {}
 }
 
 /// Stores dead letters and completion marks in PostgreSQL.
@@ -24,11 +26,18 @@ pub trait DeliveryObserver: Send + Sync {
 pub struct PgDeliveryObserver {
     pool: DbPool,
     dead_letters: PgDeadLetterStore,
+    /// Wakes the relay after a handler ran: handlers record reply events.
+    relay: Option<OutboxSignal>,
 }
 
 impl PgDeliveryObserver {
     pub fn new(pool: DbPool) -> Self {
-        Self { dead_letters: PgDeadLetterStore::new(pool.clone()), pool }
+        Self { dead_letters: PgDeadLetterStore::new(pool.clone()), pool, relay: None }
+    }
+
+    pub fn waking(mut self, relay: OutboxSignal) -> Self {
+        self.relay = Some(relay);
+        self
     }
 }
 
@@ -36,6 +45,12 @@ impl PgDeliveryObserver {
 impl DeliveryObserver for PgDeliveryObserver {
     async fn dead_letter(&self, event: &EventEnvelope, handler: &str, error: &str, attempts: u32) {
         self.dead_letters.record(event, handler, error, attempts).await;
+    }
+
+    fn delivered(&self) {
+        if let Some(relay) = &self.relay {
+            relay.notify();
+        }
     }
 
     async fn completed(&self, event_id: Uuid) {

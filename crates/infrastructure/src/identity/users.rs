@@ -267,6 +267,9 @@ impl UserRepository for PgUserRepository {
             })
             .await
             .map_err(from_diesel)?;
+        // Give the connection back before looking again: holding it while
+        // taking another could exhaust the pool under concurrency.
+        drop(conn);
         match outcome {
             Some(user) => Ok(user),
             None if self.find_by_id(id).await?.is_some() => Err(RepoError::Stale),

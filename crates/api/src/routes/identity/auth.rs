@@ -10,6 +10,7 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use super::contacts::identity_error;
 use super::users::{domain, registered_event};
 use crate::app::AppState;
 use crate::auth::caller::{revoked_key, token_revoked};
@@ -71,17 +72,6 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(web::resource("/identity/users/me/password").route(web::put().to(change_password)));
 }
 
-fn validation(error: identity_domain::IdentityError) -> ApiError {
-    let api = ApiError::from_domain(&error);
-    match error.field() {
-        Some(field) => {
-            let message = api.message.clone();
-            api.with_details([(field.to_owned(), message)].into())
-        }
-        None => api,
-    }
-}
-
 fn session(state: &AppState, user: &UserRecord, roles: Vec<String>) -> Result<Session, ApiError> {
     let subject = Subject { user_id: user.id, email: &user.email, roles, token_version: user.token_version };
     Ok(Session {
@@ -111,12 +101,12 @@ fn locked() -> ApiError {
     responses((status = 201, body = Session), (status = 400, description = "VALIDATION_ERROR / INVALID_EMAIL"),
               (status = 409, description = "EMAIL_ALREADY_EXISTS"), (status = 429, description = "RATE_LIMIT_EXCEEDED")))]
 pub async fn register(state: web::Data<AppState>, Json(body): Json<RegisterBody>) -> Result<HttpResponse, ApiError> {
-    let email = Email::parse(&body.email).map_err(validation)?;
+    let email = Email::parse(&body.email).map_err(identity_error)?;
     let name = body.name.trim();
     if name.is_empty() || name.chars().count() > 255 {
         return Err(ApiError::field("name", "must be 1 to 255 characters"));
     }
-    let password = Password::parse("password", &body.password).map_err(validation)?;
+    let password = Password::parse("password", &body.password).map_err(identity_error)?;
     let password_hash = passwords::hash(password.expose().to_owned(), state.settings.bcrypt_cost).await?;
     let id = shared_kernel::new_id();
     let event = registered_event(id, email.as_str(), name);
@@ -252,7 +242,7 @@ pub async fn change_password(
     caller: Caller,
     Json(body): Json<PasswordBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let new_password = Password::parse("new_password", &body.new_password).map_err(validation)?;
+    let new_password = Password::parse("new_password", &body.new_password).map_err(identity_error)?;
     let user = state
         .identity
         .users

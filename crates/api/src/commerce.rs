@@ -1,0 +1,50 @@
+//! Order and warehouse adapters shared by the order and warehouse routes, and the event handlers of
+//! the order flow (warehouse: reserve / release / commit on order events; orders: fold the replies).
+
+use std::sync::Arc;
+
+use infrastructure::orders::{PgOrderRepository, WarehouseRepliesHandler};
+use infrastructure::warehouse::order_events::HANDLER_NAME as WAREHOUSE_ORDER_EVENTS;
+use infrastructure::warehouse::{
+    OrderEventsHandler, PgInventoryRepository, PgLocationRepository, PgOrderStockRepository, PgProductRepository,
+    PgStockMovementRepository,
+};
+use infrastructure::DbPool;
+use order_domain::OrderRepository;
+use shared_kernel::ports::EventHandler;
+use warehouse_domain::{InventoryRepository, LocationRepository, ProductRepository, StockMovementRepository};
+
+/// The storage ports of orders and the warehouse, as the handlers see them.
+#[derive(Clone)]
+pub struct CommerceServices {
+    pub orders: Arc<dyn OrderRepository>,
+    pub products: Arc<dyn ProductRepository>,
+    pub inventory: Arc<dyn InventoryRepository>,
+    pub movements: Arc<dyn StockMovementRepository>,
+    pub locations: Arc<dyn LocationRepository>,
+}
+
+impl CommerceServices {
+    pub fn new(pool: &DbPool) -> Self {
+        Self {
+            orders: Arc::new(PgOrderRepository::new(pool.clone())),
+            products: Arc::new(PgProductRepository::new(pool.clone())),
+            inventory: Arc::new(PgInventoryRepository::new(pool.clone())),
+            movements: Arc::new(PgStockMovementRepository::new(pool.clone())),
+            locations: Arc::new(PgLocationRepository::new(pool.clone())),
+        }
+    }
+}
+
+/// The order flow's subscribers: the warehouse reacting to order events, the orders to its replies.
+pub fn event_handlers(pool: &DbPool) -> Vec<Arc<dyn EventHandler>> {
+    let stock = Arc::new(PgOrderStockRepository::new(pool.clone(), WAREHOUSE_ORDER_EVENTS));
+    vec![Arc::new(OrderEventsHandler::new(stock)), Arc::new(WarehouseRepliesHandler::new(pool.clone()))]
+}
+
+/// The current time at the database's precision (microseconds), so what a write answers equals
+/// what a later read returns.
+pub fn now() -> time::OffsetDateTime {
+    let t = time::OffsetDateTime::now_utc();
+    t.replace_nanosecond(t.nanosecond() / 1_000 * 1_000).unwrap_or(t)
+}

@@ -1,0 +1,78 @@
+//! Query parameters of the analytics endpoints: each bad value is 400 `VALIDATION_ERROR` naming it.
+
+use infrastructure::analytics::{Granularity, LifecyclePeriod, SeriesRange, SeriesRangeError};
+use serde::Deserialize;
+use time::{Date, OffsetDateTime};
+use utoipa::IntoParams;
+
+use crate::http::ApiError;
+use crate::routes::query_params::{date, present};
+
+/// Taken as text so a bad value gets a message naming the parameter, not a generic query error.
+#[derive(Debug, Deserialize, IntoParams)]
+pub struct LifecycleQuery {
+    /// `week`, `month` (default), `quarter` or `year`: the window is the last such period up to now.
+    pub period: Option<String>,
+}
+
+impl LifecycleQuery {
+    pub fn period(&self) -> Result<LifecyclePeriod, ApiError> {
+        match present(&self.period) {
+            None => Ok(LifecyclePeriod::default()),
+            Some(text) => LifecyclePeriod::parse(text)
+                .ok_or_else(|| ApiError::field("period", "must be one of: week, month, quarter, year")),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+pub struct PerformanceQuery {
+    /// How many reps, 1..=100 (default 10).
+    pub top_n: Option<String>,
+}
+
+impl PerformanceQuery {
+    pub const DEFAULT_TOP_N: i64 = 10;
+
+    pub fn top_n(&self) -> Result<i64, ApiError> {
+        match present(&self.top_n) {
+            None => Ok(Self::DEFAULT_TOP_N),
+            Some(text) => text
+                .parse::<i64>()
+                .ok()
+                .filter(|n| (1..=100).contains(n))
+                .ok_or_else(|| ApiError::field("top_n", "must be an integer from 1 to 100")),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+pub struct SeriesQuery {
+    /// `YYYY-MM-DD`; default: 29 days, 11 weeks or 11 months before the bucket of `end_date`, so the
+    /// series has 30 days, 12 ISO weeks or 12 calendar months.
+    pub start_date: Option<String>,
+    /// `YYYY-MM-DD`; default today (UTC).
+    pub end_date: Option<String>,
+    /// `day`, `week` (ISO) or `month` (default).
+    pub granularity: Option<String>,
+}
+
+impl SeriesQuery {
+    pub fn range(&self, today: Date) -> Result<SeriesRange, ApiError> {
+        let granularity = match present(&self.granularity) {
+            None => Granularity::default(),
+            Some(text) => Granularity::parse(text)
+                .ok_or_else(|| ApiError::field("granularity", "must be one of: day, week, month"))?,
+        };
+        let end = date("end_date", &self.end_date)?.unwrap_or(today);
+        let start = date("start_date", &self.start_date)?.unwrap_or_else(|| granularity.default_start(end));
+        SeriesRange::new(start, end, granularity).map_err(|error| match error {
+            SeriesRangeError::StartAfterEnd => ApiError::field("start_date", error.to_string()),
+            SeriesRangeError::TooManyBuckets(_) => ApiError::field("granularity", error.to_string()),
+        })
+    }
+}
+
+pub fn today_utc() -> Date {
+    OffsetDateTime::now_utc().date()
+}

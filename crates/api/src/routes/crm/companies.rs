@@ -1,0 +1,147 @@
+//! Companies: the organisations a `company_id` names (decisions §6).
+
+use actix_web::{web, HttpResponse};
+use crm_domain::{Company, CompanyChanges, CompanyFilter, NewCompany};
+use serde::Deserialize;
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+use super::views::CompanyResponse;
+use super::wire::{domain_error, now, present, repo_error};
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::http::{created, list, no_content, ok, ApiError, Json, PageQuery};
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct CreateCompanyBody {
+    /// 1..=255 characters.
+    pub name: String,
+    /// http(s) URL, at most 500 characters.
+    pub website: Option<String>,
+    /// At most 100 characters.
+    pub industry: Option<String>,
+}
+
+/// Absent fields stay; `null` clears `website` or `industry`.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct UpdateCompanyBody {
+    pub name: Option<String>,
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>)]
+    pub website: Option<Option<String>>,
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>)]
+    pub industry: Option<Option<String>>,
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+pub struct CompanyListQuery {
+    /// Case-insensitive substring of the name.
+    pub search: Option<String>,
+}
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::resource("/customer-mgmt/companies")
+            .route(web::post().to(create_company))
+            .route(web::get().to(list_companies)),
+    )
+    .service(
+        web::resource("/customer-mgmt/companies/{id}")
+            .route(web::get().to(get_company))
+            .route(web::put().to(update_company))
+            .route(web::delete().to(delete_company)),
+    );
+}
+
+fn company_error(error: crm_domain::CompanyError) -> ApiError {
+    domain_error(&error, error.field())
+}
+
+async fn load(state: &AppState, id: Uuid) -> Result<Company, ApiError> {
+    let found = state.crm.companies.find_by_id(id).await.map_err(repo_error)?;
+    found.ok_or_else(|| ApiError::not_found("no such company"))
+}
+
+#[utoipa::path(post, path = "/api/v1/customer-mgmt/companies", tag = "customer management",
+    request_body = CreateCompanyBody,
+    responses((status = 201, body = CompanyResponse), (status = 400, description = "VALIDATION_ERROR"),
+              (status = 403, description = "Lacks companies:create")),
+    security(("bearer" = [])))]
+pub async fn create_company(
+    state: web::Data<AppState>,
+    caller: Caller,
+    Json(body): Json<CreateCompanyBody>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("companies", "create")?;
+    let input = NewCompany { name: body.name, website: body.website, industry: body.industry };
+    let company = Company::new(input, now()).map_err(company_error)?;
+    let saved = state.crm.companies.create(&company).await.map_err(repo_error)?;
+    Ok(created(CompanyResponse::from(saved)))
+}
+
+#[utoipa::path(get, path = "/api/v1/customer-mgmt/companies", tag = "customer management",
+    params(PageQuery, CompanyListQuery),
+    responses((status = 200, body = [CompanyResponse]), (status = 403, description = "Lacks companies:read")),
+    security(("bearer" = [])))]
+pub async fn list_companies(
+    state: web::Data<AppState>,
+    caller: Caller,
+    page: web::Query<PageQuery>,
+    query: web::Query<CompanyListQuery>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("companies", "read")?;
+    let filter = CompanyFilter { search: query.into_inner().search };
+    let companies = state.crm.companies.list(&filter, page.request()?).await.map_err(repo_error)?;
+    Ok(list(companies.map(CompanyResponse::from)))
+}
+
+#[utoipa::path(get, path = "/api/v1/customer-mgmt/companies/{id}", tag = "customer management",
+    params(("id" = Uuid, Path)),
+    responses((status = 200, body = CompanyResponse), (status = 404, description = "NOT_FOUND")),
+    security(("bearer" = [])))]
+pub async fn get_company(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("companies", "read")?;
+    Ok(ok(CompanyResponse::from(load(&state, id.into_inner()).await?)))
+}
+
+#[utoipa::path(put, path = "/api/v1/customer-mgmt/companies/{id}", tag = "customer management",
+    params(("id" = Uuid, Path)), request_body = UpdateCompanyBody,
+    responses((status = 200, body = CompanyResponse), (status = 400, description = "VALIDATION_ERROR"),
+              (status = 404, description = "NOT_FOUND")),
+    security(("bearer" = [])))]
+pub async fn update_company(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+    Json(body): Json<UpdateCompanyBody>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("companies", "update")?;
+    let company = load(&state, id.into_inner()).await?;
+    let changes = CompanyChanges { name: body.name, website: body.website, industry: body.industry };
+    let next = company.update(changes, now()).map_err(company_error)?;
+    let saved = state.crm.companies.update(&next).await.map_err(|e| match e {
+        crm_domain::RepoError::NotFound => ApiError::not_found("no such company"),
+        other => repo_error(other),
+    })?;
+    Ok(ok(CompanyResponse::from(saved)))
+}
+
+#[utoipa::path(delete, path = "/api/v1/customer-mgmt/companies/{id}", tag = "customer management",
+    params(("id" = Uuid, Path)),
+    responses((status = 204, description = "Soft-deleted"), (status = 404, description = "NOT_FOUND"),
+              (status = 403, description = "Lacks companies:delete")),
+    security(("bearer" = [])))]
+pub async fn delete_company(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("companies", "delete")?;
+    state.crm.companies.soft_delete(id.into_inner(), now()).await.map_err(repo_error)?;
+    Ok(no_content())
+}

@@ -1,0 +1,242 @@
+//! Customer lifecycle: status moves, tier upgrades, tags and sales-rep assignment.
+//!
+//! A status or tier change is saved conditionally on the state it started from. If someone else
+//! changed it meanwhile, the move is re-run once on the fresh state, so the caller gets the precise
+//! answer (`INVALID_STATUS_TRANSITION` …) rather than a generic conflict.
+
+use actix_web::{web, HttpResponse};
+use crm_domain::{Customer, CustomerError, CustomerStatus, RepoError, StatusTransition, Tier};
+use serde::Deserialize;
+use serde_json::json;
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::customers::{customer_error, customer_write_error};
+use super::views::CustomerResponse;
+use super::wire::{ensure_active_user, existing_customer, now, present, required, timestamp};
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::http::{ok, ApiError, Json};
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct ChurnBody {
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct StatusBody {
+    /// The target status; only the moves of the lifecycle are allowed.
+    pub status: String,
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct AssignBody {
+    /// The sales rep (an active user), or `null` to unassign.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<Uuid>)]
+    pub assigned_to: Option<Option<Uuid>>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct TierBody {
+    /// A higher tier than the current one.
+    #[schema(value_type = String)]
+    pub tier: Tier,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct TagsBody {
+    pub tags: Vec<String>,
+}
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    let resource = |tail: &str| web::resource(format!("/customer-mgmt/customers/{{id}}/{tail}"));
+    cfg.service(resource("qualify").route(web::post().to(qualify)))
+        .service(resource("convert").route(web::post().to(convert)))
+        .service(resource("churn").route(web::post().to(churn)))
+        .service(resource("reactivate").route(web::post().to(reactivate)))
+        .service(resource("status").route(web::patch().to(set_status)))
+        .service(resource("assign").route(web::post().to(assign)).route(web::put().to(assign)))
+        .service(resource("tier").route(web::put().to(change_tier)))
+        .service(resource("tags").route(web::put().to(set_tags)));
+}
+
+/// Loads, moves and saves; on a concurrent change, re-runs the move once on the fresh state.
+async fn transition<F>(state: &AppState, id: Uuid, step: F) -> Result<Customer, ApiError>
+where
+    F: Fn(&Customer, OffsetDateTime) -> Result<StatusTransition, CustomerError>,
+{
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        let customer = existing_customer(state, id).await?;
+        let moved = step(&customer, now()).map_err(customer_error)?;
+        match state.crm.customers.save_transition(&moved).await {
+            Ok(saved) => {
+                state.outbox.notify();
+                return Ok(saved);
+            }
+            Err(RepoError::StaleState) if attempts < 2 => continue,
+            Err(error) => return Err(customer_write_error(error)),
+        }
+    }
+}
+
+fn status_data(c: &Customer) -> serde_json::Value {
+    json!({"id": c.id, "status": c.status.as_str(), "updated_at": timestamp(c.updated_at)})
+}
+
+#[utoipa::path(post, path = "/api/v1/customer-mgmt/customers/{id}/qualify", tag = "customer management",
+    params(("id" = Uuid, Path)),
+    responses((status = 200, description = "data: id, status (prospect), updated_at"),
+              (status = 404, description = "CUSTOMER_NOT_FOUND"), (status = 409, description = "INVALID_STATUS_TRANSITION")),
+    security(("bearer" = [])))]
+pub async fn qualify(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("customers", "update")?;
+    let saved = transition(&state, id.into_inner(), |c, at| c.qualify(at)).await?;
+    Ok(ok(status_data(&saved)))
+}
+
+#[utoipa::path(post, path = "/api/v1/customer-mgmt/customers/{id}/convert", tag = "customer management",
+    params(("id" = Uuid, Path)),
+    responses((status = 200, description = "data: id, status (customer), updated_at"),
+              (status = 404, description = "CUSTOMER_NOT_FOUND"), (status = 409, description = "INVALID_STATUS_TRANSITION")),
+    security(("bearer" = [])))]
+pub async fn convert(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("customers", "update")?;
+    let saved = transition(&state, id.into_inner(), |c, at| c.convert(at)).await?;
+    Ok(ok(status_data(&saved)))
+}
+
+#[utoipa::path(post, path = "/api/v1/customer-mgmt/customers/{id}/churn", tag = "customer management",
+    params(("id" = Uuid, Path)), request_body(content = ChurnBody, description = "Optional reason"),
+    responses((status = 200, description = "data: id, status (churned), churned_at"),
+              (status = 404, description = "CUSTOMER_NOT_FOUND"), (status = 409, description = "INVALID_STATUS_TRANSITION")),
+    security(("bearer" = [])))]
+pub async fn churn(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+    body: Option<Json<ChurnBody>>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("customers", "update")?;
+    let reason = body.and_then(|Json(b)| b.reason);
+    let saved = transition(&state, id.into_inner(), |c, at| c.churn(reason.clone(), at)).await?;
+    let churned_at = saved.churned_at.map(timestamp);
+    Ok(ok(json!({"id": saved.id, "status": saved.status.as_str(), "churned_at": churned_at})))
+}
+
+#[utoipa::path(post, path = "/api/v1/customer-mgmt/customers/{id}/reactivate", tag = "customer management",
+    params(("id" = Uuid, Path)),
+    responses((status = 200, body = CustomerResponse, description = "Back to prospect, churned_at cleared"),
+              (status = 404, description = "CUSTOMER_NOT_FOUND"), (status = 409, description = "INVALID_STATUS_TRANSITION")),
+    security(("bearer" = [])))]
+pub async fn reactivate(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("customers", "update")?;
+    let saved = transition(&state, id.into_inner(), |c, at| c.reactivate(at)).await?;
+    Ok(ok(CustomerResponse::from(saved)))
+}
+
+#[utoipa::path(patch, path = "/api/v1/customer-mgmt/customers/{id}/status", tag = "customer management",
+    params(("id" = Uuid, Path)), request_body = StatusBody,
+    responses((status = 200, description = "data: message, id, status"),
+              (status = 400, description = "VALIDATION_ERROR"), (status = 404, description = "CUSTOMER_NOT_FOUND"),
+              (status = 409, description = "INVALID_STATUS_TRANSITION")),
+    security(("bearer" = [])))]
+pub async fn set_status(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+    Json(body): Json<StatusBody>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("customers", "update")?;
+    let target = CustomerStatus::parse(&body.status).map_err(|e| ApiError::field("status", e.to_string()))?;
+    let saved = transition(&state, id.into_inner(), |c, at| c.transition_to(target, body.reason.clone(), at)).await?;
+    Ok(ok(json!({
+        "message": format!("customer status changed to {}", saved.status.as_str()),
+        "id": saved.id,
+        "status": saved.status.as_str(),
+    })))
+}
+
+#[utoipa::path(post, path = "/api/v1/customer-mgmt/customers/{id}/assign", tag = "customer management",
+    params(("id" = Uuid, Path)), request_body = AssignBody,
+    responses((status = 200, description = "data: id, assigned_to, updated_at (PUT is accepted too)"),
+              (status = 404, description = "CUSTOMER_NOT_FOUND / USER_NOT_FOUND")),
+    security(("bearer" = [])))]
+pub async fn assign(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+    Json(body): Json<AssignBody>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("customers", "update")?;
+    let rep = body.assigned_to.ok_or_else(|| required("assigned_to"))?;
+    let customer = existing_customer(&state, id.into_inner()).await?;
+    if let Some(rep) = rep {
+        ensure_active_user(&state, rep, "assigned_to").await?;
+    }
+    let saved = state.crm.customers.update(&customer.assign(rep, now())).await.map_err(customer_write_error)?;
+    Ok(ok(json!({"id": saved.id, "assigned_to": saved.assigned_to, "updated_at": timestamp(saved.updated_at)})))
+}
+
+#[utoipa::path(put, path = "/api/v1/customer-mgmt/customers/{id}/tier", tag = "customer management",
+    params(("id" = Uuid, Path)), request_body = TierBody,
+    responses((status = 200, body = CustomerResponse), (status = 404, description = "CUSTOMER_NOT_FOUND"),
+              (status = 409, description = "INVALID_TIER_CHANGE (not an upgrade)")),
+    security(("bearer" = [])))]
+pub async fn change_tier(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+    Json(body): Json<TierBody>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("customers", "update")?;
+    let id = id.into_inner();
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        let customer = existing_customer(&state, id).await?;
+        let change = customer.change_tier(body.tier, now()).map_err(customer_error)?;
+        match state.crm.customers.save_tier_change(&change).await {
+            Ok(saved) => {
+                state.outbox.notify();
+                return Ok(ok(CustomerResponse::from(saved)));
+            }
+            Err(RepoError::StaleState) if attempts < 2 => continue,
+            Err(error) => return Err(customer_write_error(error)),
+        }
+    }
+}
+
+#[utoipa::path(put, path = "/api/v1/customer-mgmt/customers/{id}/tags", tag = "customer management",
+    params(("id" = Uuid, Path)), request_body = TagsBody,
+    responses((status = 200, body = CustomerResponse), (status = 400, description = "VALIDATION_ERROR"),
+              (status = 404, description = "CUSTOMER_NOT_FOUND")),
+    security(("bearer" = [])))]
+pub async fn set_tags(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+    Json(body): Json<TagsBody>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("customers", "update")?;
+    let customer = existing_customer(&state, id.into_inner()).await?;
+    let next = customer.set_tags(body.tags, now()).map_err(customer_error)?;
+    let saved = state.crm.customers.update(&next).await.map_err(customer_write_error)?;
+    Ok(ok(CustomerResponse::from(saved)))
+}

@@ -1,0 +1,137 @@
+//! Deal stage moves: `/stage`, `/win`, `/lose`. Each is saved conditionally on the stage it started
+//! from; if the deal moved meanwhile the move is re-run once on the fresh state (a deal closed
+//! meanwhile then answers `MOVE_STAGE_FAILED`).
+
+use actix_web::{web, HttpResponse};
+use crm_domain::{Deal, DealError, DealStage, RepoError, StageTransition};
+use serde::Deserialize;
+use serde_json::json;
+use time::{Date, OffsetDateTime};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::deals::{deal_error, existing_deal};
+use super::wire::{day, now, repo_error, timestamp};
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::http::{ok, ApiError, Json};
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct StageBody {
+    /// Any stage; a closed one closes the deal today.
+    #[schema(value_type = String, example = "proposal")]
+    pub stage: DealStage,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct WinBody {
+    #[serde(with = "day")]
+    #[schema(value_type = String, format = Date)]
+    pub close_date: Date,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct LoseBody {
+    #[serde(with = "day")]
+    #[schema(value_type = String, format = Date)]
+    pub close_date: Date,
+    pub reason: Option<String>,
+}
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(web::resource("/customer-mgmt/deals/{id}/stage").route(web::put().to(move_stage)))
+        .service(web::resource("/customer-mgmt/deals/{id}/win").route(web::post().to(win)))
+        .service(web::resource("/customer-mgmt/deals/{id}/lose").route(web::post().to(lose)));
+}
+
+/// Loads, moves and saves; `Ok(deal)` unchanged when the move is a no-op.
+async fn change_stage<F>(state: &AppState, id: Uuid, step: F) -> Result<Deal, ApiError>
+where
+    F: Fn(&Deal, OffsetDateTime) -> Result<Option<StageTransition>, DealError>,
+{
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        let deal = existing_deal(state, id).await?;
+        let Some(moved) = step(&deal, now()).map_err(deal_error)? else {
+            return Ok(deal);
+        };
+        match state.crm.deals.save_stage_change(&moved).await {
+            Ok(saved) => {
+                state.outbox.notify();
+                return Ok(saved);
+            }
+            Err(RepoError::StaleState) if attempts < 2 => continue,
+            Err(RepoError::NotFound) => return Err(ApiError::not_found("no such deal")),
+            Err(error) => return Err(repo_error(error)),
+        }
+    }
+}
+
+#[utoipa::path(put, path = "/api/v1/customer-mgmt/deals/{id}/stage", tag = "customer management",
+    params(("id" = Uuid, Path)), request_body = StageBody,
+    responses((status = 200, description = "data: id, stage, probability, updated_at"),
+              (status = 400, description = "MOVE_STAGE_FAILED (closed deal) / VALIDATION_ERROR"),
+              (status = 404, description = "NOT_FOUND")),
+    security(("bearer" = [])))]
+pub async fn move_stage(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+    Json(body): Json<StageBody>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("deals", "update")?;
+    let saved = change_stage(&state, id.into_inner(), |d, at| d.move_to(body.stage, at)).await?;
+    Ok(ok(json!({
+        "id": saved.id,
+        "stage": saved.stage.as_str(),
+        "probability": saved.probability,
+        "updated_at": timestamp(saved.updated_at),
+    })))
+}
+
+#[utoipa::path(post, path = "/api/v1/customer-mgmt/deals/{id}/win", tag = "customer management",
+    params(("id" = Uuid, Path)), request_body = WinBody,
+    responses((status = 200, description = "data: id, stage, probability, actual_close_date, updated_at"),
+              (status = 400, description = "MOVE_STAGE_FAILED (closed deal)"), (status = 404, description = "NOT_FOUND")),
+    security(("bearer" = [])))]
+pub async fn win(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+    Json(body): Json<WinBody>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("deals", "update")?;
+    let saved = change_stage(&state, id.into_inner(), |d, at| d.win(body.close_date, at).map(Some)).await?;
+    Ok(ok(json!({
+        "id": saved.id,
+        "stage": saved.stage.as_str(),
+        "probability": saved.probability,
+        "actual_close_date": saved.actual_close_date.map(|d| d.to_string()),
+        "updated_at": timestamp(saved.updated_at),
+    })))
+}
+
+#[utoipa::path(post, path = "/api/v1/customer-mgmt/deals/{id}/lose", tag = "customer management",
+    params(("id" = Uuid, Path)), request_body = LoseBody,
+    responses((status = 200, description = "data: id, stage, probability, actual_close_date, loss_reason, updated_at"),
+              (status = 400, description = "MOVE_STAGE_FAILED (closed deal)"), (status = 404, description = "NOT_FOUND")),
+    security(("bearer" = [])))]
+pub async fn lose(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+    Json(body): Json<LoseBody>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("deals", "update")?;
+    let step = |d: &Deal, at| d.lose(body.close_date, body.reason.clone(), at).map(Some);
+    let saved = change_stage(&state, id.into_inner(), step).await?;
+    Ok(ok(json!({
+        "id": saved.id,
+        "stage": saved.stage.as_str(),
+        "probability": saved.probability,
+        "actual_close_date": saved.actual_close_date.map(|d| d.to_string()),
+        "loss_reason": saved.loss_reason,
+        "updated_at": timestamp(saved.updated_at),
+    })))
+}

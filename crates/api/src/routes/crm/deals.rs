@@ -1,0 +1,286 @@
+//! Deals: create, read, list, edit an open deal, delete, and the pipeline statistics.
+//! Stage moves (`/stage`, `/win`, `/lose`) are in `deal_stages.rs`.
+
+use std::collections::BTreeMap;
+
+use actix_web::{web, HttpResponse};
+use crm_domain::{Deal, DealError, DealFilter, DealSource, DealStage, NewDeal, RepoError};
+use serde::Deserialize;
+use serde_json::json;
+use shared_kernel::CurrencyCode;
+use time::Date;
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+use super::views::DealResponse;
+use super::wire::{
+    active_currency, day, domain_error, ensure_active_user, existing_customer, now, repo_error, timestamp,
+};
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::http::{created, list, no_content, ok, ApiError, Json, PageQuery};
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct CreateDealBody {
+    pub customer_id: Uuid,
+    /// An active user.
+    pub assigned_to: Uuid,
+    /// 1..=200 characters.
+    pub name: String,
+    /// Positive, in cents.
+    pub value: i64,
+    /// Default USD.
+    #[schema(value_type = Option<String>, example = "USD")]
+    pub currency: Option<CurrencyCode>,
+    /// After today (UTC).
+    #[serde(with = "day")]
+    #[schema(value_type = String, format = Date)]
+    pub expected_close_date: Date,
+    /// inbound (default), outbound, referral or partner.
+    #[schema(value_type = Option<String>)]
+    pub source: Option<DealSource>,
+    #[serde(default)]
+    pub tags: Vec<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct BasicInfoBody {
+    pub name: Option<String>,
+    #[serde(default, with = "day::option")]
+    #[schema(value_type = Option<String>, format = Date)]
+    pub expected_close_date: Option<Date>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct ValueBody {
+    /// Positive, in cents.
+    pub value: i64,
+    /// Default: the deal's current currency.
+    #[schema(value_type = Option<String>, example = "EUR")]
+    pub currency: Option<CurrencyCode>,
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+pub struct DealListQuery {
+    pub stage: Option<String>,
+    pub customer_id: Option<String>,
+    pub assigned_to: Option<String>,
+}
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::resource("/customer-mgmt/deals").route(web::post().to(create_deal)).route(web::get().to(list_deals)),
+    )
+    .service(web::resource("/customer-mgmt/deals/stats/pipeline").route(web::get().to(pipeline_stats)))
+    .service(web::resource("/customer-mgmt/deals/stats/won").route(web::get().to(won_stats)))
+    .service(web::resource("/customer-mgmt/deals/stage/{stage}").route(web::get().to(deals_in_stage)))
+    .service(
+        web::resource("/customer-mgmt/deals/{id}").route(web::get().to(get_deal)).route(web::delete().to(delete_deal)),
+    )
+    .service(web::resource("/customer-mgmt/deals/{id}/basic-info").route(web::put().to(update_basic_info)))
+    .service(web::resource("/customer-mgmt/deals/{id}/value").route(web::put().to(update_value)));
+}
+
+pub(crate) fn deal_error(error: DealError) -> ApiError {
+    domain_error(&error, error.field())
+}
+
+pub(crate) async fn existing_deal(state: &AppState, id: Uuid) -> Result<Deal, ApiError> {
+    let found = state.crm.deals.find_by_id(id).await.map_err(repo_error)?;
+    found.ok_or_else(|| ApiError::not_found("no such deal"))
+}
+
+/// Saves an edit of an open deal; a deal closed meanwhile is `DEAL_CLOSED`.
+async fn save_open(state: &AppState, deal: &Deal) -> Result<Deal, ApiError> {
+    state.crm.deals.update_open(deal).await.map_err(|e| match e {
+        RepoError::StaleState => ApiError::conflict("DEAL_CLOSED", "the deal was closed meanwhile"),
+        RepoError::NotFound => ApiError::not_found("no such deal"),
+        other => repo_error(other),
+    })
+}
+
+fn parse_id(field: &str, raw: &Option<String>) -> Result<Option<Uuid>, ApiError> {
+    match raw.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        Some(text) => shared_kernel::id::parse_id(text).map(Some).ok_or_else(|| ApiError::invalid_uuid(field)),
+        None => Ok(None),
+    }
+}
+
+fn parse_stage(raw: &str) -> Result<DealStage, ApiError> {
+    DealStage::parse(raw).map_err(|e| ApiError::field("stage", e.to_string()))
+}
+
+#[utoipa::path(post, path = "/api/v1/customer-mgmt/deals", tag = "customer management", request_body = CreateDealBody,
+    responses((status = 201, body = DealResponse), (status = 400, description = "VALIDATION_ERROR"),
+              (status = 404, description = "CUSTOMER_NOT_FOUND / USER_NOT_FOUND")),
+    security(("bearer" = [])))]
+pub async fn create_deal(
+    state: web::Data<AppState>,
+    caller: Caller,
+    Json(body): Json<CreateDealBody>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("deals", "create")?;
+    let currency = body.currency.map(active_currency).transpose()?;
+    let input = NewDeal {
+        customer_id: body.customer_id,
+        assigned_to: body.assigned_to,
+        name: body.name,
+        value: body.value,
+        currency,
+        source: body.source,
+        expected_close_date: body.expected_close_date,
+        tags: body.tags,
+    };
+    let created_deal = Deal::new(input, now()).map_err(deal_error)?;
+    existing_customer(&state, body.customer_id).await?;
+    ensure_active_user(&state, body.assigned_to, "assigned_to").await?;
+    let saved = state.crm.deals.create(&created_deal).await.map_err(repo_error)?;
+    state.outbox.notify();
+    Ok(created(DealResponse::from(saved)))
+}
+
+#[utoipa::path(get, path = "/api/v1/customer-mgmt/deals", tag = "customer management", params(PageQuery, DealListQuery),
+    responses((status = 200, body = [DealResponse]), (status = 400, description = "VALIDATION_ERROR / INVALID_UUID")),
+    security(("bearer" = [])))]
+pub async fn list_deals(
+    state: web::Data<AppState>,
+    caller: Caller,
+    page: web::Query<PageQuery>,
+    query: web::Query<DealListQuery>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("deals", "read")?;
+    let page = page.request()?;
+    let stage = match query.stage.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        Some(raw) => Some(parse_stage(raw)?),
+        None => None,
+    };
+    let filter = DealFilter {
+        stage,
+        customer_id: parse_id("customer_id", &query.customer_id)?,
+        assigned_to: parse_id("assigned_to", &query.assigned_to)?,
+    };
+    let deals = state.crm.deals.list(&filter, page).await.map_err(repo_error)?;
+    Ok(list(deals.map(DealResponse::from)))
+}
+
+#[utoipa::path(get, path = "/api/v1/customer-mgmt/deals/stage/{stage}", tag = "customer management",
+    params(("stage" = String, Path), PageQuery),
+    responses((status = 200, body = [DealResponse]), (status = 400, description = "VALIDATION_ERROR (unknown stage)")),
+    security(("bearer" = [])))]
+pub async fn deals_in_stage(
+    state: web::Data<AppState>,
+    caller: Caller,
+    stage: web::Path<String>,
+    page: web::Query<PageQuery>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("deals", "read")?;
+    let filter = DealFilter { stage: Some(parse_stage(&stage)?), ..DealFilter::default() };
+    let deals = state.crm.deals.list(&filter, page.request()?).await.map_err(repo_error)?;
+    Ok(list(deals.map(DealResponse::from)))
+}
+
+#[utoipa::path(get, path = "/api/v1/customer-mgmt/deals/stats/pipeline", tag = "customer management",
+    responses((status = 200, description = "data.stats: each of the six stages mapped to its count of deals")),
+    security(("bearer" = [])))]
+pub async fn pipeline_stats(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
+    caller.require("deals", "read")?;
+    let counts = state.crm.deals.pipeline_counts().await.map_err(repo_error)?;
+    let stats: serde_json::Map<String, serde_json::Value> =
+        counts.into_iter().map(|(stage, count)| (stage.as_str().to_owned(), json!(count))).collect();
+    Ok(ok(json!({ "stats": stats })))
+}
+
+#[utoipa::path(get, path = "/api/v1/customer-mgmt/deals/stats/won", tag = "customer management",
+    responses((status = 200, description = "data: count, total_value (cents in REPORTING_CURRENCY), currency, by_currency")),
+    security(("bearer" = [])))]
+pub async fn won_stats(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
+    caller.require("deals", "read")?;
+    let totals = state.crm.deals.won_totals().await.map_err(repo_error)?;
+    let reporting = state.settings.reporting_currency;
+    let by_currency: BTreeMap<&str, i64> = totals.by_currency.iter().map(|(c, v)| (c.as_str(), *v)).collect();
+    Ok(ok(json!({
+        "count": totals.count,
+        "total_value": totals.by_currency.get(&reporting).copied().unwrap_or(0),
+        "currency": reporting.as_str(),
+        "by_currency": by_currency,
+    })))
+}
+
+#[utoipa::path(get, path = "/api/v1/customer-mgmt/deals/{id}", tag = "customer management", params(("id" = Uuid, Path)),
+    responses((status = 200, body = DealResponse), (status = 404, description = "NOT_FOUND")),
+    security(("bearer" = [])))]
+pub async fn get_deal(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("deals", "read")?;
+    Ok(ok(DealResponse::from(existing_deal(&state, id.into_inner()).await?)))
+}
+
+#[utoipa::path(delete, path = "/api/v1/customer-mgmt/deals/{id}", tag = "customer management", params(("id" = Uuid, Path)),
+    responses((status = 204, description = "Soft-deleted"), (status = 404, description = "NOT_FOUND")),
+    security(("bearer" = [])))]
+pub async fn delete_deal(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("deals", "delete")?;
+    state.crm.deals.soft_delete(id.into_inner(), now()).await.map_err(repo_error)?;
+    Ok(no_content())
+}
+
+#[utoipa::path(put, path = "/api/v1/customer-mgmt/deals/{id}/basic-info", tag = "customer management",
+    params(("id" = Uuid, Path)), request_body = BasicInfoBody,
+    responses((status = 200, description = "data: id, the changed fields, updated_at"),
+              (status = 400, description = "VALIDATION_ERROR"), (status = 404, description = "NOT_FOUND"),
+              (status = 409, description = "DEAL_CLOSED")),
+    security(("bearer" = [])))]
+pub async fn update_basic_info(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+    Json(body): Json<BasicInfoBody>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("deals", "update")?;
+    let deal = existing_deal(&state, id.into_inner()).await?;
+    let (name_changed, date_changed) = (body.name.is_some(), body.expected_close_date.is_some());
+    let next = deal.update_basic_info(body.name, body.expected_close_date, now()).map_err(deal_error)?;
+    let saved = save_open(&state, &next).await?;
+    let mut data = serde_json::Map::new();
+    data.insert("id".into(), json!(saved.id));
+    if name_changed {
+        data.insert("name".into(), json!(saved.name));
+    }
+    if date_changed {
+        data.insert("expected_close_date".into(), json!(saved.expected_close_date.to_string()));
+    }
+    data.insert("updated_at".into(), json!(timestamp(saved.updated_at)));
+    Ok(ok(data))
+}
+
+#[utoipa::path(put, path = "/api/v1/customer-mgmt/deals/{id}/value", tag = "customer management",
+    params(("id" = Uuid, Path)), request_body = ValueBody,
+    responses((status = 200, description = "data: id, value, currency, updated_at"),
+              (status = 400, description = "VALIDATION_ERROR"), (status = 404, description = "NOT_FOUND"),
+              (status = 409, description = "DEAL_CLOSED")),
+    security(("bearer" = [])))]
+pub async fn update_value(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+    Json(body): Json<ValueBody>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("deals", "update")?;
+    let currency = body.currency.map(active_currency).transpose()?;
+    let deal = existing_deal(&state, id.into_inner()).await?;
+    let next = deal.update_value(body.value, currency.unwrap_or(deal.currency), now()).map_err(deal_error)?;
+    let saved = save_open(&state, &next).await?;
+    Ok(ok(json!({
+        "id": saved.id,
+        "value": saved.value,
+        "currency": saved.currency.as_str(),
+        "updated_at": timestamp(saved.updated_at),
+    })))
+}

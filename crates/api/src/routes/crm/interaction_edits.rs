@@ -1,0 +1,185 @@
+//! Edits of a logged interaction: content, outcome, end, follow-up and attendees.
+
+use actix_web::{web, HttpResponse};
+use crm_domain::{Interaction, Outcome, RepoError};
+use serde::Deserialize;
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::interactions::{existing_interaction, interaction_error};
+use super::views::InteractionResponse;
+use super::wire::{ensure_user, now, present, repo_error, required};
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::http::{ok, ApiError, Json};
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct ContentBody {
+    pub subject: String,
+    pub description: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct OutcomeBody {
+    /// An outcome, or `null` to clear it.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>, example = "successful")]
+    pub outcome: Option<Option<Outcome>>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct EndBody {
+    /// Not before `started_at`.
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub ended_at: OffsetDateTime,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct FollowUpBody {
+    pub follow_up_required: bool,
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub follow_up_date: Option<OffsetDateTime>,
+    pub follow_up_notes: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct AttendeeBody {
+    pub attendee_id: Uuid,
+}
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    let resource = |tail: &str| web::resource(format!("/customer-mgmt/interactions/{{id}}/{tail}"));
+    cfg.service(resource("content").route(web::put().to(update_content)))
+        .service(resource("outcome").route(web::put().to(set_outcome)))
+        .service(resource("end").route(web::put().to(end_interaction)))
+        .service(resource("follow-up").route(web::put().to(set_follow_up)))
+        .service(resource("attendees").route(web::post().to(add_attendee)))
+        .service(resource("attendees/{attendee_id}").route(web::delete().to(remove_attendee)));
+}
+
+/// Saves a plain edit (last writer wins).
+async fn save(state: &AppState, next: &Interaction) -> Result<HttpResponse, ApiError> {
+    let saved = state.crm.interactions.update(next).await.map_err(|e| match e {
+        RepoError::NotFound => ApiError::not_found("no such interaction"),
+        other => repo_error(other),
+    })?;
+    Ok(ok(InteractionResponse::from(saved)))
+}
+
+#[utoipa::path(put, path = "/api/v1/customer-mgmt/interactions/{id}/content", tag = "customer management",
+    params(("id" = Uuid, Path)), request_body = ContentBody,
+    responses((status = 200, body = InteractionResponse), (status = 400, description = "VALIDATION_ERROR"),
+              (status = 404, description = "NOT_FOUND")),
+    security(("bearer" = [])))]
+pub async fn update_content(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+    Json(body): Json<ContentBody>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("interactions", "update")?;
+    let interaction = existing_interaction(&state, id.into_inner()).await?;
+    let next = interaction.update_content(&body.subject, body.description, now()).map_err(interaction_error)?;
+    save(&state, &next).await
+}
+
+#[utoipa::path(put, path = "/api/v1/customer-mgmt/interactions/{id}/outcome", tag = "customer management",
+    params(("id" = Uuid, Path)), request_body = OutcomeBody,
+    responses((status = 200, body = InteractionResponse), (status = 400, description = "VALIDATION_ERROR"),
+              (status = 404, description = "NOT_FOUND")),
+    security(("bearer" = [])))]
+pub async fn set_outcome(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+    Json(body): Json<OutcomeBody>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("interactions", "update")?;
+    let outcome = body.outcome.ok_or_else(|| required("outcome"))?;
+    let interaction = existing_interaction(&state, id.into_inner()).await?;
+    save(&state, &interaction.set_outcome(outcome, now())).await
+}
+
+#[utoipa::path(put, path = "/api/v1/customer-mgmt/interactions/{id}/end", tag = "customer management",
+    params(("id" = Uuid, Path)), request_body = EndBody,
+    responses((status = 200, body = InteractionResponse, description = "With the computed duration_sec"),
+              (status = 400, description = "VALIDATION_ERROR (ended_at before started_at)"),
+              (status = 404, description = "NOT_FOUND"), (status = 409, description = "INTERACTION_ALREADY_ENDED")),
+    security(("bearer" = [])))]
+pub async fn end_interaction(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+    Json(body): Json<EndBody>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("interactions", "update")?;
+    let id = id.into_inner();
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        let interaction = existing_interaction(&state, id).await?;
+        let ended = interaction.end(body.ended_at, now()).map_err(interaction_error)?;
+        match state.crm.interactions.save_end(&ended).await {
+            Ok(saved) => return Ok(ok(InteractionResponse::from(saved))),
+            // Ended meanwhile: the re-run answers INTERACTION_ALREADY_ENDED.
+            Err(RepoError::StaleState) if attempts < 2 => continue,
+            Err(RepoError::NotFound) => return Err(ApiError::not_found("no such interaction")),
+            Err(error) => return Err(repo_error(error)),
+        }
+    }
+}
+
+#[utoipa::path(put, path = "/api/v1/customer-mgmt/interactions/{id}/follow-up", tag = "customer management",
+    params(("id" = Uuid, Path)), request_body = FollowUpBody,
+    responses((status = 200, body = InteractionResponse), (status = 404, description = "NOT_FOUND")),
+    security(("bearer" = [])))]
+pub async fn set_follow_up(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+    Json(body): Json<FollowUpBody>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("interactions", "update")?;
+    let interaction = existing_interaction(&state, id.into_inner()).await?;
+    let next = interaction.set_follow_up(body.follow_up_required, body.follow_up_date, body.follow_up_notes, now());
+    save(&state, &next).await
+}
+
+#[utoipa::path(post, path = "/api/v1/customer-mgmt/interactions/{id}/attendees", tag = "customer management",
+    params(("id" = Uuid, Path)), request_body = AttendeeBody,
+    responses((status = 200, body = InteractionResponse, description = "A duplicate is not added"),
+              (status = 404, description = "NOT_FOUND / USER_NOT_FOUND")),
+    security(("bearer" = [])))]
+pub async fn add_attendee(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+    Json(body): Json<AttendeeBody>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("interactions", "update")?;
+    let interaction = existing_interaction(&state, id.into_inner()).await?;
+    ensure_user(&state, body.attendee_id, "attendee_id").await?;
+    match interaction.add_attendee(body.attendee_id, now()) {
+        Some(next) => save(&state, &next).await,
+        None => Ok(ok(InteractionResponse::from(interaction))),
+    }
+}
+
+#[utoipa::path(delete, path = "/api/v1/customer-mgmt/interactions/{id}/attendees/{attendee_id}",
+    tag = "customer management", params(("id" = Uuid, Path), ("attendee_id" = Uuid, Path)),
+    responses((status = 200, body = InteractionResponse), (status = 404, description = "NOT_FOUND (not an attendee)")),
+    security(("bearer" = [])))]
+pub async fn remove_attendee(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<(Uuid, Uuid)>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("interactions", "update")?;
+    let (id, attendee) = path.into_inner();
+    let interaction = existing_interaction(&state, id).await?;
+    let next = interaction.remove_attendee(attendee, now()).map_err(interaction_error)?;
+    save(&state, &next).await
+}

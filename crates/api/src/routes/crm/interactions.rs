@@ -1,0 +1,239 @@
+//! Interactions: log, read, delete, and the lists (with customer, company and creator names).
+//! Edits of a logged interaction are in `interaction_edits.rs`.
+
+use actix_web::{web, HttpResponse};
+use crm_domain::{
+    Direction, FollowUpFilter, Interaction, InteractionError, InteractionFilter, InteractionType, NewInteraction,
+};
+use serde::Deserialize;
+use time::format_description::well_known::Rfc3339;
+use time::OffsetDateTime;
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+use super::views::{InteractionListItem, InteractionResponse};
+use super::wire::{domain_error, existing_company, existing_customer, now, repo_error};
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::http::{created, list, no_content, ok, ApiError, Json, PageQuery};
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct CreateInteractionBody {
+    pub customer_id: Uuid,
+    /// call, email, meeting, note, sms or chat.
+    #[serde(rename = "type")]
+    #[schema(value_type = String, example = "call")]
+    pub interaction_type: InteractionType,
+    /// inbound or outbound.
+    #[schema(value_type = String, example = "outbound")]
+    pub direction: Direction,
+    /// At most 255 characters.
+    pub subject: String,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub started_at: OffsetDateTime,
+    pub description: Option<String>,
+    /// Default: the customer's company.
+    pub company_id: Option<Uuid>,
+    /// Existing users; duplicates are dropped.
+    #[serde(default)]
+    pub attendees: Vec<Uuid>,
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+pub struct FollowUpQuery {
+    /// RFC 3339; only follow-ups due before this instant.
+    pub due_before: Option<String>,
+    /// Only interactions logged by this user.
+    pub created_by: Option<String>,
+}
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    let base = "/customer-mgmt/interactions";
+    cfg.service(web::resource(base).route(web::post().to(create_interaction)).route(web::get().to(list_interactions)))
+        .service(web::resource(format!("{base}/follow-ups")).route(web::get().to(follow_ups)))
+        .service(web::resource(format!("{base}/customer/{{id}}")).route(web::get().to(by_customer)))
+        .service(web::resource(format!("{base}/company/{{id}}")).route(web::get().to(by_company)))
+        .service(web::resource(format!("{base}/type/{{type}}")).route(web::get().to(by_type)))
+        .service(web::resource(format!("{base}/created-by/{{id}}")).route(web::get().to(by_creator)))
+        .service(
+            web::resource(format!("{base}/{{id}}"))
+                .route(web::get().to(get_interaction))
+                .route(web::delete().to(delete_interaction)),
+        );
+}
+
+pub(crate) fn interaction_error(error: InteractionError) -> ApiError {
+    domain_error(&error, error.field())
+}
+
+pub(crate) async fn existing_interaction(state: &AppState, id: Uuid) -> Result<Interaction, ApiError> {
+    let found = state.crm.interactions.find_by_id(id).await.map_err(repo_error)?;
+    found.ok_or_else(|| ApiError::not_found("no such interaction"))
+}
+
+async fn listed(state: &AppState, filter: InteractionFilter, page: &PageQuery) -> Result<HttpResponse, ApiError> {
+    let rows = state.crm.interactions.list(&filter, page.request()?).await.map_err(repo_error)?;
+    Ok(list(rows.map(InteractionListItem::from)))
+}
+
+#[utoipa::path(post, path = "/api/v1/customer-mgmt/interactions", tag = "customer management",
+    request_body = CreateInteractionBody,
+    responses((status = 201, body = InteractionResponse), (status = 400, description = "VALIDATION_ERROR"),
+              (status = 404, description = "CUSTOMER_NOT_FOUND / NOT_FOUND (company) / USER_NOT_FOUND (attendee)")),
+    security(("bearer" = [])))]
+pub async fn create_interaction(
+    state: web::Data<AppState>,
+    caller: Caller,
+    Json(body): Json<CreateInteractionBody>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("interactions", "create")?;
+    let input = NewInteraction {
+        customer_id: body.customer_id,
+        company_id: body.company_id,
+        interaction_type: body.interaction_type,
+        direction: body.direction,
+        subject: body.subject,
+        description: body.description,
+        created_by: caller.user_id,
+        attendees: body.attendees,
+        started_at: body.started_at,
+    };
+    let mut interaction = Interaction::new(input, now()).map_err(interaction_error)?;
+    let customer = existing_customer(&state, interaction.customer_id).await?;
+    match interaction.company_id {
+        Some(company) => {
+            existing_company(&state, company).await?;
+        }
+        None => interaction.company_id = customer.company_id,
+    }
+    let saved = state.crm.interactions.create(&interaction).await.map_err(repo_error)?;
+    Ok(created(InteractionResponse::from(saved)))
+}
+
+#[utoipa::path(get, path = "/api/v1/customer-mgmt/interactions", tag = "customer management", params(PageQuery),
+    responses((status = 200, body = [InteractionListItem], description = "All, newest started_at first")),
+    security(("bearer" = [])))]
+pub async fn list_interactions(
+    state: web::Data<AppState>,
+    caller: Caller,
+    page: web::Query<PageQuery>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("interactions", "read")?;
+    listed(&state, InteractionFilter::default(), &page).await
+}
+
+#[utoipa::path(get, path = "/api/v1/customer-mgmt/interactions/customer/{id}", tag = "customer management",
+    params(("id" = Uuid, Path), PageQuery),
+    responses((status = 200, body = [InteractionListItem]), (status = 404, description = "CUSTOMER_NOT_FOUND")),
+    security(("bearer" = [])))]
+pub async fn by_customer(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+    page: web::Query<PageQuery>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("interactions", "read")?;
+    let customer = existing_customer(&state, id.into_inner()).await?;
+    listed(&state, InteractionFilter { customer_id: Some(customer.id), ..InteractionFilter::default() }, &page).await
+}
+
+#[utoipa::path(get, path = "/api/v1/customer-mgmt/interactions/company/{id}", tag = "customer management",
+    params(("id" = Uuid, Path), PageQuery),
+    responses((status = 200, body = [InteractionListItem]), (status = 404, description = "NOT_FOUND")),
+    security(("bearer" = [])))]
+pub async fn by_company(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+    page: web::Query<PageQuery>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("interactions", "read")?;
+    let company = existing_company(&state, id.into_inner()).await?;
+    listed(&state, InteractionFilter { company_id: Some(company.id), ..InteractionFilter::default() }, &page).await
+}
+
+#[utoipa::path(get, path = "/api/v1/customer-mgmt/interactions/type/{type}", tag = "customer management",
+    params(("type" = String, Path, description = "call, email, meeting, note, sms or chat"), PageQuery),
+    responses((status = 200, body = [InteractionListItem]), (status = 400, description = "VALIDATION_ERROR")),
+    security(("bearer" = [])))]
+pub async fn by_type(
+    state: web::Data<AppState>,
+    caller: Caller,
+    kind: web::Path<String>,
+    page: web::Query<PageQuery>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("interactions", "read")?;
+    let kind = InteractionType::parse(&kind).map_err(|e| ApiError::field("type", e.to_string()))?;
+    listed(&state, InteractionFilter { interaction_type: Some(kind), ..InteractionFilter::default() }, &page).await
+}
+
+#[utoipa::path(get, path = "/api/v1/customer-mgmt/interactions/created-by/{id}", tag = "customer management",
+    params(("id" = Uuid, Path), PageQuery),
+    responses((status = 200, body = [InteractionListItem])),
+    security(("bearer" = [])))]
+pub async fn by_creator(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+    page: web::Query<PageQuery>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("interactions", "read")?;
+    listed(&state, InteractionFilter { created_by: Some(id.into_inner()), ..InteractionFilter::default() }, &page).await
+}
+
+#[utoipa::path(get, path = "/api/v1/customer-mgmt/interactions/follow-ups", tag = "customer management",
+    params(FollowUpQuery, PageQuery),
+    responses((status = 200, body = [InteractionListItem], description = "follow_up_required, oldest follow_up_date first"),
+              (status = 400, description = "VALIDATION_ERROR / INVALID_UUID")),
+    security(("bearer" = [])))]
+pub async fn follow_ups(
+    state: web::Data<AppState>,
+    caller: Caller,
+    query: web::Query<FollowUpQuery>,
+    page: web::Query<PageQuery>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("interactions", "read")?;
+    let page = page.request()?;
+    let due_before = match query.due_before.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        Some(text) => Some(
+            OffsetDateTime::parse(text, &Rfc3339)
+                .map_err(|_| ApiError::field("due_before", "must be an RFC 3339 timestamp"))?,
+        ),
+        None => None,
+    };
+    let created_by = match query.created_by.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        Some(text) => Some(shared_kernel::id::parse_id(text).ok_or_else(|| ApiError::invalid_uuid("created_by"))?),
+        None => None,
+    };
+    let filter = FollowUpFilter { due_before, created_by };
+    let rows = state.crm.interactions.follow_ups(&filter, page).await.map_err(repo_error)?;
+    Ok(list(rows.map(InteractionListItem::from)))
+}
+
+#[utoipa::path(get, path = "/api/v1/customer-mgmt/interactions/{id}", tag = "customer management",
+    params(("id" = Uuid, Path)),
+    responses((status = 200, body = InteractionResponse), (status = 404, description = "NOT_FOUND")),
+    security(("bearer" = [])))]
+pub async fn get_interaction(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("interactions", "read")?;
+    Ok(ok(InteractionResponse::from(existing_interaction(&state, id.into_inner()).await?)))
+}
+
+#[utoipa::path(delete, path = "/api/v1/customer-mgmt/interactions/{id}", tag = "customer management",
+    params(("id" = Uuid, Path)),
+    responses((status = 204, description = "Soft-deleted"), (status = 404, description = "NOT_FOUND")),
+    security(("bearer" = [])))]
+pub async fn delete_interaction(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("interactions", "delete")?;
+    state.crm.interactions.soft_delete(id.into_inner(), now()).await.map_err(repo_error)?;
+    Ok(no_content())
+}

@@ -1,0 +1,335 @@
+//! Roles, their permissions, and users' roles (admin only).
+
+use actix_web::{web, HttpResponse};
+use identity_domain::ports::RepoError;
+use identity_domain::roles::{parse_display_name, NewRole, PermissionRecord, RoleChanges, RoleRecord};
+use identity_domain::RoleName;
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::contacts::identity_error;
+use super::users::{domain, user_not_found};
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::http::{created, no_content, ok, ApiError, Json};
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RoleView {
+    pub id: Uuid,
+    pub name: String,
+    pub display_name: String,
+    pub description: String,
+    pub is_system: bool,
+    pub permissions_count: i64,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub updated_at: OffsetDateTime,
+}
+
+impl From<RoleRecord> for RoleView {
+    fn from(r: RoleRecord) -> Self {
+        Self {
+            id: r.id,
+            name: r.name,
+            display_name: r.display_name,
+            description: r.description,
+            is_system: r.is_system,
+            permissions_count: r.permissions_count,
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PermissionView {
+    pub id: Uuid,
+    pub resource: String,
+    pub action: String,
+    /// `resource:action`, derived.
+    pub name: String,
+    pub description: String,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub created_at: OffsetDateTime,
+}
+
+impl From<PermissionRecord> for PermissionView {
+    fn from(p: PermissionRecord) -> Self {
+        Self {
+            id: p.id,
+            resource: p.resource,
+            action: p.action,
+            name: p.name,
+            description: p.description,
+            created_at: p.created_at,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct CreateRoleBody {
+    /// `^[a-z][a-z0-9_-]{1,49}$`
+    pub name: String,
+    pub display_name: String,
+    pub description: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct UpdateRoleBody {
+    pub name: Option<String>,
+    pub display_name: Option<String>,
+    pub description: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct GrantBody {
+    pub permission_ids: Vec<Uuid>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct AssignBody {
+    pub role_id: Uuid,
+}
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(web::resource("/identity/roles").route(web::post().to(create_role)).route(web::get().to(list_roles)))
+        .service(web::resource("/identity/roles/name/{name}").route(web::get().to(role_by_name)))
+        .service(
+            web::resource("/identity/roles/{id}")
+                .route(web::get().to(get_role))
+                .route(web::put().to(update_role))
+                .route(web::delete().to(delete_role)),
+        )
+        .service(
+            web::resource("/identity/roles/{id}/permissions")
+                .route(web::post().to(grant_permissions))
+                .route(web::get().to(role_permissions)),
+        )
+        .service(
+            web::resource("/identity/roles/{id}/permissions/{permission_id}")
+                .route(web::delete().to(revoke_permission)),
+        )
+        .service(
+            web::resource("/identity/users/{id}/roles")
+                .route(web::post().to(assign_role))
+                .route(web::get().to(user_roles)),
+        )
+        .service(web::resource("/identity/users/{id}/roles/{role_id}").route(web::delete().to(unassign_role)));
+}
+
+fn role_not_found() -> ApiError {
+    ApiError::not_found("no such role")
+}
+
+fn duplicate_name(error: RepoError) -> ApiError {
+    match error {
+        RepoError::Duplicate { .. } => ApiError::conflict("ALREADY_EXISTS", "a role with this name already exists"),
+        other => domain(other),
+    }
+}
+
+#[utoipa::path(post, path = "/api/v1/identity/roles", tag = "identity", request_body = CreateRoleBody,
+    responses((status = 201, body = RoleView), (status = 409, description = "ALREADY_EXISTS")), security(("bearer" = [])))]
+pub async fn create_role(
+    state: web::Data<AppState>,
+    caller: Caller,
+    Json(body): Json<CreateRoleBody>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require_admin()?;
+    let role = NewRole {
+        name: RoleName::parse(&body.name).map_err(identity_error)?,
+        display_name: parse_display_name(&body.display_name).map_err(identity_error)?,
+        description: body.description.unwrap_or_default().trim().to_owned(),
+    };
+    let role = state.identity.roles.create_role(role).await.map_err(duplicate_name)?;
+    Ok(created(RoleView::from(role)))
+}
+
+#[utoipa::path(get, path = "/api/v1/identity/roles", tag = "identity",
+    responses((status = 200, body = [RoleView])), security(("bearer" = [])))]
+pub async fn list_roles(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
+    caller.require_admin()?;
+    let roles = state.identity.roles.list_roles().await.map_err(domain)?;
+    Ok(ok(roles.into_iter().map(RoleView::from).collect::<Vec<_>>()))
+}
+
+#[utoipa::path(get, path = "/api/v1/identity/roles/{id}", tag = "identity", params(("id" = Uuid, Path)),
+    responses((status = 200, body = RoleView), (status = 404, description = "NOT_FOUND")), security(("bearer" = [])))]
+pub async fn get_role(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require_admin()?;
+    let role = state.identity.roles.find_role(id.into_inner()).await.map_err(domain)?.ok_or_else(role_not_found)?;
+    Ok(ok(RoleView::from(role)))
+}
+
+#[utoipa::path(get, path = "/api/v1/identity/roles/name/{name}", tag = "identity", params(("name" = String, Path)),
+    responses((status = 200, body = RoleView), (status = 404, description = "NOT_FOUND")), security(("bearer" = [])))]
+pub async fn role_by_name(
+    state: web::Data<AppState>,
+    caller: Caller,
+    name: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require_admin()?;
+    let role = state.identity.roles.find_role_by_name(&name).await.map_err(domain)?.ok_or_else(role_not_found)?;
+    Ok(ok(RoleView::from(role)))
+}
+
+#[utoipa::path(put, path = "/api/v1/identity/roles/{id}", tag = "identity", params(("id" = Uuid, Path)), request_body = UpdateRoleBody,
+    responses((status = 200, body = RoleView), (status = 403, description = "Renaming a system role"), (status = 404)),
+    security(("bearer" = [])))]
+pub async fn update_role(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+    Json(body): Json<UpdateRoleBody>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require_admin()?;
+    let changes = RoleChanges {
+        name: body.name.as_deref().map(RoleName::parse).transpose().map_err(identity_error)?,
+        display_name: body.display_name.as_deref().map(parse_display_name).transpose().map_err(identity_error)?,
+        description: body.description.map(|d| d.trim().to_owned()),
+    };
+    let role = state.identity.roles.update_role(id.into_inner(), changes).await.map_err(|error| match error {
+        RepoError::Stale => ApiError::forbidden("a system role cannot be renamed"),
+        RepoError::NotFound => role_not_found(),
+        other => duplicate_name(other),
+    })?;
+    Ok(ok(RoleView::from(role)))
+}
+
+#[utoipa::path(delete, path = "/api/v1/identity/roles/{id}", tag = "identity", params(("id" = Uuid, Path)),
+    responses((status = 204), (status = 403, description = "System role"), (status = 404)), security(("bearer" = [])))]
+pub async fn delete_role(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require_admin()?;
+    let id = id.into_inner();
+    let role = state.identity.roles.find_role(id).await.map_err(domain)?.ok_or_else(role_not_found)?;
+    if role.is_system {
+        return Err(ApiError::forbidden("system roles cannot be deleted"));
+    }
+    state.identity.roles.delete_role(id).await.map_err(|e| match e {
+        RepoError::NotFound => role_not_found(),
+        other => domain(other),
+    })?;
+    state.identity.access.invalidate_all().await;
+    Ok(no_content())
+}
+
+#[utoipa::path(post, path = "/api/v1/identity/roles/{id}/permissions", tag = "identity", params(("id" = Uuid, Path)), request_body = GrantBody,
+    responses((status = 200, description = "data: message, granted"), (status = 404, description = "Unknown role or permission")),
+    security(("bearer" = [])))]
+pub async fn grant_permissions(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+    Json(body): Json<GrantBody>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require_admin()?;
+    if body.permission_ids.is_empty() {
+        return Err(ApiError::field("permission_ids", "must name at least one permission"));
+    }
+    let granted =
+        state.identity.roles.grant_permissions(id.into_inner(), &body.permission_ids).await.map_err(|e| match e {
+            RepoError::NotFound => ApiError::not_found("no such role, or a permission id names nothing"),
+            other => domain(other),
+        })?;
+    state.identity.access.invalidate_all().await;
+    Ok(ok(serde_json::json!({ "message": "permissions assigned", "granted": granted })))
+}
+
+#[utoipa::path(get, path = "/api/v1/identity/roles/{id}/permissions", tag = "identity", params(("id" = Uuid, Path)),
+    responses((status = 200, body = [PermissionView]), (status = 404)), security(("bearer" = [])))]
+pub async fn role_permissions(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require_admin()?;
+    let id = id.into_inner();
+    state.identity.roles.find_role(id).await.map_err(domain)?.ok_or_else(role_not_found)?;
+    let permissions = state.identity.roles.role_permissions(id).await.map_err(domain)?;
+    Ok(ok(permissions.into_iter().map(PermissionView::from).collect::<Vec<_>>()))
+}
+
+#[utoipa::path(delete, path = "/api/v1/identity/roles/{id}/permissions/{permission_id}", tag = "identity",
+    params(("id" = Uuid, Path), ("permission_id" = Uuid, Path)),
+    responses((status = 204), (status = 404, description = "Not assigned")), security(("bearer" = [])))]
+pub async fn revoke_permission(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<(Uuid, Uuid)>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require_admin()?;
+    let (role_id, permission_id) = path.into_inner();
+    state.identity.roles.revoke_permission(role_id, permission_id).await.map_err(|e| match e {
+        RepoError::NotFound => ApiError::not_found("the role does not hold this permission"),
+        other => domain(other),
+    })?;
+    state.identity.access.invalidate_all().await;
+    Ok(no_content())
+}
+
+#[utoipa::path(post, path = "/api/v1/identity/users/{id}/roles", tag = "identity", params(("id" = Uuid, Path)), request_body = AssignBody,
+    responses((status = 200, description = "data.message"), (status = 404, description = "USER_NOT_FOUND or NOT_FOUND (role)")),
+    security(("bearer" = [])))]
+pub async fn assign_role(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+    Json(body): Json<AssignBody>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require_admin()?;
+    let user_id = id.into_inner();
+    let added = state.identity.roles.assign_role(user_id, body.role_id).await.map_err(|e| match e {
+        RepoError::MissingReference { .. } => user_not_found(),
+        RepoError::NotFound => role_not_found(),
+        other => domain(other),
+    })?;
+    state.identity.access.invalidate_user(user_id).await;
+    let message = if added { "role assigned" } else { "the user already holds this role" };
+    Ok(ok(serde_json::json!({ "message": message })))
+}
+
+#[utoipa::path(get, path = "/api/v1/identity/users/{id}/roles", tag = "identity", params(("id" = Uuid, Path)),
+    responses((status = 200, body = [RoleView]), (status = 404, description = "USER_NOT_FOUND")), security(("bearer" = [])))]
+pub async fn user_roles(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require_admin()?;
+    let user_id = id.into_inner();
+    state.identity.users.find_by_id(user_id).await.map_err(domain)?.ok_or_else(user_not_found)?;
+    let roles = state.identity.roles.user_roles(user_id).await.map_err(domain)?;
+    Ok(ok(roles.into_iter().map(RoleView::from).collect::<Vec<_>>()))
+}
+
+#[utoipa::path(delete, path = "/api/v1/identity/users/{id}/roles/{role_id}", tag = "identity",
+    params(("id" = Uuid, Path), ("role_id" = Uuid, Path)),
+    responses((status = 204), (status = 404, description = "Not assigned")), security(("bearer" = [])))]
+pub async fn unassign_role(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<(Uuid, Uuid)>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require_admin()?;
+    let (user_id, role_id) = path.into_inner();
+    state.identity.roles.unassign_role(user_id, role_id).await.map_err(|e| match e {
+        RepoError::NotFound => ApiError::not_found("the user does not hold this role"),
+        other => domain(other),
+    })?;
+    state.identity.access.invalidate_user(user_id).await;
+    Ok(no_content())
+}

@@ -1,0 +1,100 @@
+//! Status moves (confirm, process, fulfil, cancel) and deletion.
+
+use actix_web::{web, HttpResponse};
+use order_domain::{Order, RepoError};
+use uuid::Uuid;
+
+use super::views::{CancelBody, TransitionView};
+use super::{change_order, order_error, repo_error};
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::commerce;
+use crate::http::{no_content, ok, ApiError, Json};
+
+#[utoipa::path(post, path = "/api/v1/order-mgmt/orders/{id}/confirm", tag = "orders", params(("id" = Uuid, Path)),
+    responses((status = 200, body = TransitionView, description = "id, status, confirmed_at; the warehouse is asked to reserve"),
+              (status = 404, description = "ORDER_NOT_FOUND"),
+              (status = 409, description = "ORDER_EMPTY, INVALID_STATUS_TRANSITION")),
+    security(("bearer" = [])))]
+pub async fn confirm(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("orders", "update")?;
+    let order = change_order(&state, id.into_inner(), Order::confirm).await?;
+    Ok(ok(TransitionView { confirmed_at: order.confirmed_at, ..TransitionView::of(&order) }))
+}
+
+#[utoipa::path(post, path = "/api/v1/order-mgmt/orders/{id}/process", tag = "orders", params(("id" = Uuid, Path)),
+    responses((status = 200, body = TransitionView, description = "id, status"),
+              (status = 404, description = "ORDER_NOT_FOUND"), (status = 409, description = "INVALID_STATUS_TRANSITION")),
+    security(("bearer" = [])))]
+pub async fn process(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("orders", "update")?;
+    let order = change_order(&state, id.into_inner(), Order::process).await?;
+    Ok(ok(TransitionView::of(&order)))
+}
+
+#[utoipa::path(post, path = "/api/v1/order-mgmt/orders/{id}/fulfill", tag = "orders", params(("id" = Uuid, Path)),
+    responses((status = 200, body = TransitionView, description = "id, status, fulfilled_at; the warehouse commits the stock"),
+              (status = 404, description = "ORDER_NOT_FOUND"),
+              (status = 409, description = "INVALID_STATUS_TRANSITION, STOCK_NOT_RESERVED")),
+    security(("bearer" = [])))]
+pub async fn fulfill(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("orders", "update")?;
+    let order = change_order(&state, id.into_inner(), Order::fulfill).await?;
+    Ok(ok(TransitionView { fulfilled_at: order.fulfilled_at, ..TransitionView::of(&order) }))
+}
+
+#[utoipa::path(post, path = "/api/v1/order-mgmt/orders/{id}/cancel", tag = "orders", params(("id" = Uuid, Path)),
+    request_body(content = CancelBody, description = "Optional reason"),
+    responses((status = 200, body = TransitionView, description = "id, status, cancelled_at; the warehouse releases the stock"),
+              (status = 404, description = "ORDER_NOT_FOUND"),
+              (status = 409, description = "ORDER_ALREADY_CANCELLED, INVALID_STATUS_TRANSITION (fulfilled)")),
+    security(("bearer" = [])))]
+pub async fn cancel(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+    body: Option<Json<CancelBody>>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("orders", "update")?;
+    let id = id.into_inner();
+    let order = change_order(&state, id, Order::cancel).await?;
+    if let Some(reason) = body.and_then(|Json(b)| b.reason) {
+        tracing::info!(order_id = %id, reason = %reason.trim(), "order cancelled");
+    }
+    Ok(ok(TransitionView { cancelled_at: order.cancelled_at, ..TransitionView::of(&order) }))
+}
+
+#[utoipa::path(delete, path = "/api/v1/order-mgmt/orders/{id}", tag = "orders", params(("id" = Uuid, Path)),
+    responses((status = 204, description = "Soft-deleted"), (status = 404, description = "ORDER_NOT_FOUND"),
+              (status = 409, description = "INVALID_STATUS_TRANSITION: only pending and cancelled orders may be deleted")),
+    security(("bearer" = [])))]
+pub async fn delete_order(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("orders", "delete")?;
+    let id = id.into_inner();
+    for _ in 0..super::MAX_ATTEMPTS {
+        let order = state.commerce.orders.get(id).await.map_err(repo_error)?;
+        let deletion = order.delete().map_err(order_error)?;
+        match state.commerce.orders.delete(&deletion, commerce::now()).await {
+            Ok(()) => return Ok(no_content()),
+            Err(RepoError::StaleState) => continue,
+            Err(other) => return Err(repo_error(other)),
+        }
+    }
+    Err(ApiError::conflict("CONFLICT", "the order kept changing concurrently; try again"))
+}

@@ -1,0 +1,159 @@
+//! Inventory records: create (with optional initial stock), read, thresholds, delete, lists.
+
+use actix_web::{web, HttpResponse};
+use uuid::Uuid;
+use warehouse_domain::{Inventory, InventoryFilter, NewInventory, Stamp, Thresholds};
+
+use super::bodies::{CreateInventoryBody, InventoryListQuery, ThresholdsBody};
+use super::inventory_ops as ops;
+use super::views::InventoryView;
+use super::{repo_error, warehouse_error};
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::commerce;
+use crate::http::{created, list, no_content, ok, ApiError, Json, PageQuery};
+use crate::routes::query_params;
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::resource("/warehouse/inventory")
+            .route(web::get().to(list_inventory))
+            .route(web::post().to(create_inventory)),
+    )
+    .service(web::resource("/warehouse/inventory/low-stock").route(web::get().to(low_stock)))
+    .service(
+        web::resource("/warehouse/inventory/{id}")
+            .route(web::get().to(get_inventory))
+            .route(web::put().to(update_inventory))
+            .route(web::delete().to(delete_inventory)),
+    )
+    .service(web::resource("/warehouse/inventory/{id}/receive").route(web::post().to(ops::receive)))
+    .service(web::resource("/warehouse/inventory/{id}/reserve").route(web::post().to(ops::reserve)))
+    .service(web::resource("/warehouse/inventory/{id}/release").route(web::post().to(ops::release)))
+    .service(web::resource("/warehouse/inventory/{id}/commit").route(web::post().to(ops::commit)))
+    .service(web::resource("/warehouse/inventory/{id}/adjust").route(web::post().to(ops::adjust)))
+    .service(web::resource("/warehouse/inventory/{id}/transfer").route(web::post().to(ops::transfer)))
+    .service(web::resource("/warehouse/inventory/{id}/damage").route(web::post().to(ops::damage)))
+    .service(web::resource("/warehouse/inventory/{id}/return").route(web::post().to(ops::return_stock)));
+}
+
+pub(crate) async fn load_inventory(state: &AppState, id: Uuid) -> Result<Inventory, ApiError> {
+    state.commerce.inventory.get(id).await.map_err(|e| repo_error("inventory record", e))
+}
+
+#[utoipa::path(post, path = "/api/v1/warehouse/inventory", tag = "warehouse", request_body = CreateInventoryBody,
+    responses((status = 201, body = InventoryView, description = "An initial quantity is recorded as a Receipt movement"),
+              (status = 400, description = "INVALID_QUANTITY, VALIDATION_ERROR (thresholds)"),
+              (status = 404, description = "NOT_FOUND: product or location"),
+              (status = 409, description = "ALREADY_EXISTS: the product already has a record at the location")),
+    security(("bearer" = [])))]
+pub async fn create_inventory(
+    state: web::Data<AppState>,
+    caller: Caller,
+    Json(body): Json<CreateInventoryBody>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("inventory", "create")?;
+    let input = NewInventory {
+        product_id: body.product_id,
+        location_id: body.location_id,
+        quantity_on_hand: body.quantity_on_hand,
+        thresholds: Thresholds {
+            reorder_point: body.reorder_point,
+            min_stock: body.min_stock,
+            max_stock: body.max_stock,
+        },
+    };
+    let stamp = Stamp { at: commerce::now(), by: Some(caller.user_id) };
+    let (record, receipt) = Inventory::create(input, stamp).map_err(|e| warehouse_error(&e))?;
+    state.commerce.products.get(body.product_id).await.map_err(|e| repo_error("product", e))?;
+    state.commerce.locations.get(body.location_id).await.map_err(|e| repo_error("location", e))?;
+    state.commerce.inventory.create(&record, receipt.as_ref()).await.map_err(|e| repo_error("inventory record", e))?;
+    Ok(created(InventoryView::from(record)))
+}
+
+#[utoipa::path(get, path = "/api/v1/warehouse/inventory", tag = "warehouse", params(InventoryListQuery),
+    responses((status = 200, body = [InventoryView], description = "Newest first, paginated"),
+              (status = 400, description = "INVALID_UUID for an id filter")),
+    security(("bearer" = [])))]
+pub async fn list_inventory(
+    state: web::Data<AppState>,
+    caller: Caller,
+    query: web::Query<InventoryListQuery>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("inventory", "read")?;
+    let filter = InventoryFilter {
+        product_id: query_params::uuid("product_id", &query.product_id)?,
+        location_id: query_params::uuid("location_id", &query.location_id)?,
+        low_stock: query.low_stock.unwrap_or(false),
+    };
+    let page = PageQuery { page: query.page, page_size: query.page_size }.request()?;
+    let records = state.commerce.inventory.list(&filter, page).await.map_err(|e| repo_error("inventory record", e))?;
+    Ok(list(records.map(InventoryView::from)))
+}
+
+#[utoipa::path(get, path = "/api/v1/warehouse/inventory/low-stock", tag = "warehouse", params(PageQuery),
+    responses((status = 200, body = [InventoryView], description = "Records with available ≤ reorder point")),
+    security(("bearer" = [])))]
+pub async fn low_stock(
+    state: web::Data<AppState>,
+    caller: Caller,
+    page: web::Query<PageQuery>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("inventory", "read")?;
+    let filter = InventoryFilter { low_stock: true, ..InventoryFilter::default() };
+    let records =
+        state.commerce.inventory.list(&filter, page.request()?).await.map_err(|e| repo_error("inventory record", e))?;
+    Ok(list(records.map(InventoryView::from)))
+}
+
+#[utoipa::path(get, path = "/api/v1/warehouse/inventory/{id}", tag = "warehouse", params(("id" = Uuid, Path)),
+    responses((status = 200, body = InventoryView), (status = 404, description = "NOT_FOUND")),
+    security(("bearer" = [])))]
+pub async fn get_inventory(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("inventory", "read")?;
+    Ok(ok(InventoryView::from(load_inventory(&state, id.into_inner()).await?)))
+}
+
+#[utoipa::path(put, path = "/api/v1/warehouse/inventory/{id}", tag = "warehouse", params(("id" = Uuid, Path)),
+    request_body = ThresholdsBody,
+    responses((status = 200, body = InventoryView, description = "Only the thresholds change"),
+              (status = 400, description = "VALIDATION_ERROR"), (status = 404, description = "NOT_FOUND")),
+    security(("bearer" = [])))]
+pub async fn update_inventory(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+    Json(body): Json<ThresholdsBody>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("inventory", "update")?;
+    let record = load_inventory(&state, id.into_inner()).await?;
+    let thresholds =
+        Thresholds { reorder_point: body.reorder_point, min_stock: body.min_stock, max_stock: body.max_stock };
+    let updated = record.set_thresholds(thresholds, commerce::now()).map_err(|e| warehouse_error(&e))?;
+    state.commerce.inventory.update_thresholds(&updated).await.map_err(|e| repo_error("inventory record", e))?;
+    // Thresholds only: re-read so quantities changed meanwhile are current.
+    Ok(ok(InventoryView::from(load_inventory(&state, updated.id).await?)))
+}
+
+#[utoipa::path(delete, path = "/api/v1/warehouse/inventory/{id}", tag = "warehouse", params(("id" = Uuid, Path)),
+    responses((status = 204, description = "Soft-deleted"), (status = 404, description = "NOT_FOUND"),
+              (status = 409, description = "STOCK_RESERVED: the record holds reservations")),
+    security(("bearer" = [])))]
+pub async fn delete_inventory(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("inventory", "delete")?;
+    state
+        .commerce
+        .inventory
+        .delete(id.into_inner(), commerce::now())
+        .await
+        .map_err(|e| repo_error("inventory record", e))?;
+    Ok(no_content())
+}

@@ -1,0 +1,197 @@
+//! The stock ledger: posting an operation as a movement, and reading movements (`stock_movements:*`).
+
+use actix_web::{web, HttpResponse};
+use uuid::Uuid;
+use warehouse_domain::{MovementFilter, MovementType, RecentLimit, Stamp, WarehouseError};
+
+use super::bodies::{MovementBody, MovementListQuery, RecentQuery};
+use super::inventory::load_inventory;
+use super::inventory_ops::{change_inventory, receipt};
+use super::views::MovementView;
+use super::{repo_error, warehouse_error};
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::commerce;
+use crate::http::{created, list, ok, ApiError, Json, PageQuery};
+use crate::routes::query_params;
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::resource("/warehouse/stock-movements")
+            .route(web::get().to(list_movements))
+            .route(web::post().to(post_movement)),
+    )
+    .service(web::resource("/warehouse/stock-movements/recent").route(web::get().to(recent_movements)))
+    .service(web::resource("/warehouse/stock-movements/inventory/{id}").route(web::get().to(inventory_movements)))
+    .service(
+        web::resource("/warehouse/stock-movements/reference/{reference_id}").route(web::get().to(reference_movements)),
+    )
+    .service(web::resource("/warehouse/stock-movements/type/{type}").route(web::get().to(type_movements)))
+    .service(web::resource("/warehouse/stock-movements/{id}").route(web::get().to(get_movement)));
+}
+
+async fn movements_page(state: &AppState, filter: MovementFilter, page: &PageQuery) -> Result<HttpResponse, ApiError> {
+    let movements =
+        state.commerce.movements.list(&filter, page.request()?).await.map_err(|e| repo_error("stock movement", e))?;
+    Ok(list(movements.map(MovementView::from)))
+}
+
+fn required<T>(value: Option<T>, field: &str) -> Result<T, ApiError> {
+    value.ok_or_else(|| ApiError::field(field, "is required"))
+}
+
+#[utoipa::path(post, path = "/api/v1/warehouse/stock-movements", tag = "warehouse", request_body = MovementBody,
+    responses((status = 201, body = MovementView, description = "The operation was performed; this is its movement"),
+              (status = 400, description = "VALIDATION_ERROR (type other than Receipt, Adjustment, Damage, Return; missing field), INVALID_QUANTITY"),
+              (status = 404, description = "NOT_FOUND"), (status = 409, description = "INSUFFICIENT_STOCK")),
+    security(("bearer" = [])))]
+pub async fn post_movement(
+    state: web::Data<AppState>,
+    caller: Caller,
+    Json(body): Json<MovementBody>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("stock_movements", "create")?;
+    let kind = MovementType::parse(&body.movement_type).map_err(|e| warehouse_error(&e))?;
+    if !kind.can_be_posted() {
+        return Err(warehouse_error(&WarehouseError::Validation {
+            field: "type",
+            message: "must be Receipt, Adjustment, Damage or Return (the others have their own endpoints)",
+        }));
+    }
+    let at = Stamp { at: commerce::now(), by: Some(caller.user_id) };
+    let reason = body.reason.clone();
+    let change = match kind {
+        MovementType::Receipt => {
+            let quantity = required(body.quantity, "quantity")?;
+            let receipt = receipt(
+                &state,
+                quantity,
+                body.unit_cost,
+                body.currency.as_deref(),
+                body.reference_type.as_deref(),
+                body.reference_id,
+                reason,
+            )
+            .await?;
+            change_inventory(&state, body.inventory_id, |r| r.receive(receipt.clone(), at)).await?
+        }
+        MovementType::Adjustment => {
+            let delta = required(body.quantity_delta, "quantity_delta")?;
+            let reason = required(reason, "reason")?;
+            change_inventory(&state, body.inventory_id, |r| r.adjust(delta, &reason, at)).await?
+        }
+        MovementType::Damage => {
+            let quantity = required(body.quantity, "quantity")?;
+            let reason = required(reason, "reason")?;
+            change_inventory(&state, body.inventory_id, |r| r.damage(quantity, &reason, at)).await?
+        }
+        _ => {
+            let quantity = required(body.quantity, "quantity")?;
+            let order_id = body.order_id.or(body.reference_id);
+            change_inventory(&state, body.inventory_id, |r| r.return_stock(quantity, order_id, reason.as_deref(), at))
+                .await?
+        }
+    };
+    Ok(created(MovementView::from(change.movement)))
+}
+
+#[utoipa::path(get, path = "/api/v1/warehouse/stock-movements", tag = "warehouse", params(MovementListQuery),
+    responses((status = 200, body = [MovementView], description = "Newest first, paginated"),
+              (status = 400, description = "VALIDATION_ERROR (type, dates), INVALID_UUID (id filters)")),
+    security(("bearer" = [])))]
+pub async fn list_movements(
+    state: web::Data<AppState>,
+    caller: Caller,
+    query: web::Query<MovementListQuery>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("stock_movements", "read")?;
+    let q = query.into_inner();
+    let filter = MovementFilter {
+        movement_type: query_params::present(&q.movement_type)
+            .map(MovementType::parse)
+            .transpose()
+            .map_err(|e| warehouse_error(&e))?,
+        inventory_id: query_params::uuid("inventory_id", &q.inventory_id)?,
+        product_id: query_params::uuid("product_id", &q.product_id)?,
+        location_id: query_params::uuid("location_id", &q.location_id)?,
+        reference_id: query_params::uuid("reference_id", &q.reference_id)?,
+        date_from: query_params::date("date_from", &q.date_from)?,
+        date_to: query_params::date("date_to", &q.date_to)?,
+    };
+    filter.validate().map_err(|e| warehouse_error(&e))?;
+    movements_page(&state, filter, &PageQuery { page: q.page, page_size: q.page_size }).await
+}
+
+#[utoipa::path(get, path = "/api/v1/warehouse/stock-movements/recent", tag = "warehouse", params(RecentQuery),
+    responses((status = 200, body = [MovementView], description = "The newest `limit` movements (not paginated)"),
+              (status = 400, description = "VALIDATION_ERROR: limit outside 1..=100")),
+    security(("bearer" = [])))]
+pub async fn recent_movements(
+    state: web::Data<AppState>,
+    caller: Caller,
+    query: web::Query<RecentQuery>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("stock_movements", "read")?;
+    let limit = RecentLimit::new(query.limit).map_err(|e| warehouse_error(&e))?;
+    let movements = state.commerce.movements.recent(limit).await.map_err(|e| repo_error("stock movement", e))?;
+    Ok(ok(movements.iter().map(MovementView::from).collect::<Vec<_>>()))
+}
+
+#[utoipa::path(get, path = "/api/v1/warehouse/stock-movements/inventory/{id}", tag = "warehouse",
+    params(("id" = Uuid, Path), PageQuery),
+    responses((status = 200, body = [MovementView], description = "The record's movements, newest first"),
+              (status = 404, description = "NOT_FOUND")),
+    security(("bearer" = [])))]
+pub async fn inventory_movements(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+    page: web::Query<PageQuery>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("stock_movements", "read")?;
+    let record = load_inventory(&state, id.into_inner()).await?;
+    movements_page(&state, MovementFilter { inventory_id: Some(record.id), ..MovementFilter::default() }, &page).await
+}
+
+#[utoipa::path(get, path = "/api/v1/warehouse/stock-movements/reference/{reference_id}", tag = "warehouse",
+    params(("reference_id" = Uuid, Path), PageQuery),
+    responses((status = 200, body = [MovementView], description = "Movements referencing an order, purchase order or transfer")),
+    security(("bearer" = [])))]
+pub async fn reference_movements(
+    state: web::Data<AppState>,
+    caller: Caller,
+    reference_id: web::Path<Uuid>,
+    page: web::Query<PageQuery>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("stock_movements", "read")?;
+    let filter = MovementFilter { reference_id: Some(reference_id.into_inner()), ..MovementFilter::default() };
+    movements_page(&state, filter, &page).await
+}
+
+#[utoipa::path(get, path = "/api/v1/warehouse/stock-movements/type/{type}", tag = "warehouse",
+    params(("type" = String, Path, example = "Receipt"), PageQuery),
+    responses((status = 200, body = [MovementView]), (status = 400, description = "VALIDATION_ERROR: unknown type")),
+    security(("bearer" = [])))]
+pub async fn type_movements(
+    state: web::Data<AppState>,
+    caller: Caller,
+    kind: web::Path<String>,
+    page: web::Query<PageQuery>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("stock_movements", "read")?;
+    let kind = MovementType::parse(&kind).map_err(|e| warehouse_error(&e))?;
+    movements_page(&state, MovementFilter { movement_type: Some(kind), ..MovementFilter::default() }, &page).await
+}
+
+#[utoipa::path(get, path = "/api/v1/warehouse/stock-movements/{id}", tag = "warehouse", params(("id" = Uuid, Path)),
+    responses((status = 200, body = MovementView), (status = 404, description = "NOT_FOUND")),
+    security(("bearer" = [])))]
+pub async fn get_movement(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("stock_movements", "read")?;
+    let movement = state.commerce.movements.get(id.into_inner()).await.map_err(|e| repo_error("stock movement", e))?;
+    Ok(ok(MovementView::from(movement)))
+}

@@ -1,0 +1,170 @@
+//! Products: create, read, replace, delete, discontinue and activate (`products:*`).
+
+use actix_web::{web, HttpResponse};
+use time::OffsetDateTime;
+use uuid::Uuid;
+use warehouse_domain::{Product, ProductInput, ProductStatus, RepoError};
+
+use super::bodies::ProductBody;
+use super::product_queries as q;
+use super::views::ProductView;
+use super::{repo_error, too_much_contention, warehouse_error, MAX_ATTEMPTS};
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::commerce;
+use crate::http::{created, no_content, ok, ApiError, Json};
+use crate::routes::orders::queries::active_currency;
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::resource("/warehouse/products")
+            .route(web::get().to(q::list_products))
+            .route(web::post().to(create_product)),
+    )
+    .service(web::resource("/warehouse/products/categories").route(web::get().to(q::categories)))
+    .service(web::resource("/warehouse/products/brands").route(web::get().to(q::brands)))
+    .service(web::resource("/warehouse/products/sku/{sku}").route(web::get().to(q::product_by_sku)))
+    .service(web::resource("/warehouse/products/category/{category}").route(web::get().to(q::products_by_category)))
+    .service(web::resource("/warehouse/products/brand/{brand}").route(web::get().to(q::products_by_brand)))
+    .service(web::resource("/warehouse/products/status/{status}").route(web::get().to(q::products_by_status)))
+    .service(
+        web::resource("/warehouse/products/{id}")
+            .route(web::get().to(get_product))
+            .route(web::put().to(update_product))
+            .route(web::delete().to(delete_product)),
+    )
+    .service(web::resource("/warehouse/products/{id}/inventory").route(web::get().to(q::product_inventory)))
+    .service(web::resource("/warehouse/products/{id}/availability").route(web::get().to(q::product_availability)))
+    .service(web::resource("/warehouse/products/{id}/stock-movements").route(web::get().to(q::product_movements)))
+    .service(web::resource("/warehouse/products/{id}/discontinue").route(web::post().to(discontinue_product)))
+    .service(web::resource("/warehouse/products/{id}/activate").route(web::post().to(activate_product)));
+}
+
+async fn product_input(state: &AppState, body: ProductBody) -> Result<ProductInput, ApiError> {
+    let currency = match body.currency.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
+        Some(code) => Some(active_currency(state, "currency", code).await?),
+        None => None,
+    };
+    Ok(ProductInput {
+        sku: body.sku,
+        name: body.name,
+        description: body.description,
+        category: body.category,
+        brand: body.brand,
+        weight_grams: body.weight_grams,
+        length_mm: body.length_mm,
+        width_mm: body.width_mm,
+        height_mm: body.height_mm,
+        price: body.price,
+        currency,
+    })
+}
+
+pub(crate) async fn load_product(state: &AppState, id: Uuid) -> Result<Product, ApiError> {
+    state.commerce.products.get(id).await.map_err(|e| repo_error("product", e))
+}
+
+#[utoipa::path(post, path = "/api/v1/warehouse/products", tag = "warehouse", request_body = ProductBody,
+    responses((status = 201, body = ProductView), (status = 400, description = "VALIDATION_ERROR naming the field"),
+              (status = 409, description = "ALREADY_EXISTS: the SKU is taken (case-insensitively)")),
+    security(("bearer" = [])))]
+pub async fn create_product(
+    state: web::Data<AppState>,
+    caller: Caller,
+    Json(body): Json<ProductBody>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("products", "create")?;
+    let input = product_input(&state, body).await?;
+    let product = Product::create(input, commerce::now()).map_err(|e| warehouse_error(&e))?;
+    state.commerce.products.create(&product).await.map_err(|e| repo_error("product", e))?;
+    Ok(created(ProductView::from(product)))
+}
+
+#[utoipa::path(get, path = "/api/v1/warehouse/products/{id}", tag = "warehouse", params(("id" = Uuid, Path)),
+    responses((status = 200, body = ProductView), (status = 404, description = "NOT_FOUND")),
+    security(("bearer" = [])))]
+pub async fn get_product(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("products", "read")?;
+    Ok(ok(ProductView::from(load_product(&state, id.into_inner()).await?)))
+}
+
+#[utoipa::path(put, path = "/api/v1/warehouse/products/{id}", tag = "warehouse", params(("id" = Uuid, Path)),
+    request_body = ProductBody,
+    responses((status = 200, body = ProductView), (status = 400, description = "VALIDATION_ERROR"),
+              (status = 404, description = "NOT_FOUND"), (status = 409, description = "ALREADY_EXISTS (sku)")),
+    security(("bearer" = [])))]
+pub async fn update_product(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+    Json(body): Json<ProductBody>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("products", "update")?;
+    let input = product_input(&state, body).await?;
+    let product = load_product(&state, id.into_inner()).await?;
+    let updated = product.update(input, commerce::now()).map_err(|e| warehouse_error(&e))?;
+    state.commerce.products.update(&updated).await.map_err(|e| repo_error("product", e))?;
+    Ok(ok(ProductView::from(updated)))
+}
+
+#[utoipa::path(delete, path = "/api/v1/warehouse/products/{id}", tag = "warehouse", params(("id" = Uuid, Path)),
+    responses((status = 204, description = "Soft-deleted; the SKU is free again"), (status = 404, description = "NOT_FOUND")),
+    security(("bearer" = [])))]
+pub async fn delete_product(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("products", "delete")?;
+    state.commerce.products.delete(id.into_inner(), commerce::now()).await.map_err(|e| repo_error("product", e))?;
+    Ok(no_content())
+}
+
+/// Moves the status with a compare-and-set on the status it was read in.
+async fn move_status(
+    state: &AppState,
+    id: Uuid,
+    operation: fn(&Product, OffsetDateTime) -> Result<Product, warehouse_domain::WarehouseError>,
+) -> Result<Product, ApiError> {
+    for _ in 0..MAX_ATTEMPTS {
+        let product = load_product(state, id).await?;
+        let expected: ProductStatus = product.status;
+        let moved = operation(&product, commerce::now()).map_err(|e| warehouse_error(&e))?;
+        match state.commerce.products.change_status(&moved, expected).await {
+            Ok(()) => return Ok(moved),
+            Err(RepoError::StaleState) => continue,
+            Err(other) => return Err(repo_error("product", other)),
+        }
+    }
+    Err(too_much_contention())
+}
+
+#[utoipa::path(post, path = "/api/v1/warehouse/products/{id}/discontinue", tag = "warehouse", params(("id" = Uuid, Path)),
+    responses((status = 200, body = ProductView), (status = 404, description = "NOT_FOUND"),
+              (status = 409, description = "INVALID_STATUS_TRANSITION: already discontinued")),
+    security(("bearer" = [])))]
+pub async fn discontinue_product(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("products", "update")?;
+    Ok(ok(ProductView::from(move_status(&state, id.into_inner(), Product::discontinue).await?)))
+}
+
+#[utoipa::path(post, path = "/api/v1/warehouse/products/{id}/activate", tag = "warehouse", params(("id" = Uuid, Path)),
+    responses((status = 200, body = ProductView), (status = 404, description = "NOT_FOUND"),
+              (status = 409, description = "INVALID_STATUS_TRANSITION: already active")),
+    security(("bearer" = [])))]
+pub async fn activate_product(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    caller.require("products", "update")?;
+    Ok(ok(ProductView::from(move_status(&state, id.into_inner(), Product::activate).await?)))
+}

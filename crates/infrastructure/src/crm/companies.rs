@@ -1,0 +1,150 @@
+//! PostgreSQL adapter of `CompanyRepository`.
+
+use async_trait::async_trait;
+use crm_domain::{Company, CompanyFilter, CompanyRepository, RepoError};
+use diesel::pg::Pg;
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use shared_kernel::{Page, PageRequest};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::errors::{contains_pattern, from_diesel};
+use super::schema::companies;
+use crate::db::DbConn;
+use crate::DbPool;
+
+#[derive(Queryable, Selectable, Insertable)]
+#[diesel(table_name = companies)]
+struct CompanyRow {
+    id: Uuid,
+    name: String,
+    website: Option<String>,
+    industry: Option<String>,
+    created_at: OffsetDateTime,
+    updated_at: OffsetDateTime,
+    deleted_at: Option<OffsetDateTime>,
+}
+
+impl From<CompanyRow> for Company {
+    fn from(r: CompanyRow) -> Self {
+        Company {
+            id: r.id,
+            name: r.name,
+            website: r.website,
+            industry: r.industry,
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+            deleted_at: r.deleted_at,
+        }
+    }
+}
+
+impl From<&Company> for CompanyRow {
+    fn from(c: &Company) -> Self {
+        CompanyRow {
+            id: c.id,
+            name: c.name.clone(),
+            website: c.website.clone(),
+            industry: c.industry.clone(),
+            created_at: c.created_at,
+            updated_at: c.updated_at,
+            deleted_at: c.deleted_at,
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct PgCompanyRepository {
+    pool: DbPool,
+}
+
+impl PgCompanyRepository {
+    pub fn new(pool: DbPool) -> Self {
+        Self { pool }
+    }
+
+    async fn conn(&self) -> Result<DbConn, RepoError> {
+        self.pool.get().await.map_err(|e| RepoError::Unavailable(e.to_string()))
+    }
+}
+
+fn filtered(filter: &CompanyFilter) -> companies::BoxedQuery<'_, Pg> {
+    let mut query = companies::table.filter(companies::deleted_at.is_null()).into_boxed();
+    if let Some(search) = filter.search.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        query = query.filter(companies::name.ilike(contains_pattern(search)));
+    }
+    query
+}
+
+#[async_trait]
+impl CompanyRepository for PgCompanyRepository {
+    async fn create(&self, company: &Company) -> Result<Company, RepoError> {
+        let mut conn = self.conn().await?;
+        diesel::insert_into(companies::table)
+            .values(CompanyRow::from(company))
+            .returning(CompanyRow::as_returning())
+            .get_result(&mut conn)
+            .await
+            .map(Company::from)
+            .map_err(from_diesel)
+    }
+
+    async fn find_by_id(&self, id: Uuid) -> Result<Option<Company>, RepoError> {
+        let mut conn = self.conn().await?;
+        companies::table
+            .filter(companies::id.eq(id).and(companies::deleted_at.is_null()))
+            .select(CompanyRow::as_select())
+            .first(&mut conn)
+            .await
+            .optional()
+            .map(|row| row.map(Company::from))
+            .map_err(from_diesel)
+    }
+
+    async fn list(&self, filter: &CompanyFilter, page: PageRequest) -> Result<Page<Company>, RepoError> {
+        let mut conn = self.conn().await?;
+        let total: i64 = filtered(filter).count().get_result(&mut conn).await.map_err(from_diesel)?;
+        let rows = filtered(filter)
+            .order((companies::created_at.desc(), companies::id.desc()))
+            .offset(page.offset())
+            .limit(page.limit())
+            .select(CompanyRow::as_select())
+            .load(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        Ok(Page::new(rows.into_iter().map(Company::from).collect(), total, page))
+    }
+
+    async fn update(&self, company: &Company) -> Result<Company, RepoError> {
+        let mut conn = self.conn().await?;
+        diesel::update(companies::table)
+            .filter(companies::id.eq(company.id).and(companies::deleted_at.is_null()))
+            .set((
+                companies::name.eq(&company.name),
+                companies::website.eq(company.website.as_deref()),
+                companies::industry.eq(company.industry.as_deref()),
+                companies::updated_at.eq(company.updated_at),
+            ))
+            .returning(CompanyRow::as_returning())
+            .get_result(&mut conn)
+            .await
+            .map(Company::from)
+            .map_err(from_diesel)
+    }
+
+    async fn soft_delete(&self, id: Uuid, at: OffsetDateTime) -> Result<(), RepoError> {
+        let mut conn = self.conn().await?;
+        let deleted = diesel::update(companies::table)
+            .filter(companies::id.eq(id).and(companies::deleted_at.is_null()))
+            .set(companies::deleted_at.eq(at))
+            .execute(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        if deleted == 1 {
+            Ok(())
+        } else {
+            Err(RepoError::NotFound)
+        }
+    }
+}

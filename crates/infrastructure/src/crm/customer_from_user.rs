@@ -1,0 +1,97 @@
+//! Subscriber: every registered user becomes a customer (decisions §6).
+//!
+//! A customer with the user's email and no company is linked instead of duplicated. The inbox mark,
+//! the link or insert, the history row and `customer.created` commit together, so a redelivered or
+//! re-published event changes nothing.
+
+use async_trait::async_trait;
+use crm_domain::{Customer, CustomerStatus, Email, NewCustomer, Tier};
+use diesel::prelude::*;
+use diesel_async::{AsyncConnection, RunQueryDsl};
+use serde::Deserialize;
+use shared_kernel::ports::{EventHandler, HandlerError};
+use shared_kernel::EventEnvelope;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::customer_rows::insert_customer;
+use super::schema::customers;
+use crate::events::mark_handled;
+use crate::DbPool;
+
+pub const HANDLER_NAME: &str = "crm.customer_from_user";
+
+/// The payload of `identity.user.registered`.
+#[derive(Deserialize)]
+struct Registered {
+    user_id: Uuid,
+    email: String,
+    name: String,
+}
+
+pub struct CustomerFromUser {
+    pool: DbPool,
+}
+
+impl CustomerFromUser {
+    pub fn new(pool: DbPool) -> Self {
+        Self { pool }
+    }
+}
+
+fn failed(error: impl std::fmt::Display) -> HandlerError {
+    HandlerError::new(error.to_string())
+}
+
+#[async_trait]
+impl EventHandler for CustomerFromUser {
+    fn name(&self) -> &'static str {
+        HANDLER_NAME
+    }
+
+    fn handles(&self, event_name: &str) -> bool {
+        event_name == identity_domain::events::USER_REGISTERED
+    }
+
+    async fn handle(&self, event: &EventEnvelope) -> Result<(), HandlerError> {
+        let user: Registered = serde_json::from_value(event.data.clone()).map_err(failed)?;
+        let now = OffsetDateTime::now_utc();
+        let email = Email::parse(&user.email).map_err(failed)?;
+        let input = NewCustomer {
+            user_id: Some(user.user_id),
+            name: user.name,
+            email: user.email,
+            status: Some(CustomerStatus::Lead),
+            tier: Some(Tier::Free),
+            source: Some("website".to_owned()),
+            ..NewCustomer::default()
+        };
+        let created = Customer::new(input, now).map_err(failed)?;
+        let mut conn = self.pool.get().await.map_err(failed)?;
+        conn.transaction::<(), diesel::result::Error, _>(async |conn| {
+            if !mark_handled(conn, event.id, HANDLER_NAME).await? {
+                return Ok(());
+            }
+            let already_linked: i64 = customers::table
+                .filter(customers::user_id.eq(user.user_id).and(customers::deleted_at.is_null()))
+                .count()
+                .get_result(conn)
+                .await?;
+            if already_linked > 0 {
+                return Ok(());
+            }
+            let linked = diesel::update(customers::table)
+                .filter(customers::email.eq(email.as_str()))
+                .filter(customers::company_id.is_null().and(customers::deleted_at.is_null()))
+                .set((customers::user_id.eq(user.user_id), customers::updated_at.eq(now)))
+                .execute(conn)
+                .await?;
+            if linked == 0 {
+                insert_customer(conn, &created).await?;
+            }
+            Ok(())
+        })
+        .await
+        .map_err(failed)
+    }
+}

@@ -1,0 +1,256 @@
+//! PostgreSQL adapter of `CustomerRepository`.
+
+use async_trait::async_trait;
+use crm_domain::{
+    Customer, CustomerCreated, CustomerFilter, CustomerRepository, CustomerSortField, CustomerType, Email, EmailScope,
+    RepoError, SortDirection, StatusTransition, TierChange,
+};
+use diesel::pg::Pg;
+use diesel::prelude::*;
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use shared_kernel::{Page, PageRequest};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::customer_rows::{insert_customer, insert_history, load_customer, to_customers, CustomerRow};
+use super::errors::{contains_pattern, from_diesel};
+use super::schema::customers;
+use crate::db::DbConn;
+use crate::events::record_event;
+use crate::DbPool;
+
+#[derive(Clone)]
+pub struct PgCustomerRepository {
+    pool: DbPool,
+}
+
+impl PgCustomerRepository {
+    pub fn new(pool: DbPool) -> Self {
+        Self { pool }
+    }
+
+    async fn conn(&self) -> Result<DbConn, RepoError> {
+        self.pool.get().await.map_err(|e| RepoError::Unavailable(e.to_string()))
+    }
+}
+
+/// After a conditional update matched nothing: was the row there (stale) or not (missing)?
+/// Uses the caller's connection: taking a second one while holding the first can starve the pool.
+async fn stale_or_missing(conn: &mut AsyncPgConnection, id: Uuid) -> RepoError {
+    match load_customer(conn, id).await {
+        Ok(Some(_)) => RepoError::StaleState,
+        Ok(None) => RepoError::NotFound,
+        Err(error) => from_diesel(error),
+    }
+}
+
+/// Non-deleted customers matching every filter of `filter` (sorting aside).
+fn filtered(filter: &CustomerFilter) -> customers::BoxedQuery<'_, Pg> {
+    let mut query = customers::table.filter(customers::deleted_at.is_null()).into_boxed();
+    if let Some(status) = filter.status {
+        query = query.filter(customers::status.eq(status.as_str()));
+    }
+    if let Some(tier) = filter.tier {
+        query = query.filter(customers::tier.eq(tier.as_str()));
+    }
+    if let Some(rep) = filter.assigned_to {
+        query = query.filter(customers::assigned_to.eq(rep));
+    }
+    if !filter.tags.is_empty() {
+        // `tags @> $1`: carries all of them (GIN index).
+        query = query.filter(customers::tags.contains(filter.tags.clone()));
+    }
+    match filter.customer_type {
+        Some(CustomerType::Individual) => query = query.filter(customers::company_id.is_null()),
+        Some(CustomerType::Company) => query = query.filter(customers::company_id.is_not_null()),
+        None => {}
+    }
+    if let Some(search) = &filter.search {
+        let pattern = contains_pattern(search);
+        query = query.filter(
+            customers::name
+                .ilike(pattern.clone())
+                .or(customers::email.ilike(pattern.clone()))
+                .or(customers::phone.assume_not_null().ilike(pattern)),
+        );
+    }
+    query
+}
+
+fn sorted<'a>(mut query: customers::BoxedQuery<'a, Pg>, filter: &CustomerFilter) -> customers::BoxedQuery<'a, Pg> {
+    use CustomerSortField as F;
+    use SortDirection::{Asc, Desc};
+    for &(field, direction) in filter.sort.keys() {
+        query = match (field, direction) {
+            (F::CreatedAt, Asc) => query.then_order_by(customers::created_at.asc()),
+            (F::CreatedAt, Desc) => query.then_order_by(customers::created_at.desc()),
+            (F::UpdatedAt, Asc) => query.then_order_by(customers::updated_at.asc()),
+            (F::UpdatedAt, Desc) => query.then_order_by(customers::updated_at.desc()),
+            (F::Name, Asc) => query.then_order_by(customers::name.asc()),
+            (F::Name, Desc) => query.then_order_by(customers::name.desc()),
+            (F::Email, Asc) => query.then_order_by(customers::email.asc()),
+            (F::Email, Desc) => query.then_order_by(customers::email.desc()),
+            // Business order (lead < prospect < customer < churned; free < … < enterprise).
+            (F::Status, Asc) => query.then_order_by(customers::status_rank.asc()),
+            (F::Status, Desc) => query.then_order_by(customers::status_rank.desc()),
+            (F::Tier, Asc) => query.then_order_by(customers::tier_rank.asc()),
+            (F::Tier, Desc) => query.then_order_by(customers::tier_rank.desc()),
+        };
+    }
+    // Stable pages.
+    query.then_order_by(customers::id.desc())
+}
+
+#[async_trait]
+impl CustomerRepository for PgCustomerRepository {
+    async fn create(&self, created: &CustomerCreated) -> Result<Customer, RepoError> {
+        let mut conn = self.conn().await?;
+        let row = conn
+            .transaction::<CustomerRow, diesel::result::Error, _>(async |conn| insert_customer(conn, created).await)
+            .await
+            .map_err(from_diesel)?;
+        Customer::try_from(row)
+    }
+
+    async fn find_by_id(&self, id: Uuid) -> Result<Option<Customer>, RepoError> {
+        let mut conn = self.conn().await?;
+        load_customer(&mut conn, id).await.map_err(from_diesel)?.map(Customer::try_from).transpose()
+    }
+
+    async fn find_by_email(&self, email: &Email, scope: EmailScope) -> Result<Option<Customer>, RepoError> {
+        let mut conn = self.conn().await?;
+        let mut query = customers::table
+            .filter(customers::email.eq(email.as_str()).and(customers::deleted_at.is_null()))
+            .into_boxed();
+        query = match scope {
+            EmailScope::Newest => query,
+            EmailScope::Company(company) => query.filter(customers::company_id.eq(company)),
+            EmailScope::NoCompany => query.filter(customers::company_id.is_null()),
+        };
+        let row = query
+            .order((customers::created_at.desc(), customers::id.desc()))
+            .select(CustomerRow::as_select())
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(from_diesel)?;
+        row.map(Customer::try_from).transpose()
+    }
+
+    async fn find_by_user_id(&self, user_id: Uuid) -> Result<Option<Customer>, RepoError> {
+        let mut conn = self.conn().await?;
+        let row = customers::table
+            .filter(customers::user_id.eq(user_id).and(customers::deleted_at.is_null()))
+            .select(CustomerRow::as_select())
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(from_diesel)?;
+        row.map(Customer::try_from).transpose()
+    }
+
+    async fn list(&self, filter: &CustomerFilter, page: PageRequest) -> Result<Page<Customer>, RepoError> {
+        let mut conn = self.conn().await?;
+        let total: i64 = filtered(filter).count().get_result(&mut conn).await.map_err(from_diesel)?;
+        let rows = sorted(filtered(filter), filter)
+            .offset(page.offset())
+            .limit(page.limit())
+            .select(CustomerRow::as_select())
+            .load(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        Ok(Page::new(to_customers(rows)?, total, page))
+    }
+
+    async fn update(&self, customer: &Customer) -> Result<Customer, RepoError> {
+        let mut conn = self.conn().await?;
+        let row = diesel::update(customers::table)
+            .filter(customers::id.eq(customer.id).and(customers::deleted_at.is_null()))
+            .set((
+                customers::user_id.eq(customer.user_id),
+                customers::name.eq(&customer.name),
+                customers::phone.eq(customer.phone.as_deref()),
+                customers::source.eq(customer.source.as_deref()),
+                customers::assigned_to.eq(customer.assigned_to),
+                customers::tags.eq(&customer.tags),
+                customers::updated_at.eq(customer.updated_at),
+            ))
+            .returning(CustomerRow::as_returning())
+            .get_result(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        Customer::try_from(row)
+    }
+
+    async fn save_transition(&self, transition: &StatusTransition) -> Result<Customer, RepoError> {
+        let mut conn = self.conn().await?;
+        let next = &transition.customer;
+        let saved = conn
+            .transaction::<Option<CustomerRow>, diesel::result::Error, _>(async |conn| {
+                let row = diesel::update(customers::table)
+                    .filter(customers::id.eq(next.id).and(customers::deleted_at.is_null()))
+                    .filter(customers::status.eq(transition.from.as_str()))
+                    .set((
+                        customers::status.eq(next.status.as_str()),
+                        customers::churned_at.eq(next.churned_at),
+                        customers::updated_at.eq(next.updated_at),
+                    ))
+                    .returning(CustomerRow::as_returning())
+                    .get_result(conn)
+                    .await
+                    .optional()?;
+                if row.is_some() {
+                    insert_history(conn, next.id, &transition.history).await?;
+                    record_event(conn, &transition.events).await?;
+                }
+                Ok(row)
+            })
+            .await
+            .map_err(from_diesel)?;
+        match saved {
+            Some(row) => Customer::try_from(row),
+            None => Err(stale_or_missing(&mut conn, next.id).await),
+        }
+    }
+
+    async fn save_tier_change(&self, change: &TierChange) -> Result<Customer, RepoError> {
+        let mut conn = self.conn().await?;
+        let next = &change.customer;
+        let saved = conn
+            .transaction::<Option<CustomerRow>, diesel::result::Error, _>(async |conn| {
+                let row = diesel::update(customers::table)
+                    .filter(customers::id.eq(next.id).and(customers::deleted_at.is_null()))
+                    .filter(customers::tier.eq(change.from.as_str()))
+                    .set((customers::tier.eq(next.tier.as_str()), customers::updated_at.eq(next.updated_at)))
+                    .returning(CustomerRow::as_returning())
+                    .get_result(conn)
+                    .await
+                    .optional()?;
+                if row.is_some() {
+                    record_event(conn, &change.events).await?;
+                }
+                Ok(row)
+            })
+            .await
+            .map_err(from_diesel)?;
+        match saved {
+            Some(row) => Customer::try_from(row),
+            None => Err(stale_or_missing(&mut conn, next.id).await),
+        }
+    }
+
+    async fn soft_delete(&self, id: Uuid, at: OffsetDateTime) -> Result<(), RepoError> {
+        let mut conn = self.conn().await?;
+        let deleted = diesel::update(customers::table)
+            .filter(customers::id.eq(id).and(customers::deleted_at.is_null()))
+            .set(customers::deleted_at.eq(at))
+            .execute(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        if deleted == 1 {
+            Ok(())
+        } else {
+            Err(RepoError::NotFound)
+        }
+    }
+}

@@ -1,0 +1,331 @@
+//! Profiles: one per user, owner-scoped changes, admin moderation and the
+//! public listing.
+
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use identity_domain::events;
+use identity_domain::ports::RepoError;
+use identity_domain::profile::{Gender, Moderation, NewProfile, ProfileFields, ProfileRecord, ProfileRepository};
+use shared_kernel::{Page, PageRequest};
+use time::{Date, OffsetDateTime};
+use uuid::Uuid;
+
+use crate::events::record_event;
+use crate::repo_error::from_diesel;
+use crate::schema::profiles;
+use crate::DbPool;
+
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = profiles)]
+struct ProfileRow {
+    id: Uuid,
+    user_id: Uuid,
+    display_name: String,
+    first_name: Option<String>,
+    last_name: Option<String>,
+    gender: Option<String>,
+    date_of_birth: Option<Date>,
+    bio: Option<String>,
+    avatar_url: Option<String>,
+    timezone: Option<String>,
+    language: Option<String>,
+    country: Option<String>,
+    website: Option<String>,
+    linkedin_url: Option<String>,
+    twitter_url: Option<String>,
+    github_url: Option<String>,
+    is_public: bool,
+    is_active: bool,
+    is_banned: bool,
+    is_verified: bool,
+    created_at: OffsetDateTime,
+    updated_at: OffsetDateTime,
+}
+
+impl From<ProfileRow> for ProfileRecord {
+    fn from(r: ProfileRow) -> Self {
+        ProfileRecord {
+            id: r.id,
+            user_id: r.user_id,
+            display_name: r.display_name,
+            first_name: r.first_name,
+            last_name: r.last_name,
+            gender: r.gender.as_deref().and_then(Gender::parse),
+            date_of_birth: r.date_of_birth,
+            bio: r.bio,
+            avatar_url: r.avatar_url,
+            timezone: r.timezone,
+            language: r.language,
+            country: r.country,
+            website: r.website,
+            linkedin_url: r.linkedin_url,
+            twitter_url: r.twitter_url,
+            github_url: r.github_url,
+            is_public: r.is_public,
+            is_active: r.is_active,
+            is_banned: r.is_banned,
+            is_verified: r.is_verified,
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+        }
+    }
+}
+
+/// A given, non-empty text (empty means "not set" on creation).
+fn given(value: &Option<String>) -> Option<&str> {
+    value.as_deref().filter(|v| !v.is_empty())
+}
+
+/// `None` leaves the column alone; an empty text clears it.
+fn change(value: &Option<String>) -> Option<Option<&str>> {
+    value.as_deref().map(|v| (!v.is_empty()).then_some(v))
+}
+
+/// The stored spelling of a validated gender.
+fn gender(value: &Option<String>) -> Option<Option<&'static str>> {
+    value.as_deref().map(|g| Gender::parse(g).map(Gender::as_str))
+}
+
+#[derive(Insertable)]
+#[diesel(table_name = profiles)]
+struct NewProfileRow<'a> {
+    id: Uuid,
+    user_id: Uuid,
+    display_name: &'a str,
+    first_name: Option<&'a str>,
+    last_name: Option<&'a str>,
+    gender: Option<&'a str>,
+    date_of_birth: Option<Date>,
+    bio: Option<&'a str>,
+    avatar_url: Option<&'a str>,
+    timezone: Option<&'a str>,
+    language: Option<&'a str>,
+    country: Option<&'a str>,
+    website: Option<&'a str>,
+    linkedin_url: Option<&'a str>,
+    twitter_url: Option<&'a str>,
+    github_url: Option<&'a str>,
+    is_public: Option<bool>,
+}
+
+impl<'a> NewProfileRow<'a> {
+    fn new(profile: &'a NewProfile) -> Self {
+        let f = &profile.fields;
+        Self {
+            id: profile.id,
+            user_id: profile.user_id,
+            display_name: f.display_name.as_deref().unwrap_or_default(),
+            first_name: given(&f.first_name),
+            last_name: given(&f.last_name),
+            gender: gender(&f.gender).flatten(),
+            date_of_birth: f.date_of_birth,
+            bio: given(&f.bio),
+            avatar_url: given(&f.avatar_url),
+            timezone: given(&f.timezone),
+            language: given(&f.language),
+            country: given(&f.country),
+            website: given(&f.website),
+            linkedin_url: given(&f.linkedin_url),
+            twitter_url: given(&f.twitter_url),
+            github_url: given(&f.github_url),
+            is_public: f.is_public,
+        }
+    }
+}
+
+#[derive(AsChangeset)]
+#[diesel(table_name = profiles)]
+struct ProfileChangeset<'a> {
+    display_name: Option<&'a str>,
+    first_name: Option<Option<&'a str>>,
+    last_name: Option<Option<&'a str>>,
+    gender: Option<Option<&'a str>>,
+    date_of_birth: Option<Option<Date>>,
+    bio: Option<Option<&'a str>>,
+    avatar_url: Option<Option<&'a str>>,
+    timezone: Option<Option<&'a str>>,
+    language: Option<Option<&'a str>>,
+    country: Option<Option<&'a str>>,
+    website: Option<Option<&'a str>>,
+    linkedin_url: Option<Option<&'a str>>,
+    twitter_url: Option<Option<&'a str>>,
+    github_url: Option<Option<&'a str>>,
+    is_public: Option<bool>,
+}
+
+impl<'a> ProfileChangeset<'a> {
+    fn new(f: &'a ProfileFields) -> Self {
+        Self {
+            display_name: given(&f.display_name),
+            first_name: change(&f.first_name),
+            last_name: change(&f.last_name),
+            gender: gender(&f.gender),
+            date_of_birth: f.date_of_birth.map(Some),
+            bio: change(&f.bio),
+            avatar_url: change(&f.avatar_url),
+            timezone: change(&f.timezone),
+            language: change(&f.language),
+            country: change(&f.country),
+            website: change(&f.website),
+            linkedin_url: change(&f.linkedin_url),
+            twitter_url: change(&f.twitter_url),
+            github_url: change(&f.github_url),
+            is_public: f.is_public,
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct PgProfileRepository {
+    pool: DbPool,
+}
+
+impl PgProfileRepository {
+    pub fn new(pool: DbPool) -> Self {
+        Self { pool }
+    }
+
+    async fn conn(&self) -> Result<crate::db::DbConn, RepoError> {
+        self.pool.get().await.map_err(|e| RepoError::Unavailable(e.to_string()))
+    }
+}
+
+async fn load(conn: &mut AsyncPgConnection, id: Uuid) -> QueryResult<ProfileRecord> {
+    profiles::table
+        .filter(profiles::id.eq(id).and(profiles::deleted_at.is_null()))
+        .select(ProfileRow::as_select())
+        .first(conn)
+        .await
+        .map(ProfileRecord::from)
+}
+
+#[async_trait]
+impl ProfileRepository for PgProfileRepository {
+    async fn create(&self, profile: NewProfile) -> Result<ProfileRecord, RepoError> {
+        let mut conn = self.conn().await?;
+        let row = NewProfileRow::new(&profile);
+        conn.transaction::<ProfileRecord, diesel::result::Error, _>(async |conn| {
+            let created: ProfileRecord = diesel::insert_into(profiles::table)
+                .values(&row)
+                .returning(ProfileRow::as_returning())
+                .get_result(conn)
+                .await
+                .map(ProfileRecord::from)?;
+            record_event(conn, &[created.event(events::PROFILE_CREATED)]).await?;
+            Ok(created)
+        })
+        .await
+        .map_err(from_diesel)
+    }
+
+    async fn find_by_id(&self, id: Uuid) -> Result<Option<ProfileRecord>, RepoError> {
+        let mut conn = self.conn().await?;
+        load(&mut conn, id).await.optional().map_err(from_diesel)
+    }
+
+    async fn find_by_user(&self, user_id: Uuid) -> Result<Option<ProfileRecord>, RepoError> {
+        let mut conn = self.conn().await?;
+        profiles::table
+            .filter(profiles::user_id.eq(user_id).and(profiles::deleted_at.is_null()))
+            .select(ProfileRow::as_select())
+            .first(&mut conn)
+            .await
+            .optional()
+            .map(|row| row.map(ProfileRecord::from))
+            .map_err(from_diesel)
+    }
+
+    async fn update(&self, owner: Uuid, id: Uuid, fields: ProfileFields) -> Result<ProfileRecord, RepoError> {
+        let mut conn = self.conn().await?;
+        let changeset = ProfileChangeset::new(&fields);
+        conn.transaction::<ProfileRecord, diesel::result::Error, _>(async |conn| {
+            let updated: ProfileRecord = diesel::update(profiles::table)
+                .filter(profiles::id.eq(id).and(profiles::user_id.eq(owner)).and(profiles::deleted_at.is_null()))
+                .set((&changeset, profiles::updated_at.eq(diesel::dsl::now)))
+                .returning(ProfileRow::as_returning())
+                .get_result(conn)
+                .await
+                .map(ProfileRecord::from)?;
+            record_event(conn, &[updated.event(events::PROFILE_UPDATED)]).await?;
+            Ok(updated)
+        })
+        .await
+        .map_err(from_diesel)
+    }
+
+    async fn delete(&self, owner: Uuid, id: Uuid) -> Result<(), RepoError> {
+        let mut conn = self.conn().await?;
+        conn.transaction::<(), diesel::result::Error, _>(async |conn| {
+            let deleted: ProfileRecord = diesel::update(profiles::table)
+                .filter(profiles::id.eq(id).and(profiles::user_id.eq(owner)).and(profiles::deleted_at.is_null()))
+                .set((profiles::deleted_at.eq(diesel::dsl::now), profiles::updated_at.eq(diesel::dsl::now)))
+                .returning(ProfileRow::as_returning())
+                .get_result(conn)
+                .await
+                .map(ProfileRecord::from)?;
+            record_event(conn, &[deleted.event(events::PROFILE_DELETED)]).await
+        })
+        .await
+        .map_err(from_diesel)
+    }
+
+    async fn moderate(&self, id: Uuid, action: Moderation) -> Result<ProfileRecord, RepoError> {
+        let mut conn = self.conn().await?;
+        conn.transaction::<ProfileRecord, diesel::result::Error, _>(async |conn| {
+            let target = profiles::table.filter(profiles::id.eq(id).and(profiles::deleted_at.is_null()));
+            let changed: Option<ProfileRow> = match action {
+                Moderation::Verify => {
+                    diesel::update(target.filter(profiles::is_verified.eq(false)))
+                        .set((profiles::is_verified.eq(true), profiles::updated_at.eq(diesel::dsl::now)))
+                        .returning(ProfileRow::as_returning())
+                        .get_result(conn)
+                        .await
+                }
+                Moderation::Ban => {
+                    diesel::update(target.filter(profiles::is_banned.eq(false)))
+                        .set((profiles::is_banned.eq(true), profiles::updated_at.eq(diesel::dsl::now)))
+                        .returning(ProfileRow::as_returning())
+                        .get_result(conn)
+                        .await
+                }
+            }
+            .optional()?;
+            match changed.map(ProfileRecord::from) {
+                Some(profile) => {
+                    let name = match action {
+                        Moderation::Verify => events::PROFILE_VERIFIED,
+                        Moderation::Ban => events::PROFILE_BANNED,
+                    };
+                    record_event(conn, &[profile.event(name)]).await?;
+                    Ok(profile)
+                }
+                // The flag was already set (or the profile is missing).
+                None => load(conn, id).await,
+            }
+        })
+        .await
+        .map_err(from_diesel)
+    }
+
+    async fn list_public(&self, page: PageRequest) -> Result<Page<ProfileRecord>, RepoError> {
+        let mut conn = self.conn().await?;
+        let query = || {
+            profiles::table
+                .filter(profiles::deleted_at.is_null())
+                .filter(profiles::is_public.eq(true).and(profiles::is_active.eq(true)))
+                .filter(profiles::is_banned.eq(false))
+                .into_boxed()
+        };
+        let total: i64 = query().count().get_result(&mut conn).await.map_err(from_diesel)?;
+        let rows = query()
+            .order((profiles::created_at.desc(), profiles::id.desc()))
+            .offset(page.offset())
+            .limit(page.limit())
+            .select(ProfileRow::as_select())
+            .load(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        Ok(Page::new(rows.into_iter().map(ProfileRecord::from).collect(), total, page))
+    }
+}

@@ -1,0 +1,176 @@
+//! `OrderRepository` on PostgreSQL: numbers from a per-year counter row, compare-and-set saves,
+//! events in the outbox of the same transaction.
+
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel::sql_types::Integer;
+use diesel_async::{AsyncConnection, RunQueryDsl};
+use order_domain::{
+    Order, OrderChange, OrderDeletion, OrderDraft, OrderFilter, OrderNumber, OrderRepository, RepoError,
+};
+use shared_kernel::{Page, PageRequest};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::errors::{from_diesel, TxError};
+use super::rows::{LineRow, OrderRow};
+use super::schema::{order_lines, orders};
+use super::store;
+use crate::events::record_event;
+use crate::DbPool;
+
+#[derive(Clone)]
+pub struct PgOrderRepository {
+    pool: DbPool,
+}
+
+impl PgOrderRepository {
+    pub fn new(pool: DbPool) -> Self {
+        Self { pool }
+    }
+
+    async fn conn(&self) -> Result<crate::db::DbConn, RepoError> {
+        self.pool.get().await.map_err(|e| RepoError::Unavailable(e.to_string()))
+    }
+}
+
+#[derive(QueryableByName)]
+struct Counter {
+    #[diesel(sql_type = Integer)]
+    last: i32,
+}
+
+/// Start of the UTC day.
+fn day_start(date: time::Date) -> OffsetDateTime {
+    date.midnight().assume_utc()
+}
+
+#[async_trait]
+impl OrderRepository for PgOrderRepository {
+    async fn create(&self, draft: OrderDraft) -> Result<Order, RepoError> {
+        let mut conn = self.conn().await?;
+        conn.transaction::<Order, TxError, _>(async |conn| {
+            // The upsert locks the year's row until commit, so concurrent creates queue here and
+            // every number is used once.
+            let counter: Counter = diesel::sql_query(
+                "INSERT INTO order_counters (year, last) VALUES ($1, 1) \
+                 ON CONFLICT (year) DO UPDATE SET last = order_counters.last + 1 RETURNING last",
+            )
+            .bind::<Integer, _>(draft.year())
+            .get_result(conn)
+            .await?;
+            let sequence = u32::try_from(counter.last).unwrap_or(0);
+            let number = OrderNumber::new(draft.year(), sequence)
+                .map_err(|e| TxError::Repo(RepoError::Unknown(format!("order number: {e}"))))?;
+            let (order, events) =
+                draft.into_order(number).map_err(|e| TxError::Repo(RepoError::Unknown(format!("order: {e}"))))?;
+            diesel::insert_into(orders::table).values(OrderRow::of(order.record())).execute(conn).await?;
+            record_event(conn, &events).await?;
+            Ok(order)
+        })
+        .await
+        .map_err(RepoError::from)
+    }
+
+    async fn get(&self, id: Uuid) -> Result<Order, RepoError> {
+        let mut conn = self.conn().await?;
+        let (row, lines) = store::load(&mut conn, id, false).await.map_err(from_diesel)?.ok_or(RepoError::NotFound)?;
+        row.into_order(lines)
+    }
+
+    async fn get_by_number(&self, number: &OrderNumber) -> Result<Order, RepoError> {
+        let mut conn = self.conn().await?;
+        let id: Uuid = orders::table
+            .filter(orders::order_number.eq(number.to_string()).and(orders::deleted_at.is_null()))
+            .select(orders::id)
+            .first(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        let (row, lines) = store::load(&mut conn, id, false).await.map_err(from_diesel)?.ok_or(RepoError::NotFound)?;
+        row.into_order(lines)
+    }
+
+    async fn list(&self, filter: &OrderFilter, page: PageRequest) -> Result<Page<Order>, RepoError> {
+        let mut conn = self.conn().await?;
+        let query = || {
+            let mut query = orders::table.filter(orders::deleted_at.is_null()).into_boxed();
+            if let Some(status) = filter.status {
+                query = query.filter(orders::status.eq(status.as_str()));
+            }
+            if let Some(customer_id) = filter.customer_id {
+                query = query.filter(orders::customer_id.eq(customer_id));
+            }
+            if let Some(from) = filter.date_from {
+                query = query.filter(orders::created_at.ge(day_start(from)));
+            }
+            // Inclusive: everything before the start of the next day.
+            if let Some(next) = filter.date_to.and_then(time::Date::next_day) {
+                query = query.filter(orders::created_at.lt(day_start(next)));
+            }
+            query
+        };
+        let total: i64 = query().count().get_result(&mut conn).await.map_err(from_diesel)?;
+        let rows: Vec<OrderRow> = query()
+            .order((orders::created_at.desc(), orders::id.desc()))
+            .offset(page.offset())
+            .limit(page.limit())
+            .select(OrderRow::as_select())
+            .load(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        let ids: Vec<Uuid> = rows.iter().map(|r| r.id).collect();
+        let mut lines: HashMap<Uuid, Vec<LineRow>> = HashMap::new();
+        let all_lines: Vec<LineRow> = order_lines::table
+            .filter(order_lines::order_id.eq_any(&ids))
+            .order((order_lines::order_id.asc(), order_lines::created_at.asc(), order_lines::id.asc()))
+            .select(LineRow::as_select())
+            .load(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        for line in all_lines {
+            lines.entry(line.order_id).or_default().push(line);
+        }
+        let orders = rows
+            .into_iter()
+            .map(|row| {
+                let own = lines.remove(&row.id).unwrap_or_default();
+                row.into_order(own)
+            })
+            .collect::<Result<Vec<Order>, RepoError>>()?;
+        Ok(Page::new(orders, total, page))
+    }
+
+    async fn save(&self, change: &OrderChange) -> Result<(), RepoError> {
+        let mut conn = self.conn().await?;
+        let id = change.order.id;
+        conn.transaction::<(), TxError, _>(async |conn| {
+            if store::write_change(conn, change).await? {
+                return Ok(());
+            }
+            let stale = store::exists(conn, id).await?;
+            Err(TxError::Repo(if stale { RepoError::StaleState } else { RepoError::NotFound }))
+        })
+        .await
+        .map_err(RepoError::from)
+    }
+
+    async fn delete(&self, deletion: &OrderDeletion, now: OffsetDateTime) -> Result<(), RepoError> {
+        let mut conn = self.conn().await?;
+        let updated = diesel::update(orders::table)
+            .filter(orders::id.eq(deletion.order_id))
+            .filter(orders::version.eq(deletion.expected_version))
+            .filter(orders::status.eq(deletion.expected_status.as_str()))
+            .filter(orders::deleted_at.is_null())
+            .set((orders::deleted_at.eq(now), orders::updated_at.eq(now), orders::version.eq(orders::version + 1)))
+            .execute(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        if updated == 1 {
+            return Ok(());
+        }
+        let stale = store::exists(&mut conn, deletion.order_id).await.map_err(from_diesel)?;
+        Err(if stale { RepoError::StaleState } else { RepoError::NotFound })
+    }
+}

@@ -1,0 +1,226 @@
+//! `InventoryRepository` on PostgreSQL: records, thresholds, and quantity changes written as
+//! compare-and-set updates together with their movements.
+
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Uuid as SqlUuid};
+use diesel_async::{AsyncConnection, RunQueryDsl};
+use shared_kernel::{Page, PageRequest};
+use time::OffsetDateTime;
+use uuid::Uuid;
+use warehouse_domain::{
+    Availability, Inventory, InventoryChange, InventoryFilter, InventoryRepository, Quantities, RepoError,
+    StockMovement, TransferChange, WarehouseError,
+};
+
+use super::errors::{from_diesel, TxError};
+use super::ledger::{apply_change, inventory_exists};
+use super::rows::{InventoryRow, MovementRow};
+use super::schema::{inventory, stock_movements};
+use crate::DbPool;
+
+#[derive(Clone)]
+pub struct PgInventoryRepository {
+    pool: DbPool,
+}
+
+impl PgInventoryRepository {
+    pub fn new(pool: DbPool) -> Self {
+        Self { pool }
+    }
+
+    async fn conn(&self) -> Result<crate::db::DbConn, RepoError> {
+        self.pool.get().await.map_err(|e| RepoError::Unavailable(e.to_string()))
+    }
+}
+
+fn live() -> diesel::dsl::IsNull<inventory::deleted_at> {
+    inventory::deleted_at.is_null()
+}
+
+#[derive(QueryableByName)]
+struct Sums {
+    #[diesel(sql_type = BigInt)]
+    on_hand: i64,
+    #[diesel(sql_type = BigInt)]
+    reserved: i64,
+    #[diesel(sql_type = BigInt)]
+    committed: i64,
+}
+
+/// A missed compare-and-set: the record moved (`StaleState`) or is gone (`NotFound`).
+async fn missed(conn: &mut diesel_async::AsyncPgConnection, id: Uuid) -> TxError {
+    match inventory_exists(conn, id).await {
+        Ok(true) => TxError::Repo(RepoError::StaleState),
+        Ok(false) => TxError::Repo(RepoError::NotFound),
+        Err(e) => TxError::Db(e),
+    }
+}
+
+#[async_trait]
+impl InventoryRepository for PgInventoryRepository {
+    async fn create(&self, record: &Inventory, initial: Option<&StockMovement>) -> Result<(), RepoError> {
+        let mut conn = self.conn().await?;
+        conn.transaction::<(), TxError, _>(async |conn| {
+            diesel::insert_into(inventory::table).values(InventoryRow::of(record.record())).execute(conn).await?;
+            if let Some(movement) = initial {
+                diesel::insert_into(stock_movements::table)
+                    .values(MovementRow::of(movement.record()))
+                    .execute(conn)
+                    .await?;
+            }
+            Ok(())
+        })
+        .await
+        .map_err(RepoError::from)
+    }
+
+    async fn get(&self, id: Uuid) -> Result<Inventory, RepoError> {
+        let mut conn = self.conn().await?;
+        let row: InventoryRow = inventory::table
+            .filter(inventory::id.eq(id).and(live()))
+            .select(InventoryRow::as_select())
+            .first(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        Ok(row.into_inventory())
+    }
+
+    async fn find(&self, product_id: Uuid, location_id: Uuid) -> Result<Option<Inventory>, RepoError> {
+        let mut conn = self.conn().await?;
+        let row: Option<InventoryRow> = inventory::table
+            .filter(inventory::product_id.eq(product_id).and(inventory::location_id.eq(location_id)).and(live()))
+            .select(InventoryRow::as_select())
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(from_diesel)?;
+        Ok(row.map(InventoryRow::into_inventory))
+    }
+
+    async fn list(&self, filter: &InventoryFilter, page: PageRequest) -> Result<Page<Inventory>, RepoError> {
+        let mut conn = self.conn().await?;
+        let query = || {
+            let mut query = inventory::table.filter(live()).into_boxed();
+            if let Some(product_id) = filter.product_id {
+                query = query.filter(inventory::product_id.eq(product_id));
+            }
+            if let Some(location_id) = filter.location_id {
+                query = query.filter(inventory::location_id.eq(location_id));
+            }
+            if filter.low_stock {
+                // Written as the predicate of `inventory_low_stock_idx`, so the index applies.
+                query = query.filter(inventory::reorder_point.is_not_null()).filter(
+                    (inventory::quantity_on_hand - inventory::quantity_reserved)
+                        .nullable()
+                        .le(inventory::reorder_point),
+                );
+            }
+            query
+        };
+        let total: i64 = query().count().get_result(&mut conn).await.map_err(from_diesel)?;
+        let rows: Vec<InventoryRow> = query()
+            .order((inventory::created_at.desc(), inventory::id.desc()))
+            .offset(page.offset())
+            .limit(page.limit())
+            .select(InventoryRow::as_select())
+            .load(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        Ok(Page::new(rows.into_iter().map(InventoryRow::into_inventory).collect(), total, page))
+    }
+
+    async fn update_thresholds(&self, record: &Inventory) -> Result<(), RepoError> {
+        let mut conn = self.conn().await?;
+        let updated = diesel::update(inventory::table)
+            .filter(inventory::id.eq(record.id).and(live()))
+            .set((
+                inventory::reorder_point.eq(record.reorder_point),
+                inventory::min_stock.eq(record.min_stock),
+                inventory::max_stock.eq(record.max_stock),
+                inventory::updated_at.eq(record.updated_at),
+            ))
+            .execute(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        if updated == 1 {
+            Ok(())
+        } else {
+            Err(RepoError::NotFound)
+        }
+    }
+
+    async fn apply(&self, change: &InventoryChange) -> Result<(), RepoError> {
+        let mut conn = self.conn().await?;
+        let id = change.inventory.id;
+        conn.transaction::<(), TxError, _>(async |conn| {
+            if apply_change(conn, change).await? {
+                Ok(())
+            } else {
+                Err(missed(conn, id).await)
+            }
+        })
+        .await
+        .map_err(RepoError::from)
+    }
+
+    async fn apply_transfer(&self, change: &TransferChange) -> Result<(), RepoError> {
+        let mut conn = self.conn().await?;
+        conn.transaction::<(), TxError, _>(async |conn| {
+            // The destination may be new; a concurrently created one wins and our CAS below misses.
+            let to = change.to.inventory.record();
+            diesel::sql_query(
+                "INSERT INTO inventory (id, product_id, location_id, created_at, updated_at) \
+                 VALUES ($1, $2, $3, $4, $4) \
+                 ON CONFLICT (product_id, location_id) WHERE deleted_at IS NULL DO NOTHING",
+            )
+            .bind::<SqlUuid, _>(to.id)
+            .bind::<SqlUuid, _>(to.product_id)
+            .bind::<SqlUuid, _>(to.location_id)
+            .bind::<diesel::sql_types::Timestamptz, _>(to.created_at)
+            .execute(conn)
+            .await?;
+            let mut ends = [&change.from, &change.to];
+            ends.sort_by_key(|c| c.inventory.id);
+            for end in ends {
+                if !apply_change(conn, end).await? {
+                    return Err(missed(conn, end.inventory.id).await);
+                }
+            }
+            Ok(())
+        })
+        .await
+        .map_err(RepoError::from)
+    }
+
+    async fn delete(&self, id: Uuid, now: OffsetDateTime) -> Result<(), RepoError> {
+        let mut conn = self.conn().await?;
+        let updated = diesel::update(inventory::table)
+            .filter(inventory::id.eq(id).and(live()).and(inventory::quantity_reserved.eq(0)))
+            .set((inventory::deleted_at.eq(now), inventory::updated_at.eq(now)))
+            .execute(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        if updated == 1 {
+            return Ok(());
+        }
+        let exists = inventory_exists(&mut conn, id).await.map_err(from_diesel)?;
+        Err(if exists { RepoError::Domain(WarehouseError::StockReserved) } else { RepoError::NotFound })
+    }
+
+    async fn availability(&self, product_id: Uuid) -> Result<Availability, RepoError> {
+        let mut conn = self.conn().await?;
+        let sums: Sums = diesel::sql_query(
+            "SELECT coalesce(sum(quantity_on_hand), 0)::bigint AS on_hand, \
+                    coalesce(sum(quantity_reserved), 0)::bigint AS reserved, \
+                    coalesce(sum(quantity_committed), 0)::bigint AS committed \
+             FROM inventory WHERE product_id = $1 AND deleted_at IS NULL",
+        )
+        .bind::<SqlUuid, _>(product_id)
+        .get_result(&mut conn)
+        .await
+        .map_err(from_diesel)?;
+        let totals = Quantities { on_hand: sums.on_hand, reserved: sums.reserved, committed: sums.committed };
+        Ok(Availability::new(product_id, totals))
+    }
+}

@@ -1,0 +1,181 @@
+//! `LocationRepository` on PostgreSQL. Codes are unique case-insensitively among live rows.
+
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Uuid as SqlUuid};
+use diesel_async::RunQueryDsl;
+use shared_kernel::{Page, PageRequest};
+use time::OffsetDateTime;
+use uuid::Uuid;
+use warehouse_domain::{Location, LocationFilter, LocationRepository, RepoError, WarehouseError};
+
+use super::errors::{contains_pattern, from_diesel};
+use super::rows::LocationRow;
+use super::schema::locations;
+use super::sql::lower;
+use crate::DbPool;
+
+#[derive(Clone)]
+pub struct PgLocationRepository {
+    pool: DbPool,
+}
+
+impl PgLocationRepository {
+    pub fn new(pool: DbPool) -> Self {
+        Self { pool }
+    }
+
+    async fn conn(&self) -> Result<crate::db::DbConn, RepoError> {
+        self.pool.get().await.map_err(|e| RepoError::Unavailable(e.to_string()))
+    }
+}
+
+fn live() -> diesel::dsl::IsNull<locations::deleted_at> {
+    locations::deleted_at.is_null()
+}
+
+#[derive(QueryableByName)]
+struct Total {
+    #[diesel(sql_type = BigInt)]
+    total: i64,
+}
+
+async fn exists(conn: &mut crate::db::DbConn, id: Uuid) -> Result<bool, RepoError> {
+    diesel::select(diesel::dsl::exists(locations::table.filter(locations::id.eq(id).and(live()))))
+        .get_result(conn)
+        .await
+        .map_err(from_diesel)
+}
+
+#[async_trait]
+impl LocationRepository for PgLocationRepository {
+    async fn create(&self, location: &Location) -> Result<(), RepoError> {
+        let mut conn = self.conn().await?;
+        diesel::insert_into(locations::table)
+            .values(LocationRow::of(location.record()))
+            .execute(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        Ok(())
+    }
+
+    async fn get(&self, id: Uuid) -> Result<Location, RepoError> {
+        let mut conn = self.conn().await?;
+        let row: LocationRow = locations::table
+            .filter(locations::id.eq(id).and(live()))
+            .select(LocationRow::as_select())
+            .first(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        row.into_location()
+    }
+
+    async fn get_by_code(&self, code: &str) -> Result<Location, RepoError> {
+        let mut conn = self.conn().await?;
+        let row: LocationRow = locations::table
+            .filter(lower(locations::code).eq(lower(code.trim())).and(live()))
+            .select(LocationRow::as_select())
+            .first(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        row.into_location()
+    }
+
+    async fn list(&self, filter: &LocationFilter, page: PageRequest) -> Result<Page<Location>, RepoError> {
+        let mut conn = self.conn().await?;
+        let query = || {
+            let mut query = locations::table.filter(live()).into_boxed();
+            if let Some(location_type) = filter.location_type {
+                query = query.filter(locations::location_type.eq(location_type.as_str()));
+            }
+            if let Some(country) = filter.country {
+                query = query.filter(locations::country.eq(country.as_str().to_owned()));
+            }
+            if let Some(active) = filter.is_active {
+                query = query.filter(locations::is_active.eq(active));
+            }
+            if let Some(search) = filter.search.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+                let pattern = contains_pattern(search);
+                query =
+                    query.filter(lower(locations::code).like(pattern.clone()).or(lower(locations::name).like(pattern)));
+            }
+            query
+        };
+        let total: i64 = query().count().get_result(&mut conn).await.map_err(from_diesel)?;
+        let rows: Vec<LocationRow> = query()
+            .order((locations::created_at.desc(), locations::id.desc()))
+            .offset(page.offset())
+            .limit(page.limit())
+            .select(LocationRow::as_select())
+            .load(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        let items = rows.into_iter().map(LocationRow::into_location).collect::<Result<Vec<_>, _>>()?;
+        Ok(Page::new(items, total, page))
+    }
+
+    async fn update(&self, location: &Location) -> Result<(), RepoError> {
+        let mut conn = self.conn().await?;
+        let updated = diesel::update(locations::table)
+            .filter(locations::id.eq(location.id).and(live()))
+            .set(LocationRow::of(location.record()))
+            .execute(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        if updated == 1 {
+            Ok(())
+        } else {
+            Err(RepoError::NotFound)
+        }
+    }
+
+    async fn change_active(&self, location: &Location, expected: bool) -> Result<(), RepoError> {
+        let mut conn = self.conn().await?;
+        let updated = diesel::update(locations::table)
+            .filter(locations::id.eq(location.id).and(live()).and(locations::is_active.eq(expected)))
+            .set((locations::is_active.eq(location.is_active), locations::updated_at.eq(location.updated_at)))
+            .execute(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        if updated == 1 {
+            return Ok(());
+        }
+        Err(if exists(&mut conn, location.id).await? { RepoError::StaleState } else { RepoError::NotFound })
+    }
+
+    async fn delete(&self, id: Uuid, now: OffsetDateTime) -> Result<(), RepoError> {
+        let mut conn = self.conn().await?;
+        // One conditional statement: no live record at the location may hold stock.
+        let updated = diesel::sql_query(
+            "UPDATE locations SET deleted_at = $2, updated_at = $2 \
+             WHERE id = $1 AND deleted_at IS NULL AND NOT EXISTS (\
+               SELECT 1 FROM inventory WHERE location_id = $1 AND deleted_at IS NULL AND quantity_on_hand > 0)",
+        )
+        .bind::<SqlUuid, _>(id)
+        .bind::<diesel::sql_types::Timestamptz, _>(now)
+        .execute(&mut conn)
+        .await
+        .map_err(from_diesel)?;
+        if updated == 1 {
+            return Ok(());
+        }
+        Err(if exists(&mut conn, id).await? {
+            RepoError::Domain(WarehouseError::LocationHasStock)
+        } else {
+            RepoError::NotFound
+        })
+    }
+
+    async fn quantity_on_hand(&self, id: Uuid) -> Result<i64, RepoError> {
+        let mut conn = self.conn().await?;
+        let row: Total = diesel::sql_query(
+            "SELECT coalesce(sum(quantity_on_hand), 0)::bigint AS total FROM inventory \
+             WHERE location_id = $1 AND deleted_at IS NULL",
+        )
+        .bind::<SqlUuid, _>(id)
+        .get_result(&mut conn)
+        .await
+        .map_err(from_diesel)?;
+        Ok(row.total)
+    }
+}

@@ -1,0 +1,63 @@
+//! The warehouse's subscriber to order events: reserve on `order.confirmed`, release on
+//! `order.cancelled`, commit on `order.fulfilled` (decisions §8, "Order flow"). Idempotency, ordering
+//! and the replies are the repository's (one transaction per event, inbox first).
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use order_domain::events::{OrderEventData, ORDER_CANCELLED, ORDER_CONFIRMED, ORDER_FULFILLED};
+use shared_kernel::ports::{EventHandler, HandlerError};
+use shared_kernel::EventEnvelope;
+use time::OffsetDateTime;
+use warehouse_domain::{OrderStockRepository, ReservationLine, Stamp};
+
+pub const HANDLER_NAME: &str = "warehouse.order_events";
+
+pub struct OrderEventsHandler {
+    stock: Arc<dyn OrderStockRepository>,
+}
+
+impl OrderEventsHandler {
+    pub fn new(stock: Arc<dyn OrderStockRepository>) -> Self {
+        Self { stock }
+    }
+}
+
+#[async_trait]
+impl EventHandler for OrderEventsHandler {
+    fn name(&self) -> &'static str {
+        HANDLER_NAME
+    }
+
+    fn handles(&self, event_name: &str) -> bool {
+        matches!(event_name, ORDER_CONFIRMED | ORDER_CANCELLED | ORDER_FULFILLED)
+    }
+
+    async fn handle(&self, event: &EventEnvelope) -> Result<(), HandlerError> {
+        let data: OrderEventData = serde_json::from_value(event.data.clone())
+            .map_err(|e| HandlerError::new(format!("malformed {} data: {e}", event.name)))?;
+        // The system acts here, not a user.
+        let stamp = Stamp { at: OffsetDateTime::now_utc(), by: None };
+        let failed = |e: warehouse_domain::RepoError| HandlerError::new(format!("{}: {e}", event.name));
+        match event.name.as_str() {
+            ORDER_CONFIRMED => {
+                let lines: Vec<ReservationLine> = data
+                    .lines
+                    .iter()
+                    .map(|l| ReservationLine { line_id: l.line_id, product_id: l.product_id, quantity: l.quantity })
+                    .collect();
+                let outcome =
+                    self.stock.reserve_for_order(event.id, data.order_id, &lines, stamp).await.map_err(failed)?;
+                tracing::info!(order_id = %data.order_id, ?outcome, "reservation for confirmed order");
+            }
+            ORDER_CANCELLED => {
+                self.stock.release_for_order(event.id, data.order_id, stamp).await.map_err(failed)?;
+            }
+            ORDER_FULFILLED => {
+                self.stock.commit_for_order(event.id, data.order_id, stamp).await.map_err(failed)?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,240 @@
+//! `OrderStockRepository` on PostgreSQL: the warehouse side of the order flow.
+//!
+//! Every method is one transaction that (1) records the event in the inbox, (2) locks the order's
+//! row in `order_stock_holds` — the per-order serialisation point, so a reservation and a release of
+//! one order never interleave, whatever order the bus delivers them in — (3) locks the inventory rows
+//! it touches `FOR UPDATE` in id order, (4) writes each quantity change with its movement and (5)
+//! writes the reply event to the outbox. A release that finds no reservation still marks the order
+//! `released`, so a reservation arriving later reserves nothing.
+
+use std::collections::{BTreeSet, HashMap};
+
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel::sql_types::{Array, Text, Uuid as SqlUuid};
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use uuid::Uuid;
+use warehouse_domain::events::{self, INSUFFICIENT_STOCK_REASON};
+use warehouse_domain::{
+    held_for_order, plan_reservation, totals_by_inventory, InventoryChange, InventoryQuantity, OrderStockRepository,
+    ReferenceType, RepoError, ReservationLine, ReservationOutcome, SettleOutcome, Stamp, StockLevel,
+};
+
+use super::errors::TxError;
+use super::ledger::{apply_change, lock_by_ids};
+use super::rows::{InventoryRow, MovementRow};
+use super::schema::{order_stock_holds, stock_movements};
+use crate::events::{mark_handled, record_event};
+use crate::DbPool;
+
+#[derive(Clone)]
+pub struct PgOrderStockRepository {
+    pool: DbPool,
+    /// The inbox key: the name of the event handler this repository works for.
+    handler: &'static str,
+}
+
+impl PgOrderStockRepository {
+    pub fn new(pool: DbPool, handler: &'static str) -> Self {
+        Self { pool, handler }
+    }
+
+    async fn conn(&self) -> Result<crate::db::DbConn, RepoError> {
+        self.pool.get().await.map_err(|e| RepoError::Unavailable(e.to_string()))
+    }
+}
+
+#[derive(QueryableByName)]
+struct HoldStatus {
+    #[diesel(sql_type = Text)]
+    status: String,
+}
+
+/// Locks the order's hold row (creating it with `initial` when absent) and returns its status.
+async fn claim_hold(conn: &mut AsyncPgConnection, order_id: Uuid, initial: &str) -> QueryResult<String> {
+    let row: HoldStatus = diesel::sql_query(
+        "INSERT INTO order_stock_holds (order_id, status) VALUES ($1, $2) \
+         ON CONFLICT (order_id) DO UPDATE SET updated_at = order_stock_holds.updated_at RETURNING status",
+    )
+    .bind::<SqlUuid, _>(order_id)
+    .bind::<Text, _>(initial)
+    .get_result(conn)
+    .await?;
+    Ok(row.status)
+}
+
+async fn set_hold(conn: &mut AsyncPgConnection, order_id: Uuid, status: &str) -> QueryResult<usize> {
+    diesel::update(order_stock_holds::table.find(order_id))
+        .set((order_stock_holds::status.eq(status), order_stock_holds::updated_at.eq(diesel::dsl::now)))
+        .execute(conn)
+        .await
+}
+
+/// The candidate records for `products`: live, at live active locations, locked in id order.
+async fn lock_candidates(conn: &mut AsyncPgConnection, products: &[Uuid]) -> QueryResult<Vec<InventoryRow>> {
+    diesel::sql_query(
+        "SELECT i.id, i.product_id, i.location_id, i.quantity_on_hand, i.quantity_reserved, \
+                i.quantity_committed, i.reorder_point, i.min_stock, i.max_stock, i.created_at, i.updated_at \
+         FROM inventory i JOIN locations l ON l.id = i.location_id \
+         WHERE i.product_id = ANY($1) AND i.deleted_at IS NULL AND l.deleted_at IS NULL AND l.is_active \
+         ORDER BY i.id FOR UPDATE OF i",
+    )
+    .bind::<Array<SqlUuid>, _>(products)
+    .load(conn)
+    .await
+}
+
+/// Writes one change; a missed compare-and-set cannot happen under the row lock, so it aborts.
+async fn write(conn: &mut AsyncPgConnection, change: &InventoryChange) -> Result<(), TxError> {
+    if apply_change(conn, change).await? {
+        Ok(())
+    } else {
+        Err(TxError::Repo(RepoError::StaleState))
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Settle {
+    Release,
+    Commit,
+}
+
+/// Releases or commits what the order holds, per record; returns what was settled.
+async fn settle(
+    conn: &mut AsyncPgConnection,
+    order_id: Uuid,
+    how: Settle,
+    stamp: Stamp,
+) -> Result<Vec<InventoryQuantity>, TxError> {
+    let rows: Vec<MovementRow> = stock_movements::table
+        .filter(stock_movements::reference_id.eq(order_id))
+        .filter(stock_movements::reference_type.eq(ReferenceType::Order.as_str()))
+        .select(MovementRow::as_select())
+        .load(conn)
+        .await?;
+    let movements = rows.into_iter().map(MovementRow::into_movement).collect::<Result<Vec<_>, _>>()?;
+    let held = held_for_order(&movements, order_id);
+    let ids: Vec<Uuid> = held.iter().map(|h| h.inventory_id).collect();
+    let locked: HashMap<Uuid, InventoryRow> = lock_by_ids(conn, &ids).await?.into_iter().map(|r| (r.id, r)).collect();
+    let mut settled = Vec::with_capacity(held.len());
+    for hold in held {
+        let Some(row) = locked.get(&hold.inventory_id) else { continue };
+        let record = row.clone().into_inventory();
+        // Never more than the record still holds (someone may have released by hand).
+        let quantity = hold.quantity.min(record.quantity_reserved);
+        if quantity <= 0 {
+            continue;
+        }
+        let change = match how {
+            Settle::Release => record.release(quantity, order_id, stamp),
+            Settle::Commit => record.commit(quantity, order_id, stamp),
+        }
+        .map_err(|e| TxError::Repo(RepoError::Domain(e)))?;
+        write(conn, &change).await?;
+        settled.push(InventoryQuantity { inventory_id: hold.inventory_id, quantity });
+    }
+    Ok(settled)
+}
+
+#[async_trait]
+impl OrderStockRepository for PgOrderStockRepository {
+    async fn reserve_for_order(
+        &self,
+        event_id: Uuid,
+        order_id: Uuid,
+        lines: &[ReservationLine],
+        stamp: Stamp,
+    ) -> Result<ReservationOutcome, RepoError> {
+        let mut conn = self.conn().await?;
+        let handler = self.handler;
+        conn.transaction::<ReservationOutcome, TxError, _>(async |conn| {
+            if !mark_handled(conn, event_id, handler).await? {
+                return Ok(ReservationOutcome::AlreadyHandled);
+            }
+            match claim_hold(conn, order_id, "pending").await?.as_str() {
+                "pending" => {}
+                "released" => return Ok(ReservationOutcome::AlreadyReleased),
+                // Reserved, failed or committed by an earlier confirmation of this order.
+                _ => return Ok(ReservationOutcome::AlreadyHandled),
+            }
+            let products: Vec<Uuid> = lines.iter().map(|l| l.product_id).collect::<BTreeSet<_>>().into_iter().collect();
+            let rows = lock_candidates(conn, &products).await?;
+            let levels: Vec<StockLevel> = rows
+                .iter()
+                .map(|r| StockLevel {
+                    inventory_id: r.id,
+                    product_id: r.product_id,
+                    location_id: r.location_id,
+                    available: r.quantity_on_hand - r.quantity_reserved,
+                })
+                .collect();
+            match plan_reservation(lines, &levels) {
+                Ok(allocations) => {
+                    let by_id: HashMap<Uuid, &InventoryRow> = rows.iter().map(|r| (r.id, r)).collect();
+                    for total in totals_by_inventory(&allocations) {
+                        let Some(row) = by_id.get(&total.inventory_id) else {
+                            return Err(TxError::Repo(RepoError::StaleState));
+                        };
+                        let change = (*row)
+                            .clone()
+                            .into_inventory()
+                            .reserve(total.quantity, order_id, stamp)
+                            .map_err(|e| TxError::Repo(RepoError::Domain(e)))?;
+                        write(conn, &change).await?;
+                    }
+                    set_hold(conn, order_id, "reserved").await?;
+                    record_event(conn, &[events::stock_reserved(order_id, &allocations, stamp.at)]).await?;
+                    Ok(ReservationOutcome::Reserved(allocations))
+                }
+                Err(short_lines) => {
+                    set_hold(conn, order_id, "failed").await?;
+                    let reply = events::reservation_failed(order_id, INSUFFICIENT_STOCK_REASON, &short_lines, stamp.at);
+                    record_event(conn, &[reply]).await?;
+                    Ok(ReservationOutcome::Failed(short_lines))
+                }
+            }
+        })
+        .await
+        .map_err(RepoError::from)
+    }
+
+    async fn release_for_order(
+        &self,
+        event_id: Uuid,
+        order_id: Uuid,
+        stamp: Stamp,
+    ) -> Result<SettleOutcome, RepoError> {
+        let mut conn = self.conn().await?;
+        let handler = self.handler;
+        conn.transaction::<SettleOutcome, TxError, _>(async |conn| {
+            if !mark_handled(conn, event_id, handler).await? {
+                return Ok(SettleOutcome::AlreadyHandled);
+            }
+            claim_hold(conn, order_id, "released").await?;
+            set_hold(conn, order_id, "released").await?;
+            let released = settle(conn, order_id, Settle::Release, stamp).await?;
+            record_event(conn, &[events::stock_released(order_id, &released, stamp.at)]).await?;
+            Ok(SettleOutcome::Settled(released))
+        })
+        .await
+        .map_err(RepoError::from)
+    }
+
+    async fn commit_for_order(&self, event_id: Uuid, order_id: Uuid, stamp: Stamp) -> Result<SettleOutcome, RepoError> {
+        let mut conn = self.conn().await?;
+        let handler = self.handler;
+        conn.transaction::<SettleOutcome, TxError, _>(async |conn| {
+            if !mark_handled(conn, event_id, handler).await? {
+                return Ok(SettleOutcome::AlreadyHandled);
+            }
+            if claim_hold(conn, order_id, "committed").await? != "released" {
+                set_hold(conn, order_id, "committed").await?;
+            }
+            let committed = settle(conn, order_id, Settle::Commit, stamp).await?;
+            record_event(conn, &[events::stock_committed(order_id, &committed, stamp.at)]).await?;
+            Ok(SettleOutcome::Settled(committed))
+        })
+        .await
+        .map_err(RepoError::from)
+    }
+}

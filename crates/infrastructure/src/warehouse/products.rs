@@ -1,0 +1,185 @@
+//! `ProductRepository` on PostgreSQL. SKUs are unique case-insensitively among live rows
+//! (`products_sku_key` on `lower(sku)`), so a duplicate is refused by the insert itself.
+
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use shared_kernel::{Page, PageRequest};
+use time::OffsetDateTime;
+use uuid::Uuid;
+use warehouse_domain::{Product, ProductFilter, ProductRepository, ProductSort, ProductStatus, RepoError};
+
+use super::errors::{contains_pattern, from_diesel};
+use super::rows::ProductRow;
+use super::schema::products;
+use super::sql::{lower, lower_opt};
+use crate::DbPool;
+
+#[derive(Clone)]
+pub struct PgProductRepository {
+    pool: DbPool,
+}
+
+impl PgProductRepository {
+    pub fn new(pool: DbPool) -> Self {
+        Self { pool }
+    }
+
+    async fn conn(&self) -> Result<crate::db::DbConn, RepoError> {
+        self.pool.get().await.map_err(|e| RepoError::Unavailable(e.to_string()))
+    }
+}
+
+fn live() -> diesel::dsl::IsNull<products::deleted_at> {
+    products::deleted_at.is_null()
+}
+
+#[async_trait]
+impl ProductRepository for PgProductRepository {
+    async fn create(&self, product: &Product) -> Result<(), RepoError> {
+        let mut conn = self.conn().await?;
+        diesel::insert_into(products::table)
+            .values(ProductRow::of(product.record()))
+            .execute(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        Ok(())
+    }
+
+    async fn get(&self, id: Uuid) -> Result<Product, RepoError> {
+        let mut conn = self.conn().await?;
+        let row: ProductRow = products::table
+            .filter(products::id.eq(id).and(live()))
+            .select(ProductRow::as_select())
+            .first(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        row.into_product()
+    }
+
+    async fn get_by_sku(&self, sku: &str) -> Result<Product, RepoError> {
+        let mut conn = self.conn().await?;
+        let row: ProductRow = products::table
+            .filter(lower(products::sku).eq(lower(sku.trim())).and(live()))
+            .select(ProductRow::as_select())
+            .first(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        row.into_product()
+    }
+
+    async fn list(&self, filter: &ProductFilter, page: PageRequest) -> Result<Page<Product>, RepoError> {
+        let mut conn = self.conn().await?;
+        let query = || {
+            let mut query = products::table.filter(live()).into_boxed();
+            if let Some(status) = filter.status {
+                query = query.filter(products::status.eq(status.as_str()));
+            }
+            if let Some(category) = filter.category.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
+                query = query.filter(lower_opt(products::category).eq(category.to_lowercase()));
+            }
+            if let Some(brand) = filter.brand.as_deref().map(str::trim).filter(|b| !b.is_empty()) {
+                query = query.filter(lower_opt(products::brand).eq(brand.to_lowercase()));
+            }
+            if let Some(search) = filter.search.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+                let pattern = contains_pattern(search);
+                query =
+                    query.filter(lower(products::sku).like(pattern.clone()).or(lower(products::name).like(pattern)));
+            }
+            query
+        };
+        let total: i64 = query().count().get_result(&mut conn).await.map_err(from_diesel)?;
+        let sorted = match filter.sort {
+            ProductSort::NewestFirst => query().order((products::created_at.desc(), products::id.desc())),
+            ProductSort::OldestFirst => query().order((products::created_at.asc(), products::id.asc())),
+            ProductSort::NameAsc => query().order((products::name.asc(), products::id.asc())),
+            ProductSort::NameDesc => query().order((products::name.desc(), products::id.desc())),
+            ProductSort::SkuAsc => query().order((products::sku.asc(), products::id.asc())),
+            ProductSort::SkuDesc => query().order((products::sku.desc(), products::id.desc())),
+            ProductSort::PriceAsc => query().order((products::price.asc().nulls_last(), products::id.asc())),
+            ProductSort::PriceDesc => query().order((products::price.desc().nulls_last(), products::id.desc())),
+        };
+        let rows: Vec<ProductRow> = sorted
+            .offset(page.offset())
+            .limit(page.limit())
+            .select(ProductRow::as_select())
+            .load(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        let items = rows.into_iter().map(ProductRow::into_product).collect::<Result<Vec<_>, _>>()?;
+        Ok(Page::new(items, total, page))
+    }
+
+    async fn update(&self, product: &Product) -> Result<(), RepoError> {
+        let mut conn = self.conn().await?;
+        let updated = diesel::update(products::table)
+            .filter(products::id.eq(product.id).and(live()))
+            .set(ProductRow::of(product.record()))
+            .execute(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        if updated == 1 {
+            Ok(())
+        } else {
+            Err(RepoError::NotFound)
+        }
+    }
+
+    async fn change_status(&self, product: &Product, expected: ProductStatus) -> Result<(), RepoError> {
+        let mut conn = self.conn().await?;
+        let updated = diesel::update(products::table)
+            .filter(products::id.eq(product.id).and(live()).and(products::status.eq(expected.as_str())))
+            .set((products::status.eq(product.status.as_str()), products::updated_at.eq(product.updated_at)))
+            .execute(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        if updated == 1 {
+            return Ok(());
+        }
+        let exists: bool =
+            diesel::select(diesel::dsl::exists(products::table.filter(products::id.eq(product.id).and(live()))))
+                .get_result(&mut conn)
+                .await
+                .map_err(from_diesel)?;
+        Err(if exists { RepoError::StaleState } else { RepoError::NotFound })
+    }
+
+    async fn delete(&self, id: Uuid, now: OffsetDateTime) -> Result<(), RepoError> {
+        let mut conn = self.conn().await?;
+        let updated = diesel::update(products::table)
+            .filter(products::id.eq(id).and(live()))
+            .set((products::deleted_at.eq(now), products::updated_at.eq(now)))
+            .execute(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        if updated == 1 {
+            Ok(())
+        } else {
+            Err(RepoError::NotFound)
+        }
+    }
+
+    async fn categories(&self) -> Result<Vec<String>, RepoError> {
+        let mut conn = self.conn().await?;
+        products::table
+            .filter(live().and(products::category.is_not_null()))
+            .select(products::category.assume_not_null())
+            .distinct()
+            .order(products::category.assume_not_null().asc())
+            .load(&mut conn)
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn brands(&self) -> Result<Vec<String>, RepoError> {
+        let mut conn = self.conn().await?;
+        products::table
+            .filter(live().and(products::brand.is_not_null()))
+            .select(products::brand.assume_not_null())
+            .distinct()
+            .order(products::brand.assume_not_null().asc())
+            .load(&mut conn)
+            .await
+            .map_err(from_diesel)
+    }
+}

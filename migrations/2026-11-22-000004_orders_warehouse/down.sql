@@ -1,0 +1,9 @@
+DROP TABLE IF EXISTS order_stock_holds;
+DROP TABLE IF EXISTS order_lines;
+DROP TABLE IF EXISTS orders;
+DROP TABLE IF EXISTS order_counters;
+DROP TABLE IF EXISTS stock_movements;
+DROP FUNCTION IF EXISTS stock_movements_append_only();
+DROP TABLE IF EXISTS inventory;
+DROP TABLE IF EXISTS locations;
+DROP TABLE IF EXISTS products;

@@ -1,0 +1,13 @@
+DROP INDEX IF EXISTS interactions_analytics_idx;
+DROP INDEX IF EXISTS customer_status_history_reactivation_idx;
+DROP INDEX IF EXISTS customer_status_history_analytics_idx;
+DROP INDEX IF EXISTS deal_stage_history_backward_idx;
+DROP INDEX IF EXISTS deal_stage_history_analytics_idx;
+DROP INDEX IF EXISTS deal_stage_history_moves_idx;
+DROP INDEX IF EXISTS deals_won_close_date_idx;
+DROP INDEX IF EXISTS deals_rep_analytics_idx;
+DROP INDEX IF EXISTS deals_stage_analytics_idx;
+DROP INDEX IF EXISTS customers_active_rep_idx;
+DROP INDEX IF EXISTS customers_analytics_idx;
+DROP INDEX IF EXISTS deals_deleted_idx;
+DROP INDEX IF EXISTS customers_deleted_idx;

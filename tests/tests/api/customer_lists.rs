@@ -1,0 +1,97 @@
+//! `GET /customer-mgmt/customers`: filters, search, sort and pagination.
+
+use actix_web::test::init_service;
+use api::build_app;
+use serde_json::{json, Value};
+use tally_tests::{call, login, register, TestApp, ADMIN_EMAIL, ADMIN_PASSWORD};
+
+use crate::crm_support::{expect, get, id_of, new_customer, post, reject, BASE};
+
+/// Names of a list response, in order.
+fn names(body: &Value) -> Vec<String> {
+    body["data"].as_array().expect("list").iter().filter_map(|c| c["name"].as_str().map(str::to_owned)).collect()
+}
+
+#[actix_web::test]
+async fn filters_search_sort_and_pages() {
+    let t = TestApp::start().await;
+    let app = init_service(build_app(t.state.clone())).await;
+    let admin = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    let (rep, _) = register(&app, "rep@example.com", "password-1").await;
+    let acme = id_of(&expect(&app, 201, post(&format!("{BASE}/companies"), &admin, json!({"name": "Acme"}))).await);
+    for body in [
+        json!({"name": "Alice", "email": "alice@list.test", "phone": "+14155552671", "tier": "pro",
+               "tags": ["vip", "b2b"], "assigned_to": rep}),
+        json!({"name": "Bob", "email": "bob@list.test", "status": "prospect", "tags": ["vip"]}),
+        json!({"name": "Carol", "email": "carol@list.test", "status": "customer", "tier": "enterprise",
+               "tags": ["b2b"], "company_id": acme}),
+        json!({"name": "Dan_100%", "email": "dan@list.test", "status": "churned", "tier": "basic"}),
+    ] {
+        new_customer(&app, &admin, body).await;
+    }
+    let list = |query: &str| get(&format!("{BASE}/customers?search=list.test&{query}"), &admin);
+    let run = |query: &'static str| {
+        let request = list(query);
+        let app = &app;
+        async move {
+            let (status, _, body) = call(app, request).await;
+            assert_eq!(status.as_u16(), 200, "{query}: {body}");
+            body
+        }
+    };
+
+    let page = run("page_size=2").await;
+    assert_eq!(page["pagination"], json!({"total": 4, "page": 1, "page_size": 2, "total_pages": 2}));
+    assert_eq!(names(&run("page=2&page_size=3").await).len(), 1);
+    let filters = [
+        ("status=prospect", vec!["Bob"]),
+        ("tier=pro", vec!["Alice"]),
+        ("tags=vip&sort=name", vec!["Alice", "Bob"]),
+        ("tags=vip,b2b", vec!["Alice"]),
+        ("tags=b2b&sort=name", vec!["Alice", "Carol"]),
+        ("type=company", vec!["Carol"]),
+        ("type=individual&sort=name", vec!["Alice", "Bob", "Dan_100%"]),
+        ("sort=name", vec!["Alice", "Bob", "Carol", "Dan_100%"]),
+        ("sort=-name", vec!["Dan_100%", "Carol", "Bob", "Alice"]),
+        ("sort=email", vec!["Alice", "Bob", "Carol", "Dan_100%"]),
+        ("sort=tier", vec!["Bob", "Dan_100%", "Alice", "Carol"]),
+        ("sort=-status", vec!["Dan_100%", "Carol", "Bob", "Alice"]),
+        ("sort=-created_at,name", vec!["Dan_100%", "Carol", "Bob", "Alice"]),
+        ("sort=created_at", vec!["Alice", "Bob", "Carol", "Dan_100%"]),
+        ("sort=status,-updated_at", vec!["Alice", "Bob", "Carol", "Dan_100%"]),
+    ];
+    for (query, expected) in filters {
+        assert_eq!(names(&run(query).await), expected, "{query}");
+    }
+    let by_rep = expect(&app, 200, get(&format!("{BASE}/customers?assigned_to={rep}"), &admin)).await;
+    assert_eq!(by_rep.as_array().map(Vec::len), Some(1));
+    // Search: case-insensitive over name, email and phone; `%` and `_` are literal.
+    for (search, expected) in [
+        ("ALI", vec!["Alice"]),
+        ("5552671", vec!["Alice"]),
+        ("CAROL@LIST", vec!["Carol"]),
+        ("_100%", vec!["Dan_100%"]),
+        ("%", vec!["Dan_100%"]),
+    ] {
+        let body =
+            expect(&app, 200, get(&format!("{BASE}/customers?search={}", search.replace('%', "%25")), &admin)).await;
+        let found: Vec<&str> = body.as_array().expect("list").iter().filter_map(|c| c["name"].as_str()).collect();
+        assert_eq!(found, expected, "search {search}");
+    }
+
+    for (query, error_code, field) in [
+        ("sort=bogus", "VALIDATION_ERROR", "sort"),
+        ("sort=id", "VALIDATION_ERROR", "sort"),
+        ("sort=name,-name", "VALIDATION_ERROR", "sort"),
+        ("status=vip", "VALIDATION_ERROR", "status"),
+        ("tier=gold", "VALIDATION_ERROR", "tier"),
+        ("type=robot", "VALIDATION_ERROR", "type"),
+        ("assigned_to=nope", "INVALID_UUID", "assigned_to"),
+        ("page=0", "VALIDATION_ERROR", "page"),
+        ("page_size=101", "VALIDATION_ERROR", "page_size"),
+    ] {
+        let error = reject(&app, 400, error_code, get(&format!("{BASE}/customers?{query}"), &admin)).await;
+        assert!(error["details"][field].is_string(), "{query}: {error}");
+    }
+    t.stop().await;
+}
