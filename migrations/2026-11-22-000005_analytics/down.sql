@@ -9,5 +9,7 @@ DROP INDEX IF EXISTS deals_rep_analytics_idx;
 DROP INDEX IF EXISTS deals_stage_analytics_idx;
 DROP INDEX IF EXISTS customers_active_rep_idx;
 DROP INDEX IF EXISTS customers_analytics_idx;
+DROP INDEX IF EXISTS interactions_customer_analytics_idx;
+DROP INDEX IF EXISTS deals_customer_analytics_idx;
 DROP INDEX IF EXISTS deals_deleted_idx;
 DROP INDEX IF EXISTS customers_deleted_idx;

@@ -5,6 +5,11 @@
 -- The deleted rows: few, and the only ones the aggregates must take back out.
 CREATE INDEX customers_deleted_idx ON customers (id) WHERE deleted_at IS NOT NULL;
 CREATE INDEX deals_deleted_idx ON deals (id) WHERE deleted_at IS NOT NULL;
+-- A deleted customer's live deals and interactions, to subtract them without touching the tables.
+CREATE INDEX deals_customer_analytics_idx ON deals (customer_id)
+    INCLUDE (stage, currency, value, created_at, actual_close_date, assigned_to) WHERE deleted_at IS NULL;
+CREATE INDEX interactions_customer_analytics_idx ON interactions (customer_id)
+    INCLUDE (type, outcome, duration_sec, follow_up_required) WHERE deleted_at IS NULL;
 
 -- Customers by status and tier with their lifetimes (overview, segmentation, lifecycle).
 CREATE INDEX customers_analytics_idx ON customers (status, tier) INCLUDE (created_at, churned_at)

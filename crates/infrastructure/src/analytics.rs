@@ -5,7 +5,9 @@
 //! - deleted customers, deals and interactions never count, and neither do the deals and interactions
 //!   of a deleted customer (decisions §6). Deleted customers are few, so the big aggregates run over the
 //!   live rows of one covering index and then subtract what the deleted customers' rows contributed
-//!   (found through small indexes), instead of probing every row against the deleted set;
+//!   (found through small indexes), instead of probing every row against the deleted set. The look-ups
+//!   are `CROSS JOIN LATERAL (… OFFSET 0)`: the `OFFSET 0` keeps the planner from flattening them into a
+//!   hash join over the whole table;
 //! - money is summed only over deals in the reporting currency; counts include every currency;
 //! - ratios are percentages 0..=100 rounded to two decimals, and an empty denominator gives 0.
 //!

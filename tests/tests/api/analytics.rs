@@ -274,3 +274,26 @@ async fn analytics_need_the_read_permission() {
     fail(&app, Some(&token), "/sales-reps/performance?top_n=0", 403, "FORBIDDEN").await;
     t.stop().await;
 }
+
+#[actix_web::test]
+async fn openapi_documents_the_analytics_paths() {
+    let t = TestApp::start().await;
+    let app = init_service(build_app(t.state.clone())).await;
+    let request = actix_web::test::TestRequest::get().uri("/api/v1/openapi.json");
+    let doc = tally_tests::call(&app, request).await.2;
+    for path in [
+        "customers/overview",
+        "customers/lifecycle",
+        "customers/segmentation",
+        "deals/pipeline",
+        "deals/conversions",
+        "sales-reps/performance",
+        "revenue/time-series",
+        "interactions/insights",
+    ] {
+        let operation = &doc["paths"][format!("/api/v1/customer-mgmt/analytics/{path}")]["get"];
+        assert!(operation["responses"]["200"].is_object(), "{path}: {operation}");
+        assert_eq!(operation["security"], json!([{"bearer": []}]), "{path}");
+    }
+    t.stop().await;
+}

@@ -67,7 +67,8 @@ FROM (
     SELECT d.stage, d.currency, -count(*), -sum(d.value),
            -sum(d.actual_close_date - (d.created_at AT TIME ZONE 'UTC')::date)
     FROM customers gone
-    CROSS JOIN LATERAL (SELECT * FROM deals d WHERE d.customer_id = gone.id AND d.deleted_at IS NULL OFFSET 0) AS d
+    CROSS JOIN LATERAL (SELECT d.stage, d.currency, d.value, d.created_at, d.actual_close_date FROM deals d
+                        WHERE d.customer_id = gone.id AND d.deleted_at IS NULL OFFSET 0) AS d
     WHERE gone.deleted_at IS NOT NULL
     GROUP BY d.stage, d.currency
 ) AS t
@@ -137,12 +138,12 @@ struct ConversionRow {
 /// A deal whose history only moves forward (each move to a later stage, `closed_*` last) reaches each
 /// stage at most once, and converts from a stage exactly when it leaves it for anything but
 /// `closed_lost`. So for those deals every figure is a count of history rows by (to_stage, from_stage):
-/// one pass over `deal_stage_history_moves_idx`, no per-deal grouping. The rest are subtracted from
-/// those counts: deleted deals and deals of deleted customers (`gone`, which count nowhere), and deals
-/// that moved backwards or out of a closed stage (`tangled`, found through a tiny partial index), which
-/// are then evaluated one by one: first time at the stage versus last time at the next stage or beyond.
-/// This relies on the history being a chain (each row's from_stage is the previous row's to_stage),
-/// which is how the CRM writes it.
+/// one pass over `deal_stage_history_moves_idx`, no per-deal grouping. The other deals are corrected
+/// one by one (one index look-up each): deleted deals and deals of deleted customers (`gone`) take their
+/// rows back out, and deals that moved backwards or out of a closed stage (`tangled`, found through a tiny
+/// partial index) also add their exact figures: first time at a stage versus last time at the next stage
+/// or beyond. This relies on the history being a chain (each row's from_stage is the previous row's
+/// to_stage), which is how the CRM writes it.
 const CONVERSIONS_SQL: &str = "\
 WITH gone AS (
     SELECT d.id FROM deals d WHERE d.deleted_at IS NOT NULL
@@ -159,11 +160,6 @@ tangled AS (
 ),
 moves AS (
     SELECT h.to_stage, h.from_stage, count(*) AS n FROM deal_stage_history h GROUP BY h.to_stage, h.from_stage
-    UNION ALL
-    SELECT m.to_stage, m.from_stage, -count(*)
-    FROM (SELECT id FROM gone UNION ALL SELECT deal_id FROM tangled) AS s
-    CROSS JOIN LATERAL (SELECT h.to_stage, h.from_stage FROM deal_stage_history h WHERE h.deal_id = s.id OFFSET 0) AS m
-    GROUP BY m.to_stage, m.from_stage
 ),
 forward AS (
     SELECT coalesce(sum(n) FILTER (WHERE to_stage = 'lead'), 0) AS reached_lead,
@@ -176,9 +172,18 @@ forward AS (
            coalesce(sum(n) FILTER (WHERE from_stage = 'negotiation' AND to_stage = 'closed_won'), 0) AS negotiation_on
     FROM moves
 ),
-per_tangled AS (
-    SELECT x.* FROM tangled t CROSS JOIN LATERAL (
-        SELECT min(h.changed_at) FILTER (WHERE h.to_stage = 'lead') AS lead_at,
+per_deal AS (
+    SELECT s.exact, x.* FROM (SELECT id, false AS exact FROM gone UNION ALL SELECT deal_id, true FROM tangled) AS s
+    CROSS JOIN LATERAL (
+        SELECT count(*) FILTER (WHERE h.to_stage = 'lead') AS rows_lead,
+               count(*) FILTER (WHERE h.to_stage = 'qualified') AS rows_qualified,
+               count(*) FILTER (WHERE h.to_stage = 'proposal') AS rows_proposal,
+               count(*) FILTER (WHERE h.to_stage = 'negotiation') AS rows_negotiation,
+               count(*) FILTER (WHERE h.from_stage = 'lead' AND h.to_stage <> 'closed_lost') AS rows_lead_on,
+               count(*) FILTER (WHERE h.from_stage = 'qualified' AND h.to_stage <> 'closed_lost') AS rows_qualified_on,
+               count(*) FILTER (WHERE h.from_stage = 'proposal' AND h.to_stage <> 'closed_lost') AS rows_proposal_on,
+               count(*) FILTER (WHERE h.from_stage = 'negotiation' AND h.to_stage = 'closed_won') AS rows_negotiation_on,
+               min(h.changed_at) FILTER (WHERE h.to_stage = 'lead') AS lead_at,
                min(h.changed_at) FILTER (WHERE h.to_stage = 'qualified') AS qualified_at,
                min(h.changed_at) FILTER (WHERE h.to_stage = 'proposal') AS proposal_at,
                min(h.changed_at) FILTER (WHERE h.to_stage = 'negotiation') AS negotiation_at,
@@ -187,27 +192,35 @@ per_tangled AS (
                max(h.changed_at) FILTER (WHERE h.to_stage IN ('proposal', 'negotiation', 'closed_won')) AS proposal_on_at,
                max(h.changed_at) FILTER (WHERE h.to_stage IN ('negotiation', 'closed_won')) AS negotiation_on_at,
                max(h.changed_at) FILTER (WHERE h.to_stage = 'closed_won') AS won_at
-        FROM deal_stage_history h WHERE h.deal_id = t.deal_id
+        FROM deal_stage_history h WHERE h.deal_id = s.id
     ) AS x
 ),
-one_by_one AS (
-    SELECT count(lead_at) AS reached_lead, count(qualified_at) AS reached_qualified,
-           count(proposal_at) AS reached_proposal, count(negotiation_at) AS reached_negotiation,
-           count(*) FILTER (WHERE qualified_on_at >= lead_at) AS lead_on,
-           count(*) FILTER (WHERE proposal_on_at >= qualified_at) AS qualified_on,
-           count(*) FILTER (WHERE negotiation_on_at >= proposal_at) AS proposal_on,
-           count(*) FILTER (WHERE won_at >= negotiation_at) AS negotiation_on
-    FROM per_tangled
+corrections AS (
+    SELECT count(*) FILTER (WHERE exact AND lead_at IS NOT NULL) - coalesce(sum(rows_lead), 0) AS reached_lead,
+           count(*) FILTER (WHERE exact AND qualified_at IS NOT NULL) - coalesce(sum(rows_qualified), 0)
+               AS reached_qualified,
+           count(*) FILTER (WHERE exact AND proposal_at IS NOT NULL) - coalesce(sum(rows_proposal), 0)
+               AS reached_proposal,
+           count(*) FILTER (WHERE exact AND negotiation_at IS NOT NULL) - coalesce(sum(rows_negotiation), 0)
+               AS reached_negotiation,
+           count(*) FILTER (WHERE exact AND qualified_on_at >= lead_at) - coalesce(sum(rows_lead_on), 0) AS lead_on,
+           count(*) FILTER (WHERE exact AND proposal_on_at >= qualified_at) - coalesce(sum(rows_qualified_on), 0)
+               AS qualified_on,
+           count(*) FILTER (WHERE exact AND negotiation_on_at >= proposal_at) - coalesce(sum(rows_proposal_on), 0)
+               AS proposal_on,
+           count(*) FILTER (WHERE exact AND won_at >= negotiation_at) - coalesce(sum(rows_negotiation_on), 0)
+               AS negotiation_on
+    FROM per_deal
 )
-SELECT (f.reached_lead + o.reached_lead)::bigint AS reached_lead,
-       (f.reached_qualified + o.reached_qualified)::bigint AS reached_qualified,
-       (f.reached_proposal + o.reached_proposal)::bigint AS reached_proposal,
-       (f.reached_negotiation + o.reached_negotiation)::bigint AS reached_negotiation,
-       (f.lead_on + o.lead_on)::bigint AS lead_to_qualified,
-       (f.qualified_on + o.qualified_on)::bigint AS qualified_to_proposal,
-       (f.proposal_on + o.proposal_on)::bigint AS proposal_to_negotiation,
-       (f.negotiation_on + o.negotiation_on)::bigint AS negotiation_to_won
-FROM forward f, one_by_one o";
+SELECT (f.reached_lead + c.reached_lead)::bigint AS reached_lead,
+       (f.reached_qualified + c.reached_qualified)::bigint AS reached_qualified,
+       (f.reached_proposal + c.reached_proposal)::bigint AS reached_proposal,
+       (f.reached_negotiation + c.reached_negotiation)::bigint AS reached_negotiation,
+       (f.lead_on + c.lead_on)::bigint AS lead_to_qualified,
+       (f.qualified_on + c.qualified_on)::bigint AS qualified_to_proposal,
+       (f.proposal_on + c.proposal_on)::bigint AS proposal_to_negotiation,
+       (f.negotiation_on + c.negotiation_on)::bigint AS negotiation_to_won
+FROM forward f, corrections c";
 
 pub async fn conversions(pool: &DbPool) -> Result<Conversions, DbError> {
     let row: ConversionRow = load_row(pool, diesel::sql_query(CONVERSIONS_SQL).into_boxed()).await?;

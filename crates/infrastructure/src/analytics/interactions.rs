@@ -51,7 +51,8 @@ FROM (
     SELECT i.type, i.outcome, -count(*), -sum(i.duration_sec), -count(i.duration_sec),
            -count(*) FILTER (WHERE i.follow_up_required)
     FROM customers gone
-    CROSS JOIN LATERAL (SELECT * FROM interactions i WHERE i.customer_id = gone.id AND i.deleted_at IS NULL OFFSET 0) AS i
+    CROSS JOIN LATERAL (SELECT i.type, i.outcome, i.duration_sec, i.follow_up_required FROM interactions i
+                        WHERE i.customer_id = gone.id AND i.deleted_at IS NULL OFFSET 0) AS i
     WHERE gone.deleted_at IS NOT NULL
     GROUP BY i.type, i.outcome
 ) AS t

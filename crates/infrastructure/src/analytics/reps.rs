@@ -67,7 +67,8 @@ WITH closed AS (
            -count(*) FILTER (WHERE d.stage = 'closed_won' AND d.currency = $1),
            -sum(d.actual_close_date - (d.created_at AT TIME ZONE 'UTC')::date)
     FROM customers gone
-    CROSS JOIN LATERAL (SELECT * FROM deals d WHERE d.customer_id = gone.id AND d.deleted_at IS NULL
+    CROSS JOIN LATERAL (SELECT d.assigned_to, d.stage, d.currency, d.value, d.created_at, d.actual_close_date
+                        FROM deals d WHERE d.customer_id = gone.id AND d.deleted_at IS NULL
                           AND d.stage IN ('closed_won', 'closed_lost') OFFSET 0) AS d
     WHERE gone.deleted_at IS NOT NULL
     GROUP BY d.assigned_to
