@@ -150,6 +150,17 @@ pub async fn ping(pool: &DbPool) -> Result<(), DbError> {
     Ok(())
 }
 
+/// `%text%` for LIKE/ILIKE, with the wildcards in `text` taken literally.
+pub fn contains_pattern(text: &str) -> String {
+    let escaped = text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
+    format!("%{escaped}%")
+}
+
+/// The same, lower-cased, for LIKE against a lower-cased column.
+pub fn contains_pattern_lower(text: &str) -> String {
+    contains_pattern(&text.to_lowercase())
+}
+
 /// A trivial query on this service's own schema: fails when the database
 /// answers but the schema is missing or broken.
 pub async fn schema_probe(pool: &DbPool) -> Result<(), DbError> {
@@ -171,5 +182,11 @@ mod tests {
         assert_eq!((admin.as_str(), name.as_str()), ("postgres://u:p@h/postgres?sslmode=disable", "db_1"));
         assert!(split_database_url("postgres://h").is_err());
         assert!(split_database_url("postgres://h/x;drop").is_err());
+    }
+
+    #[test]
+    fn like_patterns_take_wildcards_literally() {
+        assert_eq!(contains_pattern("a%_b\\"), "%a\\%\\_b\\\\%");
+        assert_eq!(contains_pattern_lower("AbC"), "%abc%");
     }
 }

@@ -1,5 +1,6 @@
 //! Diesel and pool failures as the customer-management `RepoError`, by constraint name.
 
+pub(crate) use crate::db::contains_pattern;
 use crm_domain::RepoError;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 
@@ -35,12 +36,6 @@ pub(crate) fn from_diesel(error: DieselError) -> RepoError {
 /// A stored value the CHECK constraints should have made impossible.
 pub(crate) fn corrupt(what: &str, value: &str) -> RepoError {
     RepoError::Unknown(format!("stored {what} '{value}' is not valid"))
-}
-
-/// `%text%` for LIKE/ILIKE, with the wildcards in `text` taken literally.
-pub(crate) fn contains_pattern(text: &str) -> String {
-    let escaped = text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
-    format!("%{escaped}%")
 }
 
 #[cfg(test)]

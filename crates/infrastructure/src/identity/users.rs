@@ -12,6 +12,7 @@ use shared_kernel::{EventEnvelope, Page, PageRequest};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use crate::db::contains_pattern_lower as contains_pattern;
 use crate::events::record_event;
 use crate::repo_error::from_diesel;
 use crate::schema::users;
@@ -67,11 +68,6 @@ impl PgUserRepository {
     async fn conn(&self) -> Result<crate::db::DbConn, RepoError> {
         self.pool.get().await.map_err(|e| RepoError::Unavailable(e.to_string()))
     }
-}
-
-fn contains_pattern(text: &str) -> String {
-    let escaped = text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
-    format!("%{}%", escaped.to_lowercase())
 }
 
 async fn load_user(conn: &mut AsyncPgConnection, id: Uuid) -> Result<UserRecord, diesel::result::Error> {

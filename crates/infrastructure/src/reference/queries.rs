@@ -5,6 +5,7 @@ use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use serde::Serialize;
 
+use crate::db::contains_pattern;
 use crate::db::DbError;
 use crate::schema::{countries, currencies, languages, timezones};
 use crate::DbPool;
@@ -60,12 +61,6 @@ pub struct ReferenceFilter {
     pub region: Option<String>,
     /// Case-insensitive substring of code or name.
     pub search: Option<String>,
-}
-
-/// `%text%` for ILIKE with the wildcard characters of `text` escaped.
-fn contains_pattern(text: &str) -> String {
-    let escaped = text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
-    format!("%{escaped}%")
 }
 
 pub async fn list_countries(pool: &DbPool, filter: &ReferenceFilter) -> Result<Vec<CountryRow>, DbError> {

@@ -1,5 +1,6 @@
 //! Diesel and pool failures as the warehouse `RepoError`, by constraint name.
 
+pub(crate) use crate::db::contains_pattern_lower as contains_pattern;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use warehouse_domain::{RepoError, WarehouseError};
 
@@ -63,12 +64,6 @@ impl From<TxError> for RepoError {
 /// A stored value the CHECK constraints should have made impossible.
 pub(crate) fn corrupt(what: &str, value: &str) -> RepoError {
     RepoError::Unknown(format!("stored {what} '{value}' is not valid"))
-}
-
-/// `%text%` (lower-cased) for LIKE, with the wildcards in `text` taken literally.
-pub(crate) fn contains_pattern(text: &str) -> String {
-    let escaped = text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
-    format!("%{}%", escaped.to_lowercase())
 }
 
 #[cfg(test)]
