@@ -37,6 +37,16 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .service(web::resource("/warehouse/inventory/{id}/return").route(web::post().to(ops::return_stock)));
 }
 
+/// One page of inventory records as the list envelope; every inventory list uses it.
+pub(crate) async fn inventory_page(
+    state: &AppState,
+    filter: InventoryFilter,
+    page: shared_kernel::PageRequest,
+) -> Result<HttpResponse, ApiError> {
+    let records = state.commerce.inventory.list(&filter, page).await.map_err(|e| repo_error("inventory record", e))?;
+    Ok(list(records.map(InventoryView::from)))
+}
+
 pub(crate) async fn load_inventory(state: &AppState, id: Uuid) -> Result<Inventory, ApiError> {
     state.commerce.inventory.get(id).await.map_err(|e| repo_error("inventory record", e))
 }
@@ -86,9 +96,7 @@ pub async fn list_inventory(
         location_id: query_params::uuid("location_id", &query.location_id)?,
         low_stock: query.low_stock.unwrap_or(false),
     };
-    let page = PageQuery { page: query.page, page_size: query.page_size }.request()?;
-    let records = state.commerce.inventory.list(&filter, page).await.map_err(|e| repo_error("inventory record", e))?;
-    Ok(list(records.map(InventoryView::from)))
+    inventory_page(&state, filter, PageQuery { page: query.page, page_size: query.page_size }.request()?).await
 }
 
 #[utoipa::path(get, path = "/api/v1/warehouse/inventory/low-stock", tag = "warehouse", params(PageQuery),
@@ -101,9 +109,7 @@ pub async fn low_stock(
 ) -> Result<HttpResponse, ApiError> {
     caller.require("inventory", "read")?;
     let filter = InventoryFilter { low_stock: true, ..InventoryFilter::default() };
-    let records =
-        state.commerce.inventory.list(&filter, page.request()?).await.map_err(|e| repo_error("inventory record", e))?;
-    Ok(list(records.map(InventoryView::from)))
+    inventory_page(&state, filter, page.request()?).await
 }
 
 #[utoipa::path(get, path = "/api/v1/warehouse/inventory/{id}", tag = "warehouse", params(("id" = Uuid, Path)),

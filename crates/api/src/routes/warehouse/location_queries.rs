@@ -111,9 +111,7 @@ pub async fn location_inventory(
     caller.require("inventory", "read")?;
     let location = load_location(&state, id.into_inner()).await?;
     let filter = InventoryFilter { location_id: Some(location.id), ..InventoryFilter::default() };
-    let records =
-        state.commerce.inventory.list(&filter, page.request()?).await.map_err(|e| repo_error("inventory record", e))?;
-    Ok(list(records.map(InventoryView::from)))
+    super::inventory::inventory_page(&state, filter, page.request()?).await
 }
 
 #[utoipa::path(get, path = "/api/v1/warehouse/locations/{id}/stock-movements", tag = "warehouse",

@@ -130,9 +130,7 @@ pub async fn product_inventory(
     caller.require("inventory", "read")?;
     let product = load_product(&state, id.into_inner()).await?;
     let filter = InventoryFilter { product_id: Some(product.id), ..InventoryFilter::default() };
-    let records =
-        state.commerce.inventory.list(&filter, page.request()?).await.map_err(|e| repo_error("inventory", e))?;
-    Ok(list(records.map(InventoryView::from)))
+    super::inventory::inventory_page(&state, filter, page.request()?).await
 }
 
 #[utoipa::path(get, path = "/api/v1/warehouse/products/{id}/availability", tag = "warehouse", params(("id" = Uuid, Path)),
