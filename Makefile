@@ -2,21 +2,27 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-# Development-only values for `make run`; never used anywhere else.
-DEV_JWT_SECRET ?= dev-only-jwt-secret-change-me-0123456789
-DEV_ADMIN_EMAIL ?= admin@tally.local
-DEV_ADMIN_PASSWORD ?= admin-dev-password
+# `make run` keeps a random development JWT secret and admin password in this
+# git-ignored file, made once on first use; no secret is written in the project.
+DEV_ENV := .dev.env
+DEV_ADMIN_EMAIL := admin@tally.local
 
 DOMAIN_CRATES := shared-kernel identity-domain crm-domain order-domain warehouse-domain reference-data
 IO_CRATES := diesel diesel-async tokio-postgres actix-web redis deadpool tokio
 
 .PHONY: run test lint fmt check-boundaries unit integration bench bench-analytics services
 
-run: services
-	@echo "make run: development JWT_SECRET and admin $(DEV_ADMIN_EMAIL) / $(DEV_ADMIN_PASSWORD) (development only)"
-	JWT_SECRET="$${JWT_SECRET:-$(DEV_JWT_SECRET)}" \
+$(DEV_ENV):
+	@umask 077; random() { head -c 64 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c "$$1"; }; \
+	{ echo "DEV_JWT_SECRET=$$(random 48)"; echo "DEV_ADMIN_PASSWORD=$$(random 20)"; } > $@
+	@echo "make run: generated a development JWT secret and admin password in $(DEV_ENV)"
+
+run: services $(DEV_ENV)
+	@dev() { sed -n "s/^$$1=//p" $(DEV_ENV); }; \
+	echo "make run: development admin $(DEV_ADMIN_EMAIL) / $$(dev DEV_ADMIN_PASSWORD) (from $(DEV_ENV); development only)"; \
+	JWT_SECRET="$${JWT_SECRET:-$$(dev DEV_JWT_SECRET)}" \
 	ADMIN_EMAIL="$${ADMIN_EMAIL:-$(DEV_ADMIN_EMAIL)}" \
-	ADMIN_PASSWORD="$${ADMIN_PASSWORD:-$(DEV_ADMIN_PASSWORD)}" \
+	ADMIN_PASSWORD="$${ADMIN_PASSWORD:-$$(dev DEV_ADMIN_PASSWORD)}" \
 	$(CARGO) run --release -p api --bin tally -- serve
 
 test: lint check-boundaries services

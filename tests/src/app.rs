@@ -89,6 +89,23 @@ impl TestApp {
         Self { services: Some(services), state, db }
     }
 
+    /// Another instance (or the same one after a restart) on this test's
+    /// database, with `options`; stop it before the database goes away.
+    pub async fn instance(&self, options: TestOptions) -> Services {
+        start_services(settings_for(&self.db.url, &options.env), options.handlers).await.expect("services start")
+    }
+
+    /// Stops this instance's services and starts fresh ones on the same
+    /// database: nothing kept in memory survives, as after a process restart.
+    pub async fn restart(&mut self, options: TestOptions) {
+        if let Some(services) = self.services.take() {
+            services.shutdown().await;
+        }
+        let services = self.instance(options).await;
+        self.state = services.state.clone();
+        self.services = Some(services);
+    }
+
     pub async fn stop(mut self) {
         if let Some(services) = self.services.take() {
             services.shutdown().await;
@@ -158,4 +175,25 @@ where
 
 pub fn bearer(token: &str) -> (&'static str, String) {
     ("Authorization", format!("Bearer {token}"))
+}
+
+/// The seeded `staff` role's id (decisions §3).
+pub const STAFF_ROLE_ID: &str = "01900000-0000-7000-8000-000000000006";
+
+/// Registers a user and has the admin grant it `staff`, the working role a
+/// self-registered account lacks; returns (user id, access token).
+pub async fn register_staff<S, B>(app: &S, email: &str, password: &str) -> (uuid::Uuid, String)
+where
+    S: Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>,
+    B: MessageBody,
+{
+    let (id, token) = register(app, email, password).await;
+    let admin = login(app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    let request = TestRequest::post()
+        .uri(&format!("/api/v1/identity/users/{id}/roles"))
+        .insert_header(bearer(&admin))
+        .set_json(serde_json::json!({ "role_id": STAFF_ROLE_ID }));
+    let (status, _, body) = call(app, request).await;
+    assert_eq!(status, StatusCode::OK, "granting staff to {email} failed: {body}");
+    (id, token)
 }

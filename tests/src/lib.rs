@@ -9,7 +9,10 @@
 pub mod app;
 pub mod db;
 
-pub use app::{bearer, body_json, call, login, register, TestApp, TestOptions, ADMIN_EMAIL, ADMIN_PASSWORD};
+pub use app::{
+    bearer, body_json, call, login, register, register_staff, TestApp, TestOptions, ADMIN_EMAIL, ADMIN_PASSWORD,
+    STAFF_ROLE_ID,
+};
 pub use db::TestDb;
 
 /// Server-level URL used to create and drop test databases.

@@ -50,6 +50,8 @@ pub struct IdentityServices {
     pub contacts: Arc<dyn identity_domain::contact::ContactRepository>,
     pub profiles: Arc<dyn identity_domain::profile::ProfileRepository>,
     pub access: AccessCache,
+    /// Revoked tokens and refresh-token families.
+    pub revocations: Arc<dyn identity_domain::TokenRevocations>,
     /// `None` when `RATE_LIMIT_ENABLED=false`.
     pub rate_limiter: Option<SharedLimiter>,
     pub trusted_proxies: TrustedProxies,
@@ -65,6 +67,12 @@ impl IdentityServices {
                 settings.jwt_secret.as_deref().unwrap_or(&shared_kernel::new_id().to_string()),
                 &settings.jwt_issuer,
             ),
+            // Redis when configured (shared by instances), otherwise PostgreSQL,
+            // so a restart never brings a revoked token back.
+            revocations: match settings.redis_url {
+                Some(_) => Arc::new(infrastructure::identity::KvTokenRevocations::new(kv.clone())),
+                None => Arc::new(infrastructure::identity::PgTokenRevocations::new(pool.clone())),
+            },
             access: AccessCache::new(kv, users.clone()),
             roles: Arc::new(infrastructure::identity::PgRoleRepository::new(pool.clone())),
             rate_limiter: settings.rate_limit_enabled.then(|| rate_limiter(settings)),
@@ -129,7 +137,7 @@ pub fn build_app(
         .app_data(web::QueryConfig::default().error_handler(query_error))
         .app_data(web::PathConfig::default().error_handler(path_error))
         .app_data(web::PayloadConfig::new(MAX_BODY_BYTES))
-        .wrap(middleware::from_fn(crate::http::rate_limit::enforce))
+        .wrap(middleware::from_fn(crate::http::route_policy::enforce))
         .wrap(cors)
         .wrap(middleware::from_fn(observe))
         .configure(routes::health::configure)

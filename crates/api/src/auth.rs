@@ -4,6 +4,7 @@
 pub mod cache;
 pub mod caller;
 pub mod passwords;
+pub mod route_access;
 pub mod tokens;
 
 pub use caller::Caller;

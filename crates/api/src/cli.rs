@@ -4,7 +4,7 @@
 pub enum Command {
     Serve,
     Migrate,
-    CreateAdmin { email: String, password: String, name: Option<String> },
+    CreateAdmin { email: String, password: String, name: Option<String>, promote: bool },
     Help,
     Version,
 }
@@ -15,8 +15,10 @@ Tally: customers, sales pipeline, orders and stock behind a JSON REST API.
 Usage:
   tally [serve]                 apply migrations, seed reference data and serve HTTP (default)
   tally migrate                 apply pending database migrations and exit
-  tally create-admin --email E --password P [--name N]
-                                ensure an active user holding the admin and superadmin roles
+  tally create-admin --email E --password P [--name N] [--promote]
+                                ensure an active user holding the admin and superadmin roles;
+                                --promote makes an existing non-admin account an admin (its
+                                password is set to P and its sessions end)
   tally --help                  show this text
   tally --version               show the version
 
@@ -44,9 +46,13 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Command, String>
 }
 
 fn parse_create_admin(args: &[String]) -> Result<Command, String> {
-    let (mut email, mut password, mut name) = (None, None, None);
+    let (mut email, mut password, mut name, mut promote) = (None, None, None, false);
     let mut iter = args.iter();
     while let Some(flag) = iter.next() {
+        if flag == "--promote" {
+            promote = true;
+            continue;
+        }
         let (key, inline) = match flag.split_once('=') {
             Some((k, v)) => (k, Some(v.to_owned())),
             None => (flag.as_str(), None),
@@ -64,7 +70,7 @@ fn parse_create_admin(args: &[String]) -> Result<Command, String> {
         *slot = Some(value);
     }
     match (email, password) {
-        (Some(email), Some(password)) => Ok(Command::CreateAdmin { email, password, name }),
+        (Some(email), Some(password)) => Ok(Command::CreateAdmin { email, password, name, promote }),
         _ => Err("create-admin needs --email and --password".to_owned()),
     }
 }
@@ -86,7 +92,16 @@ mod tests {
         assert_eq!(parse(args(&["--version"])), Ok(Command::Version));
         assert_eq!(
             parse(args(&["create-admin", "--email", "a@b.c", "--password=secret123", "--name", "Ann"])),
-            Ok(Command::CreateAdmin { email: "a@b.c".into(), password: "secret123".into(), name: Some("Ann".into()) })
+            Ok(Command::CreateAdmin {
+                email: "a@b.c".into(),
+                password: "secret123".into(),
+                name: Some("Ann".into()),
+                promote: false
+            })
+        );
+        assert_eq!(
+            parse(args(&["create-admin", "--promote", "--email", "a@b.c", "--password", "secret123"])),
+            Ok(Command::CreateAdmin { email: "a@b.c".into(), password: "secret123".into(), name: None, promote: true })
         );
     }
 

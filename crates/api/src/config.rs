@@ -53,6 +53,11 @@ pub struct Settings {
     pub admin_name: Option<String>,
     pub log_format: LogFormat,
     pub cors_allowed_origins: Vec<String>,
+    /// `REGISTRATION=closed` refuses self-registration.
+    pub registration_open: bool,
+    /// When set, `/metrics` needs `Authorization: Bearer <token>`; when unset it
+    /// answers loopback peers only.
+    pub metrics_token: Option<String>,
 }
 
 impl std::fmt::Debug for Settings {
@@ -81,6 +86,14 @@ fn invalid(name: &'static str, problem: impl Into<String>) -> ConfigError {
 
 pub const DEFAULT_DATABASE_URL: &str = "postgres://postgres@127.0.0.1:5432/tally";
 pub const MIN_JWT_SECRET_BYTES: usize = 32;
+
+/// Secrets that appear (or appeared) in the project's own files: `serve`
+/// refuses them. A test keeps this list in step with README, docs/ and deploy/.
+pub const PUBLISHED_EXAMPLE_SECRETS: &[&str] = &[
+    "replace-with-at-least-32-random-bytes-000000",
+    "dev-only-jwt-secret-change-me-0123456789",
+    "test-secret-test-secret-test-secret-0123",
+];
 
 struct Env<'a> {
     lookup: &'a dyn Fn(&str) -> Option<String>,
@@ -215,7 +228,14 @@ impl Settings {
         if admin_email.is_some() != admin_password.is_some() {
             return Err(invalid("ADMIN_EMAIL", "ADMIN_EMAIL and ADMIN_PASSWORD must be set together"));
         }
+        let registration_open = match env.string("REGISTRATION", "open").to_ascii_lowercase().as_str() {
+            "open" => true,
+            "closed" => false,
+            other => return Err(invalid("REGISTRATION", format!("'{other}' is not 'open' or 'closed'"))),
+        };
         Ok(Self {
+            registration_open,
+            metrics_token: env.get("METRICS_TOKEN"),
             database_url,
             database_pool_size,
             jwt_secret,
@@ -238,11 +258,19 @@ impl Settings {
         })
     }
 
-    /// `serve` cannot run without a signing secret.
+    /// `serve` cannot run without a signing secret, nor with one anybody can
+    /// read in this project's files.
     pub fn require_jwt_secret(&self) -> Result<&str, ConfigError> {
-        self.jwt_secret.as_deref().ok_or_else(|| {
+        let secret = self.jwt_secret.as_deref().ok_or_else(|| {
             invalid("JWT_SECRET", format!("is required to serve (at least {MIN_JWT_SECRET_BYTES} bytes); `make run` supplies a development one"))
-        })
+        })?;
+        if PUBLISHED_EXAMPLE_SECRETS.contains(&secret) {
+            return Err(invalid(
+                "JWT_SECRET",
+                "is an example published with Tally; generate a random one (e.g. `openssl rand -base64 48`)",
+            ));
+        }
+        Ok(secret)
     }
 }
 
@@ -273,6 +301,9 @@ mod tests {
         assert_eq!(s.reporting_currency.as_str(), "USD");
         assert_eq!(s.cors_allowed_origins, vec!["*".to_owned()]);
         assert!(s.require_jwt_secret().is_err());
+        assert!(s.registration_open);
+        assert!(s.metrics_token.is_none());
+        assert!(!settings(&[("REGISTRATION", "closed")]).expect("valid").registration_open);
     }
 
     #[test]
@@ -287,6 +318,7 @@ mod tests {
             ("RATE_LIMIT_ENABLED", "maybe"),
             ("REPORTING_CURRENCY", "DOLLARS"),
             ("LOG_FORMAT", "xml"),
+            ("REGISTRATION", "invite-only"),
         ];
         for (name, value) in cases {
             let error = settings(&[(name, value)]).expect_err(name);
@@ -294,6 +326,46 @@ mod tests {
         }
         let error = settings(&[("EVENT_BUS", "redis")]).expect_err("needs redis");
         assert_eq!(error.name, "EVENT_BUS");
+    }
+
+    #[test]
+    fn published_example_secrets_are_refused() {
+        for secret in PUBLISHED_EXAMPLE_SECRETS {
+            let s = settings(&[("JWT_SECRET", secret)]).expect("long enough to parse");
+            assert_eq!(s.require_jwt_secret().map_err(|e| e.name), Err("JWT_SECRET"), "{secret}");
+        }
+    }
+
+    /// Every `JWT_SECRET=value` written in README, docs/ or deploy/ is refused by `serve`.
+    #[test]
+    fn every_secret_in_the_published_files_is_listed() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut files = vec![root.join("README.md")];
+        for dir in ["docs", "docs/adr", "deploy"] {
+            if let Ok(entries) = std::fs::read_dir(root.join(dir)) {
+                files.extend(entries.flatten().map(|e| e.path()).filter(|p| p.is_file()));
+            }
+        }
+        let mut seen = 0;
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap_or_default();
+            for (_, rest) in text.match_indices("JWT_SECRET=").map(|(i, _)| text.split_at(i + "JWT_SECRET=".len())) {
+                let value: String = rest
+                    .trim_start_matches(['"', '\''])
+                    .chars()
+                    .take_while(|c| !c.is_whitespace() && !"\"'`$".contains(*c))
+                    .collect();
+                if value.len() >= MIN_JWT_SECRET_BYTES {
+                    seen += 1;
+                    assert!(
+                        PUBLISHED_EXAMPLE_SECRETS.contains(&value.as_str()),
+                        "{}: {value} is not refused",
+                        file.display()
+                    );
+                }
+            }
+        }
+        assert!(seen >= 1, "the deploy example should be found");
     }
 
     #[test]

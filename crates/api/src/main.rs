@@ -43,8 +43,8 @@ fn main() -> ExitCode {
         match command {
             Command::Serve => startup::serve(settings).await,
             Command::Migrate => startup::migrate(settings).await,
-            Command::CreateAdmin { email, password, name } => {
-                startup::create_admin(settings, email, password, name).await
+            Command::CreateAdmin { email, password, name, promote } => {
+                startup::create_admin(settings, email, password, name, promote).await
             }
             Command::Help | Command::Version => Ok(()),
         }
@@ -54,7 +54,7 @@ fn main() -> ExitCode {
         Err(error) => {
             tracing::error!(%error, "tally stopped");
             eprintln!("error: {error}");
-            ExitCode::FAILURE
+            ExitCode::from(error.exit_code())
         }
     }
 }

@@ -12,6 +12,8 @@ use shared_kernel::ports::{BusError, EventBus, EventHandler, KeyValueStore, KvEr
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use identity_domain::ports::{AdminProvision, ExistingAccount};
+
 use crate::app::{build_app, AppState, IdentityServices};
 use crate::config::{ConfigError, EventBusKind, Settings};
 use crate::metrics::Metrics;
@@ -33,8 +35,21 @@ pub enum StartupError {
     Bind { addr: String, source: std::io::Error },
     #[error("server: {0}")]
     Server(std::io::Error),
+    /// The first admin's email names an account that is not an admin.
+    #[error("{0}")]
+    AdminRefused(String),
     #[error("{0}")]
     Other(String),
+}
+
+impl StartupError {
+    /// 2 for what the operator must fix in the configuration, 1 otherwise.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Self::Config(_) | Self::AdminRefused(_) => 2,
+            _ => 1,
+        }
+    }
 }
 
 /// Creates the database if needed and applies migrations.
@@ -52,11 +67,13 @@ pub struct Services {
     pub state: web::Data<AppState>,
     relay_stop: watch::Sender<bool>,
     relay: JoinHandle<()>,
+    sweeper: JoinHandle<()>,
 }
 
 impl Services {
     /// Stops the relay (after a last flush of the outbox), then the bus.
     pub async fn shutdown(self) {
+        self.sweeper.abort();
         let _ = self.relay_stop.send(true);
         if let Err(error) = self.relay.await {
             tracing::warn!(%error, "outbox relay ended abnormally");
@@ -113,8 +130,10 @@ pub async fn start_services(
 
     let identity = IdentityServices::new(&settings, &pool, kv.clone());
     if let (Some(email), Some(password)) = (&settings.admin_email, &settings.admin_password) {
-        ensure_admin(&identity, &settings, email, password, settings.admin_name.as_deref()).await?;
+        let account = Account { email, password, name: settings.admin_name.as_deref() };
+        ensure_admin(&identity, &settings, account, ExistingAccount::Refuse).await?;
     }
+    let sweeper = spawn_revocation_sweeper(identity.revocations.clone());
     let state = web::Data::new(AppState {
         identity,
         commerce: crate::commerce::CommerceServices::new(&pool),
@@ -127,7 +146,26 @@ pub async fn start_services(
         outbox: signal,
         metrics: Arc::new(Metrics::new()?),
     });
-    Ok(Services { state, relay_stop, relay })
+    Ok(Services { state, relay_stop, relay, sweeper })
+}
+
+/// How often revocations of expired tokens are forgotten.
+const REVOCATION_SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Deletes revocation entries whose tokens have expired, now and then; several
+/// instances sweeping at once only delete the same rows.
+fn spawn_revocation_sweeper(revocations: Arc<dyn identity_domain::TokenRevocations>) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(REVOCATION_SWEEP_EVERY);
+        loop {
+            every.tick().await;
+            match revocations.sweep().await {
+                Ok(0) => {}
+                Ok(swept) => tracing::info!(swept, "forgot revocations of expired tokens"),
+                Err(error) => tracing::warn!(%error, "could not sweep token revocations"),
+            }
+        }
+    })
 }
 
 /// The event handlers of every context, wired to their adapters; `start_services` subscribes them
@@ -162,32 +200,53 @@ pub async fn migrate(settings: Settings) -> Result<(), StartupError> {
     Ok(())
 }
 
-/// Makes sure `email` is an active user holding `admin` and `superadmin`.
+/// The first admin's credentials.
+pub struct Account<'a> {
+    pub email: &'a str,
+    pub password: &'a str,
+    pub name: Option<&'a str>,
+}
+
+/// Makes sure `email` is an active user holding `admin` and `superadmin`; an
+/// existing account that is not an admin is promoted only when asked to.
 async fn ensure_admin(
     identity: &IdentityServices,
     settings: &Settings,
-    email: &str,
-    password: &str,
-    name: Option<&str>,
-) -> Result<(), StartupError> {
-    let email = identity_domain::Email::parse(email).map_err(|e| StartupError::Other(format!("admin email: {e}")))?;
-    let password = identity_domain::Password::parse("password", password)
+    account: Account<'_>,
+    existing: ExistingAccount,
+) -> Result<AdminProvision, StartupError> {
+    let email =
+        identity_domain::Email::parse(account.email).map_err(|e| StartupError::Other(format!("admin email: {e}")))?;
+    let password = identity_domain::Password::parse("password", account.password)
         .map_err(|e| StartupError::Other(format!("admin password: {e}")))?;
     let password_hash = crate::auth::passwords::hash(password.expose().to_owned(), settings.bcrypt_cost)
         .await
         .map_err(|e| StartupError::Other(format!("admin password: {}", e.message)))?;
     let id = shared_kernel::new_id();
-    let name = name.map(str::trim).filter(|n| !n.is_empty()).unwrap_or("Administrator").to_owned();
+    let name = account.name.map(str::trim).filter(|n| !n.is_empty()).unwrap_or("Administrator").to_owned();
     let registered = crate::routes::identity::users::registered_event(id, email.as_str(), &name);
     let user = identity_domain::ports::NewUser { id, email: email.as_str().to_owned(), name, password_hash };
-    let admin_id = identity
+    let outcome = identity
         .users
-        .ensure_with_roles(user, &["admin", "superadmin"], vec![registered])
+        .ensure_admin(user, &["admin", "superadmin"], existing, vec![registered])
         .await
         .map_err(|e| StartupError::Other(format!("admin user: {e}")))?;
-    identity.access.invalidate_user(admin_id).await;
-    tracing::info!(email = email.as_str(), "admin user ensured");
-    Ok(())
+    match outcome {
+        AdminProvision::RefusedNotAdmin => {
+            return Err(StartupError::AdminRefused(format!(
+                "ADMIN_EMAIL: {} belongs to an existing account that is not an admin; refusing to promote it \
+                 (promote it explicitly with `tally create-admin --promote`)",
+                email.as_str()
+            )))
+        }
+        AdminProvision::Created(admin_id)
+        | AdminProvision::AlreadyAdmin(admin_id)
+        | AdminProvision::Promoted(admin_id) => {
+            identity.access.invalidate_user(admin_id).await;
+        }
+    }
+    tracing::info!(email = email.as_str(), ?outcome, "admin user ensured");
+    Ok(outcome)
 }
 
 /// `tally create-admin`.
@@ -196,6 +255,7 @@ pub async fn create_admin(
     email: String,
     password: String,
     name: Option<String>,
+    promote: bool,
 ) -> Result<(), StartupError> {
     prepare_database(&settings).await?;
     let pool = db::build_pool(&PoolSettings::new(&settings.database_url, 2))?;
@@ -204,7 +264,14 @@ pub async fn create_admin(
         None => Arc::new(MemoryStore::new()),
     };
     let identity = IdentityServices::new(&settings, &pool, kv);
-    ensure_admin(&identity, &settings, &email, &password, name.as_deref()).await?;
-    println!("admin {email} is active with the admin and superadmin roles");
+    let existing = if promote { ExistingAccount::Promote } else { ExistingAccount::Refuse };
+    let account = Account { email: &email, password: &password, name: name.as_deref() };
+    let outcome = ensure_admin(&identity, &settings, account, existing).await?;
+    let what = match outcome {
+        AdminProvision::Created(_) => "created",
+        AdminProvision::Promoted(_) => "promoted (password set, earlier sessions ended)",
+        AdminProvision::AlreadyAdmin(_) | AdminProvision::RefusedNotAdmin => "already an admin",
+    };
+    println!("admin {email} {what}: active with the admin and superadmin roles");
     Ok(())
 }

@@ -14,6 +14,8 @@ use crate::error::FieldError;
 use crate::validate::{free_text, required_text};
 
 pub const MAX_SUBJECT_CHARS: usize = 255;
+/// The most attendees one interaction may be logged with (decisions §12.1), counted as sent.
+pub const MAX_ATTENDEES: usize = 100;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum InteractionError {
@@ -102,14 +104,10 @@ pub struct NewInteraction {
     pub started_at: OffsetDateTime,
 }
 
-fn dedup(ids: Vec<Uuid>) -> Vec<Uuid> {
-    let mut unique: Vec<Uuid> = Vec::with_capacity(ids.len());
-    for id in ids {
-        if !unique.contains(&id) {
-            unique.push(id);
-        }
-    }
-    unique
+/// At most [`MAX_ATTENDEES`] ids as sent, duplicates dropped in one pass (first-added order kept).
+fn attendees(ids: &[Uuid]) -> Result<Vec<Uuid>, InteractionError> {
+    shared_kernel::bounds::unique_bounded(ids, MAX_ATTENDEES)
+        .map_err(|e| InteractionError::Invalid { field: "attendees", message: e.to_string() })
 }
 
 impl Interaction {
@@ -124,7 +122,7 @@ impl Interaction {
             subject: required_text("subject", &input.subject, MAX_SUBJECT_CHARS)?,
             description: free_text(input.description),
             created_by: input.created_by,
-            attendees: dedup(input.attendees),
+            attendees: attendees(&input.attendees)?,
             started_at: input.started_at,
             ended_at: None,
             duration_sec: None,
@@ -248,6 +246,20 @@ mod tests {
         assert_eq!((i.subject.as_str(), i.duration_sec, i.outcome), ("Intro call", None, None));
         assert_eq!(i.attendees, vec![user(2), user(3)]);
         assert!(!i.follow_up_required);
+    }
+
+    #[test]
+    fn attendees_are_bounded_as_sent_and_deduplicated() {
+        let same = Interaction::new(NewInteraction { attendees: vec![user(9); MAX_ATTENDEES], ..input() }, NOW);
+        assert_eq!(same.expect("100 is the limit").attendees, vec![user(9)]);
+        let distinct: Vec<Uuid> = (0..100).map(user).collect();
+        let all = Interaction::new(NewInteraction { attendees: distinct.clone(), ..input() }, NOW);
+        assert_eq!(all.expect("100 distinct").attendees, distinct);
+        for too_many in [vec![user(9); MAX_ATTENDEES + 1], (0..5000).map(user).collect()] {
+            let refused = Interaction::new(NewInteraction { attendees: too_many, ..input() }, NOW);
+            let error = refused.expect_err("over the limit");
+            assert_eq!((error.code(), error.field()), ("VALIDATION_ERROR", Some("attendees")));
+        }
     }
 
     #[test]

@@ -1,11 +1,52 @@
-//! Roles and permissions: names, and `resource:action` matching with the
-//! `resource:*` and `*:*` wildcards.
+//! Roles and permissions: names, `resource:action` matching with the
+//! `resource:*` and `*:*` wildcards, and the superadmin rule.
 
 use std::collections::HashSet;
 
 use crate::IdentityError;
 
 pub const SYSTEM_ROLES: [&str; 5] = ["superadmin", "admin", "manager", "user", "guest"];
+
+/// The role only a superadmin may hand out, take away, or act upon.
+pub const SUPERADMIN: &str = "superadmin";
+
+/// What an administrator does to a user's account (the target).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccountAction<'a> {
+    /// Suspend, ban, or any other status change.
+    ChangeStatus,
+    /// Grant the role of this name.
+    GrantRole(&'a str),
+    /// Remove the role of this name.
+    RemoveRole(&'a str),
+}
+
+fn holds<R: AsRef<str>>(roles: &[R], name: &str) -> bool {
+    roles.iter().any(|r| r.as_ref() == name)
+}
+
+/// Decisions §12.1: only a superadmin may grant or remove `superadmin`, or
+/// change the status or the roles of a user who holds it. Everything else
+/// is left to the route's own guard (admin). `target_roles` must be the
+/// target's current roles, read from the database just before the write.
+pub fn may_administer<A: AsRef<str>, T: AsRef<str>>(
+    actor_roles: &[A],
+    target_roles: &[T],
+    action: AccountAction<'_>,
+) -> Result<(), IdentityError> {
+    if holds(actor_roles, SUPERADMIN) {
+        return Ok(());
+    }
+    let touches_superadmin_role = match action {
+        AccountAction::ChangeStatus => false,
+        AccountAction::GrantRole(role) | AccountAction::RemoveRole(role) => role == SUPERADMIN,
+    };
+    if touches_superadmin_role || holds(target_roles, SUPERADMIN) {
+        Err(IdentityError::SuperadminOnly)
+    } else {
+        Ok(())
+    }
+}
 
 /// A role name: `^[a-z][a-z0-9_-]{1,49}$`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -126,6 +167,43 @@ mod tests {
         assert!(PermissionName::new("orders", "re ad").is_err());
         assert!(name.covers("customers", "read") && !name.covers("customers", "update"));
         assert!(PermissionName::parse("*:*").expect("valid").covers("anything", "at_all"));
+    }
+
+    #[test]
+    fn only_a_superadmin_touches_superadmins_and_their_role() {
+        use AccountAction::{ChangeStatus, GrantRole, RemoveRole};
+        let superadmin = ["admin", "superadmin"];
+        let admin = ["admin"];
+        let user = ["user"];
+        let none: [&str; 0] = [];
+        let actions =
+            [ChangeStatus, GrantRole("staff"), RemoveRole("user"), GrantRole(SUPERADMIN), RemoveRole(SUPERADMIN)];
+        // A superadmin may do everything, to anyone.
+        for target in [&superadmin[..], &admin, &user, &none] {
+            for action in actions {
+                assert_eq!(may_administer(&superadmin, target, action), Ok(()), "{target:?} {action:?}");
+            }
+        }
+        // An admin: ordinary actions on ordinary users...
+        for target in [&admin[..], &user, &none] {
+            for action in [ChangeStatus, GrantRole("admin"), RemoveRole("staff")] {
+                assert_eq!(may_administer(&admin, target, action), Ok(()), "{target:?} {action:?}");
+            }
+            // ...but never the superadmin role itself.
+            for action in [GrantRole(SUPERADMIN), RemoveRole(SUPERADMIN)] {
+                assert_eq!(may_administer(&admin, target, action), Err(IdentityError::SuperadminOnly));
+            }
+        }
+        // Nothing at all on a superadmin, not even an unrelated role.
+        for action in actions {
+            assert_eq!(may_administer(&admin, &superadmin, action), Err(IdentityError::SuperadminOnly), "{action:?}");
+            assert_eq!(may_administer(&none, &["superadmin"], action), Err(IdentityError::SuperadminOnly));
+        }
+        // Role names are exact: a look-alike is not the superadmin role.
+        assert_eq!(may_administer(&admin, &["superadmins"], GrantRole("superadmin-x")), Ok(()));
+        // Owned strings work as well as literals.
+        let owned = vec![String::from("superadmin")];
+        assert_eq!(may_administer(&owned, &owned, ChangeStatus), Ok(()));
     }
 
     #[test]

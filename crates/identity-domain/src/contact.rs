@@ -64,6 +64,15 @@ impl ContactValue {
             Self::Address(_) => ContactType::Address,
         }
     }
+
+    /// Whether `contact` already holds exactly this (normalised) value.
+    pub fn is_stored_in(&self, contact: &ContactRecord) -> bool {
+        match self {
+            Self::Email(email) => contact.email.as_deref() == Some(email.as_str()),
+            Self::Phone(phone) => contact.phone.as_deref() == Some(phone.as_str()),
+            Self::Address(address) => contact.address.as_ref() == Some(address),
+        }
+    }
 }
 
 fn optional_text(field: &'static str, value: Option<String>, max: usize) -> Result<Option<String>, IdentityError> {
@@ -152,6 +161,15 @@ pub struct ContactChanges {
     pub is_public: Option<bool>,
 }
 
+impl ContactChanges {
+    /// Decisions §12.1: a new value is not the one that was verified, so
+    /// changing it clears `is_verified`. Re-sending the stored value, or
+    /// changing only `label`, `is_primary` or `is_public`, keeps it.
+    pub fn clears_verification(&self, current: &ContactRecord) -> bool {
+        self.value.as_ref().is_some_and(|value| !value.is_stored_in(current))
+    }
+}
+
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ContactFilter {
     pub contact_type: Option<ContactType>,
@@ -176,6 +194,8 @@ pub trait ContactRepository: Send + Sync {
     async fn find(&self, user_id: Uuid, id: Uuid) -> Result<Option<ContactRecord>, RepoError>;
     /// Records `identity.contact.updated`. A `value` of another type than
     /// the stored one matches nothing (`NotFound`); callers check first.
+    /// When [`ContactChanges::clears_verification`] holds for the row as it
+    /// is under the update's lock, the same `UPDATE` clears `is_verified`.
     async fn update(&self, user_id: Uuid, id: Uuid, changes: ContactChanges) -> Result<ContactRecord, RepoError>;
     /// Makes the contact its type's primary; records `identity.contact.updated`.
     async fn set_primary(&self, user_id: Uuid, id: Uuid) -> Result<ContactRecord, RepoError>;
@@ -209,5 +229,61 @@ mod tests {
         assert_eq!(ContactType::parse("Phone"), Some(ContactType::Phone));
         assert_eq!(ContactType::parse("fax"), None);
         assert_eq!(ContactValue::Phone("+380441234567".into()).kind(), ContactType::Phone);
+    }
+
+    fn verified(contact_type: ContactType) -> ContactRecord {
+        let at = time::macros::datetime!(2026-11-23 10:00 UTC);
+        ContactRecord {
+            id: Uuid::nil(),
+            user_id: Uuid::max(),
+            contact_type,
+            label: "home".into(),
+            email: (contact_type == ContactType::Email).then(|| "ann@example.com".into()),
+            phone: (contact_type == ContactType::Phone).then(|| "+380441234567".into()),
+            address: (contact_type == ContactType::Address).then(|| Address {
+                city: Some("Kyiv".into()),
+                country: "UA".into(),
+                ..Address::default()
+            }),
+            is_primary: false,
+            is_verified: true,
+            is_public: false,
+            created_at: at,
+            updated_at: at,
+        }
+    }
+
+    #[test]
+    fn a_changed_value_clears_verification_and_nothing_else_does() {
+        let email = verified(ContactType::Email);
+        let same = Email::parse(" Ann@Example.com ").expect("valid");
+        let other = Email::parse("bob@example.com").expect("valid");
+        let flags_only =
+            ContactChanges { label: Some("work".into()), is_primary: Some(true), is_public: Some(true), value: None };
+        assert!(!flags_only.clears_verification(&email));
+        assert!(!ContactChanges::default().clears_verification(&email));
+        let resent = ContactChanges { value: Some(ContactValue::Email(same)), ..ContactChanges::default() };
+        assert!(!resent.clears_verification(&email), "the stored value, normalised, is no change");
+        let changed = ContactChanges { value: Some(ContactValue::Email(other)), ..flags_only.clone() };
+        assert!(changed.clears_verification(&email));
+
+        let phone = verified(ContactType::Phone);
+        let value = |p: &str| ContactChanges { value: Some(ContactValue::Phone(p.into())), ..Default::default() };
+        assert!(!value("+380441234567").clears_verification(&phone));
+        assert!(value("+380441234568").clears_verification(&phone));
+
+        let address = verified(ContactType::Address);
+        let stored = address.address.clone().expect("address");
+        let same = ContactChanges { value: Some(ContactValue::Address(stored.clone())), ..Default::default() };
+        assert!(!same.clears_verification(&address));
+        for moved in [
+            Address { city: Some("Lviv".into()), ..stored.clone() },
+            Address { street: Some("Khreshchatyk 1".into()), ..stored.clone() },
+            Address { country: "PL".into(), ..stored.clone() },
+            Address { city: None, ..stored.clone() },
+        ] {
+            let changes = ContactChanges { value: Some(ContactValue::Address(moved)), ..Default::default() };
+            assert!(changes.clears_verification(&address));
+        }
     }
 }

@@ -14,6 +14,10 @@ pub enum IdentityError {
     InvalidStatusTransition { from: &'static str, to: &'static str },
     #[error("system roles cannot be changed this way")]
     SystemRole,
+    /// Decisions §12.1: the superadmin role, and superadmins, are a
+    /// superadmin's business.
+    #[error("only a superadmin may grant or remove superadmin, or change a superadmin's status or roles")]
+    SuperadminOnly,
 }
 
 impl IdentityError {
@@ -37,7 +41,7 @@ impl Classified for IdentityError {
         match self {
             Self::Invalid { .. } | Self::InvalidEmail | Self::InvalidPhone => ErrorKind::Validation,
             Self::InvalidStatusTransition { .. } => ErrorKind::Conflict,
-            Self::SystemRole => ErrorKind::Forbidden,
+            Self::SystemRole | Self::SuperadminOnly => ErrorKind::Forbidden,
         }
     }
 
@@ -47,7 +51,7 @@ impl Classified for IdentityError {
             Self::InvalidEmail => "INVALID_EMAIL",
             Self::InvalidPhone => "INVALID_PHONE",
             Self::InvalidStatusTransition { .. } => "INVALID_STATUS_TRANSITION",
-            Self::SystemRole => "FORBIDDEN",
+            Self::SystemRole | Self::SuperadminOnly => "FORBIDDEN",
         }
     }
 }

@@ -12,9 +12,11 @@ pub mod events;
 pub mod ports;
 pub mod profile;
 pub mod roles;
+pub mod sessions;
 pub mod user;
 
-pub use authz::{PermissionName, PermissionSet, RoleName, SYSTEM_ROLES};
+pub use authz::{may_administer, AccountAction, PermissionName, PermissionSet, RoleName, SUPERADMIN, SYSTEM_ROLES};
 pub use credentials::{Email, Password};
 pub use error::IdentityError;
+pub use sessions::{Rotation, TokenRef, TokenRevocations};
 pub use user::{StatusChange, UserStatus};

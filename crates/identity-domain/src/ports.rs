@@ -24,6 +24,9 @@ pub enum RepoError {
     Stale,
     #[error("a referenced {field} does not exist")]
     MissingReference { field: &'static str },
+    /// The user's profile was banned; a new one is refused (decisions §12.1).
+    #[error("the user's profile was banned; a new profile cannot be created")]
+    ProfileBanned,
     #[error("storage unavailable: {0}")]
     Unavailable(String),
     #[error("storage error: {0}")]
@@ -34,7 +37,7 @@ impl Classified for RepoError {
     fn kind(&self) -> ErrorKind {
         match self {
             Self::NotFound => ErrorKind::NotFound,
-            Self::Duplicate { .. } | Self::Stale => ErrorKind::Conflict,
+            Self::Duplicate { .. } | Self::Stale | Self::ProfileBanned => ErrorKind::Conflict,
             Self::MissingReference { .. } => ErrorKind::Validation,
             Self::Unavailable(_) => ErrorKind::Unavailable,
             Self::Unknown(_) => ErrorKind::Internal,
@@ -47,11 +50,32 @@ impl Classified for RepoError {
             Self::Duplicate { field: "email" } => "EMAIL_ALREADY_EXISTS",
             Self::Duplicate { .. } => "ALREADY_EXISTS",
             Self::Stale => "CONFLICT",
+            Self::ProfileBanned => "PROFILE_BANNED",
             Self::MissingReference { .. } => "VALIDATION_ERROR",
             Self::Unavailable(_) => "SERVICE_UNAVAILABLE",
             Self::Unknown(_) => "INTERNAL_ERROR",
         }
     }
+}
+
+/// What to do when the first admin's email belongs to an existing account.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExistingAccount {
+    /// Leave an account that is not an admin untouched (anyone could have registered it).
+    Refuse,
+    /// Promote it: set the password, activate, end its sessions, grant the roles.
+    Promote,
+}
+
+/// The outcome of [`UserRepository::ensure_admin`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AdminProvision {
+    Created(Uuid),
+    /// Already an admin: made active and given any missing role.
+    AlreadyAdmin(Uuid),
+    Promoted(Uuid),
+    /// The email belongs to an account that is not an admin; nothing changed.
+    RefusedNotAdmin,
 }
 
 /// A stored user, password hash included (never serialised to clients).
@@ -146,12 +170,27 @@ pub trait UserRepository: Send + Sync {
     ) -> Result<(), RepoError>;
     async fn unlock(&self, id: Uuid) -> Result<UserRecord, RepoError>;
     async fn access_profile(&self, id: Uuid) -> Result<Option<AccessProfile>, RepoError>;
-    /// Makes sure an active user with `email` exists holding `roles`; an
-    /// existing user's password is left alone. Returns the user's id.
-    async fn ensure_with_roles(
+    /// Makes sure an active user with `email` holds the admin `roles`. An
+    /// existing account that is not an admin yet is changed only when
+    /// `existing` is `Promote` (then its password is set and its sessions end);
+    /// an existing admin keeps its password unless promoted explicitly.
+    async fn ensure_admin(
         &self,
         user: NewUser,
         roles: &[&str],
+        existing: ExistingAccount,
         events: Vec<EventEnvelope>,
-    ) -> Result<Uuid, RepoError>;
+    ) -> Result<AdminProvision, RepoError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_banned_profile_is_a_conflict_with_its_own_code() {
+        let error = RepoError::ProfileBanned;
+        assert_eq!((error.kind(), error.code()), (ErrorKind::Conflict, "PROFILE_BANNED"));
+        assert_eq!(RepoError::Duplicate { field: "user_id" }.code(), "ALREADY_EXISTS");
+    }
 }

@@ -183,14 +183,17 @@ pub enum Moderation {
 #[async_trait]
 pub trait ProfileRepository: Send + Sync {
     /// Records `identity.profile.created`; a second live profile of the
-    /// same user is `Duplicate { field: "user_id" }`.
+    /// same user is `Duplicate { field: "user_id" }`. A user any of whose
+    /// profiles, live or deleted, was banned gets `ProfileBanned`: a ban
+    /// outlives the profile (decisions §12.1), decided in the insert itself.
     async fn create(&self, profile: NewProfile) -> Result<ProfileRecord, RepoError>;
     async fn find_by_id(&self, id: Uuid) -> Result<Option<ProfileRecord>, RepoError>;
     async fn find_by_user(&self, user_id: Uuid) -> Result<Option<ProfileRecord>, RepoError>;
     /// Applies the given fields (an empty text clears it); records
     /// `identity.profile.updated`.
     async fn update(&self, owner: Uuid, id: Uuid, fields: ProfileFields) -> Result<ProfileRecord, RepoError>;
-    /// Soft delete; records `identity.profile.deleted`.
+    /// Soft delete; records `identity.profile.deleted`. A banned profile
+    /// may be deleted: its ban stays on record and keeps refusing `create`.
     async fn delete(&self, owner: Uuid, id: Uuid) -> Result<(), RepoError>;
     /// Sets a moderation flag; records `identity.profile.verified` or
     /// `identity.profile.banned` when the flag was not set yet.

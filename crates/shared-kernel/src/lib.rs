@@ -4,6 +4,7 @@
 //! key-value store live here so that domain crates and adapters agree on
 //! them without depending on each other.
 
+pub mod bounds;
 pub mod error;
 pub mod event;
 pub mod id;

@@ -1,5 +1,7 @@
 //! Tags: trimmed, 1..=50 characters each, duplicates removed, at most 50.
 
+use std::collections::HashSet;
+
 pub const MAX_TAGS: usize = 50;
 pub const MAX_TAG_CHARS: usize = 50;
 
@@ -11,25 +13,28 @@ pub enum TagError {
     TooMany,
 }
 
-/// Normalises a tag list, keeping first-seen order.
+/// Normalises a tag list, keeping first-seen order. Linear in the input: duplicates are found with
+/// a set, and the walk stops at the first tag beyond [`MAX_TAGS`] distinct ones.
 pub fn normalize_tags<I, S>(raw: I) -> Result<Vec<String>, TagError>
 where
     I: IntoIterator<Item = S>,
     S: AsRef<str>,
 {
     let mut tags: Vec<String> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
     for tag in raw {
         let tag = tag.as_ref().trim();
         let chars = tag.chars().count();
         if chars == 0 || chars > MAX_TAG_CHARS {
             return Err(TagError::Length);
         }
-        if !tags.iter().any(|t| t == tag) {
+        if !seen.contains(tag) {
+            if tags.len() == MAX_TAGS {
+                return Err(TagError::TooMany);
+            }
+            seen.insert(tag.to_owned());
             tags.push(tag.to_owned());
         }
-    }
-    if tags.len() > MAX_TAGS {
-        return Err(TagError::TooMany);
     }
     Ok(tags)
 }
@@ -47,5 +52,10 @@ mod tests {
         assert_eq!(normalize_tags(&many), Err(TagError::TooMany));
         let dup_heavy: Vec<String> = (0..60).map(|i| (i % 50).to_string()).collect();
         assert_eq!(normalize_tags(&dup_heavy).map(|t| t.len()), Ok(50));
+        let exactly: Vec<String> = (0..50).map(|i| format!("t{i}")).collect();
+        assert_eq!(normalize_tags(&exactly), Ok(exactly.clone()));
+        // A huge list is refused as soon as the 51st distinct tag appears.
+        let huge: Vec<String> = (0..100_000).map(|i| i.to_string()).collect();
+        assert_eq!(normalize_tags(&huge), Err(TagError::TooMany));
     }
 }

@@ -7,7 +7,7 @@ mod series;
 use actix_web::test::init_service;
 use api::build_app;
 use serde_json::{json, Value};
-use tally_tests::{login, register, TestApp, TestOptions, ADMIN_EMAIL, ADMIN_PASSWORD};
+use tally_tests::{login, register, register_staff, TestApp, TestOptions, ADMIN_EMAIL, ADMIN_PASSWORD};
 
 use self::dataset::{delete_user_customers, fail, fetch, seed, sql};
 
@@ -254,7 +254,7 @@ async fn analytics_need_the_read_permission() {
     let (user_id, token) = register(&app, "nobody@example.com", "password-1").await;
     // Before the user's first authenticated request, so no permission set is cached yet.
     sql(&t, &format!("DELETE FROM user_roles WHERE user_id = '{user_id}'")).await;
-    let (_, reader) = register(&app, "reader@example.com", "password-1").await;
+    let (_, reader) = register_staff(&app, "reader@example.com", "password-1").await;
     for path in [
         "/customers/overview",
         "/customers/lifecycle",
@@ -267,7 +267,7 @@ async fn analytics_need_the_read_permission() {
     ] {
         fail(&app, Some(&token), path, 403, "FORBIDDEN").await;
         fail(&app, None, path, 401, "UNAUTHORIZED").await;
-        // The seeded `user` role holds `analytics:read`.
+        // The seeded `staff` role holds `analytics:read`.
         fetch(&app, &reader, path).await;
     }
     // The guard runs before parameters are read.

@@ -3,7 +3,7 @@
 use actix_web::test::init_service;
 use api::build_app;
 use serde_json::json;
-use tally_tests::{login, register, TestApp, ADMIN_EMAIL, ADMIN_PASSWORD};
+use tally_tests::{login, register, register_staff, TestApp, ADMIN_EMAIL, ADMIN_PASSWORD};
 use uuid::Uuid;
 
 use crate::crm_support::{delete, expect, get, id_of, keys_of, post, put, reject, strip_roles, BASE};
@@ -75,7 +75,7 @@ async fn company_crud_search_and_validation() {
 async fn company_permissions() {
     let t = TestApp::start().await;
     let app = init_service(build_app(t.state.clone())).await;
-    let (_, user) = register(&app, "worker@example.com", "password-1").await;
+    let (_, user) = register_staff(&app, "worker@example.com", "password-1").await;
     let id = id_of(&expect(&app, 201, post(&format!("{BASE}/companies"), &user, json!({"name": "Mine"}))).await);
     expect(&app, 200, put(&format!("{BASE}/companies/{id}"), &user, json!({"industry": "Tech"}))).await;
     reject(&app, 403, "FORBIDDEN", delete(&format!("{BASE}/companies/{id}"), &user)).await;

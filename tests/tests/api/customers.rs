@@ -6,7 +6,7 @@ use futures_util::future::join_all;
 use futures_util::FutureExt;
 use serde_json::json;
 use shared_kernel::EventEnvelope;
-use tally_tests::{call, login, register, TestApp, ADMIN_EMAIL, ADMIN_PASSWORD};
+use tally_tests::{call, login, register, register_staff, TestApp, ADMIN_EMAIL, ADMIN_PASSWORD};
 
 use crate::crm_support::{
     admin_id, code, count, delete, event_names, expect, get, id_of, keys_of, new_customer, patch, post, put, reject,
@@ -295,8 +295,8 @@ async fn permissions_guard_every_customer_endpoint() {
     let t = TestApp::start().await;
     let app = init_service(build_app(t.state.clone())).await;
     let admin = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
-    let (_, user) = register(&app, "worker@example.com", "password-1").await;
-    // The `user` role creates, reads and updates, but cannot delete customers.
+    let (_, user) = register_staff(&app, "worker@example.com", "password-1").await;
+    // The `staff` role creates, reads and updates, but cannot delete customers.
     let id = id_of(&new_customer(&app, &user, json!({"name": "Mine", "email": "mine@example.com"})).await);
     expect(&app, 200, post(&format!("{BASE}/customers/{id}/qualify"), &user, json!({}))).await;
     reject(&app, 403, "FORBIDDEN", delete(&format!("{BASE}/customers/{id}"), &user)).await;

@@ -4,7 +4,7 @@ use actix_web::test::init_service;
 use api::build_app;
 use futures_util::future::join_all;
 use serde_json::{json, Value};
-use tally_tests::{login, register, TestApp, ADMIN_EMAIL, ADMIN_PASSWORD};
+use tally_tests::{login, register_staff, TestApp, ADMIN_EMAIL, ADMIN_PASSWORD};
 use uuid::Uuid;
 
 use crate::crm_support::{
@@ -49,7 +49,7 @@ async fn create_read_list_and_delete_a_deal() {
     reject(&app, 400, "INVALID_UUID", get(&format!("{BASE}/deals/not-a-uuid"), &admin)).await;
     assert_eq!(event_names(&app, &admin, id).await, vec!["customer.deal.created"]);
 
-    let (_, user) = register(&app, "seller@example.com", "password-1").await;
+    let (_, user) = register_staff(&app, "seller@example.com", "password-1").await;
     reject(&app, 403, "FORBIDDEN", delete(&format!("{BASE}/deals/{id}"), &user)).await;
     expect(&app, 204, delete(&format!("{BASE}/deals/{id}"), &admin)).await;
     reject(&app, 404, "NOT_FOUND", get(&format!("{BASE}/deals/{id}"), &admin)).await;

@@ -116,7 +116,9 @@ async fn metrics_and_openapi_are_served() {
     let t = TestApp::start().await;
     let app = init_service(build_app(t.state.clone())).await;
     let _ = call(&app, TestRequest::get().uri("/api/v1/shared/currencies/usd")).await;
-    let response = actix_web::test::call_service(&app, TestRequest::get().uri("/metrics").to_request()).await;
+    // Without METRICS_TOKEN, metrics are served to loopback peers only.
+    let scrape = TestRequest::get().uri("/metrics").peer_addr("127.0.0.1:40000".parse().expect("addr"));
+    let response = actix_web::test::call_service(&app, scrape.to_request()).await;
     assert_eq!(response.status(), StatusCode::OK);
     let text = String::from_utf8(actix_web::test::read_body(response).await.to_vec()).expect("utf-8");
     assert!(

@@ -120,6 +120,7 @@ async fn bad_credentials_and_forged_tokens_are_401() {
         email: "x@example.com",
         roles: vec!["admin".into()],
         token_version: 0,
+        family: uuid::Uuid::now_v7(),
     };
     let forged = wrong_secret.issue_pair(&subject).expect("issue").access_token;
     // alg none: header {"alg":"none"} with the real payload and no signature.
@@ -179,7 +180,13 @@ async fn refresh_rotates_and_revoke_revokes() {
         "a used refresh token"
     );
 
-    let access = pair["data"]["access_token"].as_str().expect("access").to_owned();
+    // Reusing a spent refresh token ended its family, the new pair included.
+    let rotated = pair["data"]["access_token"].as_str().expect("access").to_owned();
+    let (status, _, body) =
+        call(&app, TestRequest::get().uri("/api/v1/identity/users/me").insert_header(bearer(&rotated))).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (StatusCode::UNAUTHORIZED, Some("TOKEN_REVOKED")));
+
+    let access = login(&app, "cy@example.com", "password-1").await;
     let (status, _, _) =
         call(&app, post("/api/v1/identity/auth/revoke", json!({"token": access})).insert_header(bearer(&access))).await;
     assert_eq!(status, StatusCode::OK);

@@ -4,7 +4,7 @@ use actix_web::test::init_service;
 use api::build_app;
 use futures_util::future::join_all;
 use serde_json::{json, Value};
-use tally_tests::{login, register, TestApp, ADMIN_EMAIL, ADMIN_PASSWORD};
+use tally_tests::{login, register, register_staff, TestApp, ADMIN_EMAIL, ADMIN_PASSWORD};
 use uuid::Uuid;
 
 use crate::crm_support::{
@@ -156,7 +156,7 @@ async fn content_outcome_attendees_and_delete() {
     let t = TestApp::start().await;
     let app = init_service(build_app(t.state.clone())).await;
     let admin = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
-    let (helper, user) = register(&app, "helper@example.com", "password-1").await;
+    let (helper, user) = register_staff(&app, "helper@example.com", "password-1").await;
     let customer = id_of(&new_customer(&app, &admin, json!({"name": "C", "email": "c@example.com"})).await);
     let id = id_of(
         &expect(
@@ -189,7 +189,7 @@ async fn content_outcome_attendees_and_delete() {
     assert_eq!(removed["attendees"], json!([]));
     reject(&app, 404, "NOT_FOUND", delete(&format!("{}/{helper}", at("attendees")), &admin)).await;
 
-    // The `user` role may delete interactions; a user without roles may not even read them.
+    // The `staff` role may delete interactions; a user without roles may not even read them.
     let (nobody_id, nobody) = register(&app, "nobody@example.com", "password-1").await;
     strip_roles(&t, nobody_id).await;
     reject(&app, 403, "FORBIDDEN", get(&format!("{BASE}/interactions/{id}"), &nobody)).await;
@@ -206,7 +206,7 @@ async fn follow_ups_oldest_due_first_with_filters() {
     let t = TestApp::start().await;
     let app = init_service(build_app(t.state.clone())).await;
     let admin = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
-    let (seller, user) = register(&app, "seller@example.com", "password-1").await;
+    let (seller, user) = register_staff(&app, "seller@example.com", "password-1").await;
     let customer = id_of(&new_customer(&app, &admin, json!({"name": "C", "email": "c@example.com"})).await);
     let mut made = Vec::new();
     for (token, due) in [

@@ -6,7 +6,7 @@ use actix_web::test::init_service;
 use api::build_app;
 use futures_util::future::join_all;
 use serde_json::{json, Value};
-use tally_tests::{login, register, TestApp, ADMIN_EMAIL, ADMIN_PASSWORD};
+use tally_tests::{login, register_staff, TestApp, ADMIN_EMAIL, ADMIN_PASSWORD};
 use uuid::Uuid;
 
 use crate::commerce_support::{assert_error, assert_ledger_balances, delete, get, location, post, product, put, stock};
@@ -324,7 +324,7 @@ async fn inventory_rejections_have_their_codes() {
     );
     assert_error(&delete(&app, &admin, &nobody).await, StatusCode::NOT_FOUND, "NOT_FOUND");
 
-    let (_, user) = register(&app, "clerk@example.com", "password-1").await;
+    let (_, user) = register_staff(&app, "clerk@example.com", "password-1").await;
     let (status, _) = get(&app, &user, &format!("{INVENTORY}/{id}")).await;
     assert_eq!(status, StatusCode::OK);
     assert_error(&post(&app, &user, &op("receive"), json!({"quantity": 1})).await, StatusCode::FORBIDDEN, "FORBIDDEN");

@@ -4,7 +4,7 @@ use actix_web::http::StatusCode;
 use actix_web::test::init_service;
 use api::build_app;
 use serde_json::json;
-use tally_tests::{login, register, TestApp, ADMIN_EMAIL, ADMIN_PASSWORD};
+use tally_tests::{login, register_staff, TestApp, ADMIN_EMAIL, ADMIN_PASSWORD};
 use uuid::Uuid;
 
 use crate::commerce_support::{assert_error, delete, get, location, post, product, put, stock};
@@ -174,7 +174,7 @@ async fn location_rejections_and_permissions() {
         "VALIDATION_ERROR",
     );
     let kyiv = location(&app, &admin, "KYIV").await;
-    let (_, user) = register(&app, "viewer@example.com", "password-1").await;
+    let (_, user) = register_staff(&app, "viewer@example.com", "password-1").await;
     let (status, _) = get(&app, &user, LOCATIONS).await;
     assert_eq!(status, StatusCode::OK);
     let uri = format!("{LOCATIONS}/{}/deactivate", kyiv["id"].as_str().expect("id"));

@@ -23,5 +23,6 @@ mod rate_limits;
 mod redis_bus;
 mod reference;
 mod roles;
+mod security;
 mod support;
 mod wire;

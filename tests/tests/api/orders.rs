@@ -8,7 +8,7 @@ use actix_web::test::init_service;
 use api::build_app;
 use futures_util::future::join_all;
 use serde_json::json;
-use tally_tests::{login, register, TestApp, ADMIN_EMAIL, ADMIN_PASSWORD};
+use tally_tests::{login, register_staff, TestApp, ADMIN_EMAIL, ADMIN_PASSWORD};
 use uuid::Uuid;
 
 use crate::commerce_support::{assert_error, customer, delete, get, id_of, line, order, post, product, put};
@@ -304,8 +304,8 @@ async fn every_order_rejection_has_its_code() {
         "VALIDATION_ERROR",
     );
 
-    // Permissions: a plain user works with orders but may not delete them, and needs a token at all.
-    let (_, user) = register(&app, "buyer@example.com", "password-1").await;
+    // Permissions: a staff member works with orders but may not delete them, and needs a token at all.
+    let (_, user) = register_staff(&app, "buyer@example.com", "password-1").await;
     let (status, _) = get(&app, &user, ORDERS).await;
     assert_eq!(status, StatusCode::OK);
     assert_error(&delete(&app, &user, &format!("{ORDERS}/{id}")).await, StatusCode::FORBIDDEN, "FORBIDDEN");

@@ -4,7 +4,7 @@ use actix_web::http::StatusCode;
 use actix_web::test::init_service;
 use api::build_app;
 use serde_json::json;
-use tally_tests::{login, register, TestApp, ADMIN_EMAIL, ADMIN_PASSWORD};
+use tally_tests::{login, register_staff, TestApp, ADMIN_EMAIL, ADMIN_PASSWORD};
 use uuid::Uuid;
 
 use crate::commerce_support::{assert_error, delete, get, location, post, product, put, stock};
@@ -209,9 +209,9 @@ async fn product_rejections_and_permissions() {
         "NOT_FOUND",
     );
 
-    // A plain user may read the catalogue but not change it.
+    // A staff member may read the catalogue but not change it.
     let widget = product(&app, &admin, "W-1").await;
-    let (_, user) = register(&app, "reader@example.com", "password-1").await;
+    let (_, user) = register_staff(&app, "reader@example.com", "password-1").await;
     let (status, _) = get(&app, &user, &format!("{PRODUCTS}/{}", widget["id"].as_str().expect("id"))).await;
     assert_eq!(status, StatusCode::OK);
     assert_error(

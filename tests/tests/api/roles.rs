@@ -18,11 +18,14 @@ async fn system_roles_and_permissions_are_seeded() {
     for role in ["superadmin", "admin", "manager", "user", "guest"] {
         assert!(names.contains(&role), "{role}");
     }
-    assert!(roles["data"]
-        .as_array()
-        .expect("roles")
-        .iter()
-        .all(|r| r["is_system"] == true && r["permissions_count"].as_i64() > Some(0)));
+    // The working role `staff` is seeded but editable; `user` (self-registration) holds nothing.
+    for role in roles["data"].as_array().expect("roles") {
+        let name = role["name"].as_str().unwrap_or_default();
+        assert_eq!(role["is_system"], name != "staff", "{name}");
+        let expected_permissions = role["permissions_count"].as_i64().unwrap_or_default();
+        assert_eq!(expected_permissions == 0, name == "user", "{name}: {expected_permissions} permissions");
+    }
+    assert!(names.contains(&"staff"));
     let (_, _, permissions) =
         call(&app, TestRequest::get().uri("/api/v1/identity/permissions").insert_header(bearer(&admin))).await;
     let names: Vec<&str> =
@@ -43,7 +46,7 @@ async fn system_roles_and_permissions_are_seeded() {
         (StatusCode::OK, Some("customers"), Some("read"))
     );
     let (status, _, user_role) =
-        call(&app, TestRequest::get().uri("/api/v1/identity/roles/name/user").insert_header(bearer(&admin))).await;
+        call(&app, TestRequest::get().uri("/api/v1/identity/roles/name/staff").insert_header(bearer(&admin))).await;
     assert_eq!(status, StatusCode::OK);
     let id = user_role["data"]["id"].as_str().expect("id");
     let (_, _, granted) = call(

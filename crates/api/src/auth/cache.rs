@@ -43,11 +43,23 @@ impl AccessCache {
                 return Ok(Some(profile));
             }
         }
+        self.load(&key, user_id).await
+    }
+
+    /// Reads the profile from the database and caches it, whatever is cached.
+    /// A token newer than the cached entry (another process changed the user)
+    /// is the cue to call this.
+    pub async fn reload(&self, user_id: Uuid) -> Result<Option<AccessProfile>, ApiError> {
+        let key = Self::key(&self.epoch().await, user_id);
+        self.load(&key, user_id).await
+    }
+
+    async fn load(&self, key: &str, user_id: Uuid) -> Result<Option<AccessProfile>, ApiError> {
         let profile = self.users.access_profile(user_id).await.map_err(|e| ApiError::from_domain(&e))?;
         if let Some(profile) = &profile {
             if let Ok(text) = serde_json::to_string(profile) {
                 // A cache that cannot be written only costs a query next time.
-                let _ = self.kv.set(&key, &text, Some(TTL)).await;
+                let _ = self.kv.set(key, &text, Some(TTL)).await;
             }
         }
         Ok(profile)

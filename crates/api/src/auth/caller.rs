@@ -7,8 +7,8 @@ use std::pin::Pin;
 use actix_web::dev::Payload;
 use actix_web::http::header::AUTHORIZATION;
 use actix_web::http::StatusCode;
-use actix_web::{web, FromRequest, HttpRequest};
-use identity_domain::{PermissionSet, UserStatus};
+use actix_web::{FromRequest, HttpMessage, HttpRequest};
+use identity_domain::{PermissionSet, TokenRef, UserStatus};
 use uuid::Uuid;
 
 use super::tokens::{Claims, TokenKind};
@@ -25,15 +25,11 @@ pub struct Caller {
     pub claims: Claims,
 }
 
-pub fn revoked_key(jti: Uuid) -> String {
-    format!("revoked:{jti}")
-}
-
 pub fn token_revoked() -> ApiError {
     ApiError::new(StatusCode::UNAUTHORIZED, "TOKEN_REVOKED", "the token has been revoked")
 }
 
-fn bearer(req: &HttpRequest) -> Result<String, ApiError> {
+pub fn bearer(req: &HttpRequest) -> Result<String, ApiError> {
     let header = req
         .headers()
         .get(AUTHORIZATION)
@@ -50,15 +46,17 @@ fn bearer(req: &HttpRequest) -> Result<String, ApiError> {
 /// Checks a verified token against revocation and the user's current state.
 pub async fn authenticate(state: &AppState, token: &str) -> Result<Caller, ApiError> {
     let claims = state.identity.tokens.verify(token, TokenKind::Access)?;
-    if state.kv.exists(&revoked_key(claims.jti)).await.map_err(ApiError::unavailable)? {
+    let token_ref = TokenRef { jti: claims.jti, family: claims.fam, user_id: claims.user_id, token_version: claims.tv };
+    let revoked = state.identity.revocations.is_revoked(&token_ref).await;
+    if revoked.map_err(|e| ApiError::from_domain(&e))? {
         return Err(token_revoked());
     }
-    let profile = state
-        .identity
-        .access
-        .get(claims.user_id)
-        .await?
-        .ok_or_else(|| ApiError::unauthorized("the token's user no longer exists"))?;
+    let mut profile = state.identity.access.get(claims.user_id).await?;
+    if profile.as_ref().is_some_and(|p| p.token_version != claims.tv) {
+        // A token newer than the cached entry: the user changed elsewhere.
+        profile = state.identity.access.reload(claims.user_id).await?;
+    }
+    let profile = profile.ok_or_else(|| ApiError::unauthorized("the token's user no longer exists"))?;
     if profile.status != UserStatus::Active {
         return Err(ApiError::unauthorized(format!("the account is {}", profile.status.as_str())));
     }
@@ -79,12 +77,16 @@ impl FromRequest for Caller {
     type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
 
     fn from_request(req: &HttpRequest, _payload: &mut Payload) -> Self::Future {
-        let token = bearer(req);
-        let state = req.app_data::<web::Data<AppState>>().cloned();
+        // The route gate authenticated the caller before the handler ran.
+        let caller = req.extensions().get::<Caller>().cloned();
+        let pattern = req.match_pattern();
         Box::pin(async move {
-            let token = token?;
-            let state = state.ok_or_else(|| ApiError::internal("application state missing"))?;
-            authenticate(&state, &token).await
+            caller.ok_or_else(|| {
+                // Deny by default: a handler that needs a caller on a route
+                // the access table does not guard is a wiring mistake.
+                tracing::error!(route = pattern.as_deref().unwrap_or("?"), "route has no access rule");
+                ApiError::forbidden("you do not have permission to do this")
+            })
         })
     }
 }

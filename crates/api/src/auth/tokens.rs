@@ -34,6 +34,9 @@ pub struct Claims {
     /// The user's token version at issue time; a bump (password change,
     /// suspension, ban) retires every older token at once.
     pub tv: i32,
+    /// The refresh-token family (one per login) the token was issued in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fam: Option<Uuid>,
 }
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -54,6 +57,8 @@ pub struct Subject<'a> {
     pub email: &'a str,
     pub roles: Vec<String>,
     pub token_version: i32,
+    /// The session's refresh-token family: new at login, kept by refresh.
+    pub family: Uuid,
 }
 
 #[derive(Clone)]
@@ -91,6 +96,7 @@ impl TokenService {
             jti: shared_kernel::new_id(),
             token_type: kind,
             tv: subject.token_version,
+            fam: Some(subject.family),
         };
         let token = encode(&Header::new(Algorithm::HS256), &claims, &self.encoding).map_err(ApiError::internal)?;
         Ok((token, expires_at))
@@ -151,6 +157,7 @@ mod tests {
             email: "ann@example.com",
             roles: vec!["user".into()],
             token_version: 0,
+            family: shared_kernel::new_id(),
         }
     }
 

@@ -51,33 +51,13 @@ impl Policy {
         self.rule().2
     }
 
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Self::Login => "login",
             Self::Register => "register",
             Self::Refresh => "refresh",
             Self::Authenticated => "authenticated",
             Self::Public => "public",
-        }
-    }
-
-    /// Which limit a request falls under; `None` for operations endpoints.
-    pub fn classify(method: &str, path: &str) -> Option<Policy> {
-        if method == "OPTIONS" || !path.starts_with("/api/v1/") {
-            return None;
-        }
-        match (method, path) {
-            ("POST", "/api/v1/identity/users/login") => Some(Self::Login),
-            ("POST", "/api/v1/identity/users/register") => Some(Self::Register),
-            ("POST", "/api/v1/identity/auth/refresh") => Some(Self::Refresh),
-            (_, p)
-                if p.starts_with("/api/v1/shared/")
-                    || p.starts_with("/api/v1/identity/public/")
-                    || p == "/api/v1/openapi.json" =>
-            {
-                Some(Self::Public)
-            }
-            _ => Some(Self::Authenticated),
         }
     }
 }
@@ -261,85 +241,37 @@ impl TrustedProxies {
         Ok(Self(nets))
     }
 
-    /// The client: the left-most `X-Forwarded-For` address when the peer is
-    /// a trusted proxy, otherwise the peer itself.
+    fn trusts(&self, ip: &IpAddr) -> bool {
+        self.0.iter().any(|net| net.contains(ip))
+    }
+
+    /// The client address. Only a trusted peer's `X-Forwarded-For` is read,
+    /// from the right (each proxy appends the address it saw), skipping
+    /// trusted proxies: the first untrusted address is the client. Entries
+    /// left of it were written by the client and are never believed.
     pub fn client_ip(&self, peer: Option<IpAddr>, forwarded_for: Option<&str>) -> String {
         let Some(peer) = peer else { return "unknown".to_owned() };
-        if self.0.iter().any(|net| net.contains(&peer)) {
-            if let Some(first) = forwarded_for.and_then(|v| v.split(',').next()).map(str::trim) {
-                if let Ok(ip) = first.parse::<IpAddr>() {
-                    return ip.to_string();
-                }
+        if !self.trusts(&peer) {
+            return peer.to_string();
+        }
+        let mut nearest_trusted = peer;
+        for entry in forwarded_for.unwrap_or_default().rsplit(',').map(str::trim) {
+            match entry.parse::<IpAddr>() {
+                Ok(ip) if self.trusts(&ip) => nearest_trusted = ip,
+                Ok(ip) => return ip.to_string(),
+                // Garbage where an address should be: stop at the last hop we trust.
+                Err(_) => break,
             }
         }
-        peer.to_string()
+        nearest_trusted.to_string()
     }
 }
 
 pub type SharedLimiter = Arc<dyn RateLimitStore>;
 
-/// Middleware: applies the request's policy and sets the headers.
-pub async fn enforce(
-    req: actix_web::dev::ServiceRequest,
-    next: actix_web::middleware::Next<impl actix_web::body::MessageBody + 'static>,
-) -> Result<
-    actix_web::dev::ServiceResponse<actix_web::body::EitherBody<impl actix_web::body::MessageBody>>,
-    actix_web::Error,
-> {
-    use actix_web::web;
-
-    let state = req.app_data::<web::Data<crate::app::AppState>>().cloned();
-    let policy = Policy::classify(req.method().as_str(), req.path());
-    let (Some(state), Some(policy)) = (state, policy) else {
-        return next.call(req).await.map(|r| r.map_into_left_body());
-    };
-    let Some(limiter) = state.identity.rate_limiter.clone() else {
-        return next.call(req).await.map(|r| r.map_into_left_body());
-    };
-    let forwarded = req.headers().get("x-forwarded-for").and_then(|v| v.to_str().ok()).map(str::to_owned);
-    let client = state.identity.trusted_proxies.client_ip(req.peer_addr().map(|a| a.ip()), forwarded.as_deref());
-    let decision = limiter.check(policy, &client).await;
-    let headers = [
-        ("x-ratelimit-limit", decision.limit.to_string()),
-        ("x-ratelimit-remaining", decision.remaining.to_string()),
-        ("x-ratelimit-reset", decision.reset.to_string()),
-    ];
-    if !decision.allowed {
-        let mut error = super::ApiError::new(
-            actix_web::http::StatusCode::TOO_MANY_REQUESTS,
-            "RATE_LIMIT_EXCEEDED",
-            format!("too many requests; try again in {} seconds", decision.retry_after.max(1)),
-        )
-        .with_header("retry-after", decision.retry_after.max(1).to_string());
-        for (name, value) in headers {
-            error = error.with_header(name, value);
-        }
-        let response = error.to_response(error.status);
-        return Ok(req.into_response(response).map_into_right_body());
-    }
-    let mut response = next.call(req).await?;
-    for (name, value) in headers {
-        if let Ok(value) = actix_web::http::header::HeaderValue::from_str(&value) {
-            response.headers_mut().insert(actix_web::http::header::HeaderName::from_static(name), value);
-        }
-    }
-    Ok(response.map_into_left_body())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn classification() {
-        assert_eq!(Policy::classify("POST", "/api/v1/identity/users/login"), Some(Policy::Login));
-        assert_eq!(Policy::classify("POST", "/api/v1/identity/users/register"), Some(Policy::Register));
-        assert_eq!(Policy::classify("POST", "/api/v1/identity/auth/refresh"), Some(Policy::Refresh));
-        assert_eq!(Policy::classify("GET", "/api/v1/shared/countries"), Some(Policy::Public));
-        assert_eq!(Policy::classify("GET", "/api/v1/customer-mgmt/customers"), Some(Policy::Authenticated));
-        assert_eq!(Policy::classify("GET", "/health"), None);
-        assert_eq!(Policy::classify("OPTIONS", "/api/v1/shared/countries"), None);
-    }
 
     #[tokio::test]
     async fn login_allows_one_then_waits_twelve_seconds() {
@@ -372,6 +304,14 @@ mod tests {
         let stranger: IpAddr = "198.51.100.7".parse().expect("ip");
         assert_eq!(proxies.client_ip(Some(stranger), Some("203.0.113.9")), "198.51.100.7");
         assert_eq!(proxies.client_ip(Some(peer), Some("garbage")), "10.1.2.3");
+        // A client prepending its own choice does not escape: read from the right.
+        assert_eq!(proxies.client_ip(Some(peer), Some("1.2.3.4, 203.0.113.9")), "203.0.113.9");
+        assert_eq!(proxies.client_ip(Some(peer), Some("1.2.3.4, 203.0.113.9, 192.168.1.5")), "203.0.113.9");
+        assert_eq!(proxies.client_ip(Some(peer), Some("garbage, 203.0.113.9")), "203.0.113.9");
+        assert_eq!(proxies.client_ip(Some(peer), Some("203.0.113.9, garbage")), "10.1.2.3");
+        assert_eq!(proxies.client_ip(Some(peer), Some("192.168.1.5")), "192.168.1.5");
+        assert_eq!(proxies.client_ip(Some(peer), None), "10.1.2.3");
+        assert_eq!(proxies.client_ip(None, Some("203.0.113.9")), "unknown");
         assert!(TrustedProxies::parse(&["not-an-ip".into()]).is_err());
     }
 }

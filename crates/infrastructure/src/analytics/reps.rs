@@ -84,7 +84,7 @@ active AS (
     GROUP BY c.assigned_to
 )
 SELECT u.id, u.name::text AS name, coalesce(a.active, 0) AS active_customers,
-       coalesce(p.won, 0)::bigint AS won, coalesce(p.lost, 0)::bigint AS lost, coalesce(p.revenue, 0)::bigint AS revenue,
+       coalesce(p.won, 0)::bigint AS won, coalesce(p.lost, 0)::bigint AS lost, least(coalesce(p.revenue, 0), 9223372036854775807)::bigint AS revenue,
        coalesce(p.won_in_currency, 0)::bigint AS won_in_currency, coalesce(p.close_days, 0)::bigint AS close_days
 FROM (SELECT rep FROM per_rep UNION SELECT rep FROM active) AS r
 JOIN users u ON u.id = r.rep AND u.deleted_at IS NULL

@@ -31,7 +31,7 @@ WITH buckets AS (
                          ('1 ' || $1)::interval) AS b
 ),
 revenue AS (
-    SELECT date_trunc($1, d.actual_close_date::timestamp)::date AS starts_on, sum(d.value)::bigint AS cents
+    SELECT date_trunc($1, d.actual_close_date::timestamp)::date AS starts_on, least(sum(d.value), 9223372036854775807)::bigint AS cents
     FROM deals d
     WHERE d.stage = 'closed_won' AND d.deleted_at IS NULL AND d.currency = $5
       AND d.actual_close_date BETWEEN $2 AND $3

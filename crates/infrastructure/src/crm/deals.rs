@@ -222,7 +222,7 @@ impl DealRepository for PgDealRepository {
     async fn won_totals(&self) -> Result<WonTotals, RepoError> {
         let mut conn = self.conn().await?;
         let rows: Vec<CurrencyTotal> = diesel::sql_query(
-            "SELECT d.currency::text AS currency, count(*) AS count, sum(d.value)::bigint AS total FROM deals d \
+            "SELECT d.currency::text AS currency, count(*) AS count, least(sum(d.value), 9223372036854775807)::bigint AS total FROM deals d \
              JOIN customers c ON c.id = d.customer_id AND c.deleted_at IS NULL \
              WHERE d.stage = 'closed_won' AND d.deleted_at IS NULL GROUP BY d.currency",
         )

@@ -131,10 +131,12 @@ struct ContactChangeset<'a> {
     country: Option<&'a str>,
     is_primary: Option<bool>,
     is_public: Option<bool>,
+    /// `Some(false)` when the value changes (the domain decides).
+    is_verified: Option<bool>,
 }
 
 impl<'a> ContactChangeset<'a> {
-    fn new(changes: &'a ContactChanges) -> Self {
+    fn new(changes: &'a ContactChanges, clears_verification: bool) -> Self {
         let value = changes.value.as_ref();
         let columns = value.map(ValueColumns::from).unwrap_or_default();
         let is_address = matches!(value, Some(ContactValue::Address(_)));
@@ -150,6 +152,7 @@ impl<'a> ContactChangeset<'a> {
             country: columns.country,
             is_primary: changes.is_primary,
             is_public: changes.is_public,
+            is_verified: clears_verification.then_some(false),
         }
     }
 }
@@ -174,6 +177,17 @@ async fn load(conn: &mut AsyncPgConnection, user_id: Uuid, id: Uuid) -> QueryRes
     contacts::table
         .filter(contacts::id.eq(id).and(contacts::user_id.eq(user_id)).and(contacts::deleted_at.is_null()))
         .select(ContactRow::as_select())
+        .first(conn)
+        .await
+        .map(ContactRecord::from)
+}
+
+/// The owner's live contact `id`, locked until the transaction ends.
+async fn load_for_update(conn: &mut AsyncPgConnection, user_id: Uuid, id: Uuid) -> QueryResult<ContactRecord> {
+    contacts::table
+        .filter(contacts::id.eq(id).and(contacts::user_id.eq(user_id)).and(contacts::deleted_at.is_null()))
+        .select(ContactRow::as_select())
+        .for_update()
         .first(conn)
         .await
         .map(ContactRecord::from)
@@ -302,15 +316,20 @@ impl ContactRepository for PgContactRepository {
 
     async fn update(&self, user_id: Uuid, id: Uuid, changes: ContactChanges) -> Result<ContactRecord, RepoError> {
         let mut conn = self.conn().await?;
-        let changeset = ContactChangeset::new(&changes);
         conn.transaction::<ContactRecord, diesel::result::Error, _>(async |conn| {
-            let current = load(conn, user_id, id).await?;
-            if changes.value.as_ref().is_some_and(|v| v.kind() != current.contact_type) {
+            let kind = load(conn, user_id, id).await?.contact_type;
+            if changes.value.as_ref().is_some_and(|v| v.kind() != kind) {
                 return Err(diesel::result::Error::NotFound);
             }
             if changes.is_primary == Some(true) {
-                make_room_for_primary(conn, user_id, current.contact_type, id).await?;
+                // Locks the type's contacts, this one included, in id order.
+                make_room_for_primary(conn, user_id, kind, id).await?;
             }
+            // The row as it is now and stays until commit: whether the value
+            // changes (and verification goes) is decided on it, so a
+            // concurrent change or verification cannot slip in between.
+            let current = load_for_update(conn, user_id, id).await?;
+            let changeset = ContactChangeset::new(&changes, changes.clears_verification(&current));
             let updated: ContactRecord = diesel::update(contacts::table)
                 .filter(contacts::id.eq(id).and(contacts::user_id.eq(user_id)).and(contacts::deleted_at.is_null()))
                 .set((&changeset, contacts::updated_at.eq(diesel::dsl::now)))

@@ -87,8 +87,7 @@ fn gender(value: &Option<String>) -> Option<Option<&'static str>> {
     value.as_deref().map(|g| Gender::parse(g).map(Gender::as_str))
 }
 
-#[derive(Insertable)]
-#[diesel(table_name = profiles)]
+/// The values of a new profile (inserted by [`insert_unless_banned`]).
 struct NewProfileRow<'a> {
     id: Uuid,
     user_id: Uuid,
@@ -200,23 +199,91 @@ async fn load(conn: &mut AsyncPgConnection, id: Uuid) -> QueryResult<ProfileReco
         .map(ProfileRecord::from)
 }
 
+/// `INSERT … SELECT … WHERE NOT EXISTS (a banned profile of the user)`:
+/// one statement, so the ban check and the insert cannot be separated.
+/// A profile is banned only while live (`moderate` skips deleted ones) and
+/// a live profile blocks the insert through `profiles_user_key`, so no ban
+/// can land between the check and the insert either. `None`: refused.
+/// `profiles_banned_user_idx` (migration 000007) keeps the check an index
+/// look-up.
+async fn insert_unless_banned(
+    conn: &mut AsyncPgConnection,
+    row: &NewProfileRow<'_>,
+) -> QueryResult<Option<ProfileRecord>> {
+    use diesel::dsl::{exists, not};
+    use diesel::sql_types::{Bool, Date as SqlDate, Nullable, Text, Uuid as SqlUuid};
+
+    let banned = profiles::table.filter(profiles::user_id.eq(row.user_id)).filter(profiles::is_banned.eq(true));
+    let values = diesel::select((
+        row.id.into_sql::<SqlUuid>(),
+        row.user_id.into_sql::<SqlUuid>(),
+        row.display_name.into_sql::<Text>(),
+        row.first_name.into_sql::<Nullable<Text>>(),
+        row.last_name.into_sql::<Nullable<Text>>(),
+        row.gender.into_sql::<Nullable<Text>>(),
+        row.date_of_birth.into_sql::<Nullable<SqlDate>>(),
+        row.bio.into_sql::<Nullable<Text>>(),
+        row.avatar_url.into_sql::<Nullable<Text>>(),
+        row.timezone.into_sql::<Nullable<Text>>(),
+        row.language.into_sql::<Nullable<Text>>(),
+        row.country.into_sql::<Nullable<Text>>(),
+        row.website.into_sql::<Nullable<Text>>(),
+        row.linkedin_url.into_sql::<Nullable<Text>>(),
+        row.twitter_url.into_sql::<Nullable<Text>>(),
+        row.github_url.into_sql::<Nullable<Text>>(),
+        row.is_public.unwrap_or(false).into_sql::<Bool>(),
+    ))
+    .filter(not(exists(banned)));
+    diesel::insert_into(profiles::table)
+        .values(values)
+        .into_columns((
+            profiles::id,
+            profiles::user_id,
+            profiles::display_name,
+            profiles::first_name,
+            profiles::last_name,
+            profiles::gender,
+            profiles::date_of_birth,
+            profiles::bio,
+            profiles::avatar_url,
+            profiles::timezone,
+            profiles::language,
+            profiles::country,
+            profiles::website,
+            profiles::linkedin_url,
+            profiles::twitter_url,
+            profiles::github_url,
+            profiles::is_public,
+        ))
+        .returning(ProfileRow::as_returning())
+        .get_result(conn)
+        .await
+        .optional()
+        .map(|created| created.map(ProfileRecord::from))
+}
+
 #[async_trait]
 impl ProfileRepository for PgProfileRepository {
     async fn create(&self, profile: NewProfile) -> Result<ProfileRecord, RepoError> {
         let mut conn = self.conn().await?;
         let row = NewProfileRow::new(&profile);
-        conn.transaction::<ProfileRecord, diesel::result::Error, _>(async |conn| {
-            let created: ProfileRecord = diesel::insert_into(profiles::table)
-                .values(&row)
-                .returning(ProfileRow::as_returning())
-                .get_result(conn)
-                .await
-                .map(ProfileRecord::from)?;
-            record_event(conn, &[created.event(events::PROFILE_CREATED)]).await?;
-            Ok(created)
-        })
-        .await
-        .map_err(from_diesel)
+        let created = conn
+            .transaction::<Option<ProfileRecord>, diesel::result::Error, _>(async |conn| {
+                let Some(created) = insert_unless_banned(conn, &row).await? else { return Ok(None) };
+                record_event(conn, &[created.event(events::PROFILE_CREATED)]).await?;
+                Ok(Some(created))
+            })
+            .await
+            .map_err(from_diesel)?;
+        match created {
+            Some(created) => Ok(created),
+            // Refused: a banned profile exists. If it is still live, the
+            // caller simply already has a profile.
+            None => match self.find_by_user(profile.user_id).await? {
+                Some(_) => Err(RepoError::Duplicate { field: "user_id" }),
+                None => Err(RepoError::ProfileBanned),
+            },
+        }
     }
 
     async fn find_by_id(&self, id: Uuid) -> Result<Option<ProfileRecord>, RepoError> {

@@ -6,7 +6,10 @@ use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::{Array, BigInt, Integer, Text, Uuid as SqlUuid};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-use identity_domain::ports::{AccessProfile, FailedLogin, NewUser, RepoError, UserFilter, UserRecord, UserRepository};
+use identity_domain::ports::{
+    AccessProfile, AdminProvision, ExistingAccount, FailedLogin, NewUser, RepoError, UserFilter, UserRecord,
+    UserRepository,
+};
 use identity_domain::{StatusChange, UserStatus};
 use shared_kernel::{EventEnvelope, Page, PageRequest};
 use time::OffsetDateTime;
@@ -100,6 +103,14 @@ struct AccessRow {
     roles: Vec<String>,
     #[diesel(sql_type = Array<Text>)]
     permissions: Vec<String>,
+}
+
+#[derive(QueryableByName)]
+struct AdminCheckRow {
+    #[diesel(sql_type = SqlUuid)]
+    id: Uuid,
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    is_admin: bool,
 }
 
 #[derive(QueryableByName)]
@@ -348,14 +359,15 @@ impl UserRepository for PgUserRepository {
         }))
     }
 
-    async fn ensure_with_roles(
+    async fn ensure_admin(
         &self,
         user: NewUser,
         roles: &[&str],
+        existing: ExistingAccount,
         events: Vec<EventEnvelope>,
-    ) -> Result<Uuid, RepoError> {
+    ) -> Result<AdminProvision, RepoError> {
         let mut conn = self.conn().await?;
-        conn.transaction::<Uuid, diesel::result::Error, _>(async |conn| {
+        conn.transaction::<AdminProvision, diesel::result::Error, _>(async |conn| {
             let inserted: Option<IdRow> = diesel::sql_query(
                 "INSERT INTO users (id, email, name, password_hash) VALUES ($1, $2, $3, $4) \
                  ON CONFLICT (email) WHERE deleted_at IS NULL DO NOTHING RETURNING id",
@@ -367,23 +379,46 @@ impl UserRepository for PgUserRepository {
             .get_result(conn)
             .await
             .optional()?;
-            let id = match inserted {
-                Some(row) => {
-                    record_event(conn, &events).await?;
-                    row.id
-                }
-                None => {
-                    // Existing user: make it active, keep its password.
-                    diesel::update(users::table)
-                        .filter(users::email.eq(&user.email).and(users::deleted_at.is_null()))
+            if let Some(row) = inserted {
+                record_event(conn, &events).await?;
+                grant_roles(conn, row.id, roles).await?;
+                return Ok(AdminProvision::Created(row.id));
+            }
+            // The row lock keeps a concurrent role change from slipping between check and write.
+            let found: AdminCheckRow = diesel::sql_query(
+                "SELECT u.id, EXISTS (SELECT 1 FROM user_roles ur JOIN roles r ON r.id = ur.role_id \
+                     WHERE ur.user_id = u.id AND r.name IN ('admin', 'superadmin') AND r.deleted_at IS NULL) AS is_admin \
+                 FROM users u WHERE u.email = $1 AND u.deleted_at IS NULL FOR UPDATE OF u",
+            )
+            .bind::<Text, _>(&user.email)
+            .get_result(conn)
+            .await?;
+            let outcome = match (existing, found.is_admin) {
+                (ExistingAccount::Refuse, false) => return Ok(AdminProvision::RefusedNotAdmin),
+                (ExistingAccount::Refuse, true) => {
+                    diesel::update(users::table.filter(users::id.eq(found.id)))
                         .set((users::status.eq("active"), users::updated_at.eq(diesel::dsl::now)))
-                        .returning(users::id)
-                        .get_result(conn)
-                        .await?
+                        .execute(conn)
+                        .await?;
+                    AdminProvision::AlreadyAdmin(found.id)
+                }
+                (ExistingAccount::Promote, _) => {
+                    diesel::update(users::table.filter(users::id.eq(found.id)))
+                        .set((
+                            users::status.eq("active"),
+                            users::password_hash.eq(&user.password_hash),
+                            users::token_version.eq(users::token_version + 1),
+                            users::failed_login_count.eq(0),
+                            users::locked_until.eq(None::<OffsetDateTime>),
+                            users::updated_at.eq(diesel::dsl::now),
+                        ))
+                        .execute(conn)
+                        .await?;
+                    AdminProvision::Promoted(found.id)
                 }
             };
-            grant_roles(conn, id, roles).await?;
-            Ok(id)
+            grant_roles(conn, found.id, roles).await?;
+            Ok(outcome)
         })
         .await
         .map_err(from_diesel)

@@ -98,7 +98,11 @@ impl KeyValueStore for RedisStore {
         .await;
         match pinged {
             Ok(_) => HealthCheck::healthy("redis key-value store reachable"),
-            Err(error) => HealthCheck::unhealthy(format!("redis key-value store unreachable: {error}")),
+            Err(error) => {
+                // The cause goes to the log only: health bodies are public.
+                tracing::warn!(%error, "redis key-value store health check failed");
+                HealthCheck::unhealthy("redis key-value store unreachable")
+            }
         }
     }
 

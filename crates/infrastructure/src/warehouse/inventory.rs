@@ -211,9 +211,9 @@ impl InventoryRepository for PgInventoryRepository {
     async fn availability(&self, product_id: Uuid) -> Result<Availability, RepoError> {
         let mut conn = self.conn().await?;
         let sums: Sums = diesel::sql_query(
-            "SELECT coalesce(sum(quantity_on_hand), 0)::bigint AS on_hand, \
-                    coalesce(sum(quantity_reserved), 0)::bigint AS reserved, \
-                    coalesce(sum(quantity_committed), 0)::bigint AS committed \
+            "SELECT least(coalesce(sum(quantity_on_hand), 0), 9223372036854775807)::bigint AS on_hand, \
+                    least(coalesce(sum(quantity_reserved), 0), 9223372036854775807)::bigint AS reserved, \
+                    least(coalesce(sum(quantity_committed), 0), 9223372036854775807)::bigint AS committed \
              FROM inventory WHERE product_id = $1 AND deleted_at IS NULL",
         )
         .bind::<SqlUuid, _>(product_id)

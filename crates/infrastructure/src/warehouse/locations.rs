@@ -169,7 +169,7 @@ impl LocationRepository for PgLocationRepository {
     async fn quantity_on_hand(&self, id: Uuid) -> Result<i64, RepoError> {
         let mut conn = self.conn().await?;
         let row: Total = diesel::sql_query(
-            "SELECT coalesce(sum(quantity_on_hand), 0)::bigint AS total FROM inventory \
+            "SELECT least(coalesce(sum(quantity_on_hand), 0), 9223372036854775807)::bigint AS total FROM inventory \
              WHERE location_id = $1 AND deleted_at IS NULL",
         )
         .bind::<SqlUuid, _>(id)

@@ -65,9 +65,16 @@ impl SeriesQuery {
                 .ok_or_else(|| ApiError::field("granularity", "must be one of: day, week, month"))?,
         };
         let end = date("end_date", &self.end_date)?.unwrap_or(today);
-        let start = date("start_date", &self.start_date)?.unwrap_or_else(|| granularity.default_start(end));
+        let start = match date("start_date", &self.start_date)? {
+            Some(start) => start,
+            None => granularity
+                .default_start(end)
+                .ok_or_else(|| ApiError::field("end_date", SeriesRangeError::OutOfRange.to_string()))?,
+        };
         SeriesRange::new(start, end, granularity).map_err(|error| match error {
-            SeriesRangeError::StartAfterEnd => ApiError::field("start_date", error.to_string()),
+            SeriesRangeError::StartAfterEnd | SeriesRangeError::OutOfRange => {
+                ApiError::field("start_date", error.to_string())
+            }
             SeriesRangeError::TooManyBuckets(_) => ApiError::field("granularity", error.to_string()),
         })
     }
@@ -75,4 +82,41 @@ impl SeriesQuery {
 
 pub fn today_utc() -> Date {
     OffsetDateTime::now_utc().date()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use time::macros::date;
+
+    fn series(start: Option<&str>, end: Option<&str>, granularity: &str) -> SeriesQuery {
+        SeriesQuery {
+            start_date: start.map(str::to_owned),
+            end_date: end.map(str::to_owned),
+            granularity: Some(granularity.to_owned()),
+        }
+    }
+
+    fn field_of(result: Result<SeriesRange, ApiError>) -> String {
+        let error = result.expect_err("must fail");
+        assert_eq!((error.status.as_u16(), error.code), (400, "VALIDATION_ERROR"));
+        error.details.and_then(|d| d.into_keys().next()).unwrap_or_default()
+    }
+
+    #[test]
+    fn absurd_dates_are_400s_naming_the_parameter() {
+        let today = date!(2026 - 03 - 01);
+        for granularity in ["day", "week", "month"] {
+            for bad in ["-9999-01-05", "0000-01-01", "1899-12-31", "2201-01-01", "99999-01-01"] {
+                assert_eq!(field_of(series(None, Some(bad), granularity).range(today)), "end_date", "{bad}");
+                assert_eq!(field_of(series(Some(bad), None, granularity).range(today)), "start_date", "{bad}");
+            }
+            // The bounds themselves are accepted, with or without a start.
+            assert!(series(None, Some("1900-01-01"), granularity).range(today).is_ok());
+            assert!(series(None, Some("2200-12-31"), granularity).range(today).is_ok());
+            assert!(series(Some("1900-01-01"), Some("1900-01-31"), granularity).range(today).is_ok());
+        }
+        let range = series(None, Some("2026-01-05"), "day").range(today).expect("valid");
+        assert_eq!((range.start, range.end), (date!(2025 - 12 - 07), date!(2026 - 01 - 05)));
+    }
 }

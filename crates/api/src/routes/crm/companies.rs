@@ -9,7 +9,6 @@ use uuid::Uuid;
 use super::views::CompanyResponse;
 use super::wire::{domain_error, now, present, repo_error};
 use crate::app::AppState;
-use crate::auth::Caller;
 use crate::http::{created, list, no_content, ok, ApiError, Json, PageQuery};
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -70,10 +69,8 @@ async fn load(state: &AppState, id: Uuid) -> Result<Company, ApiError> {
     security(("bearer" = [])))]
 pub async fn create_company(
     state: web::Data<AppState>,
-    caller: Caller,
     Json(body): Json<CreateCompanyBody>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("companies", "create")?;
     let input = NewCompany { name: body.name, website: body.website, industry: body.industry };
     let company = Company::new(input, now()).map_err(company_error)?;
     let saved = state.crm.companies.create(&company).await.map_err(repo_error)?;
@@ -86,11 +83,9 @@ pub async fn create_company(
     security(("bearer" = [])))]
 pub async fn list_companies(
     state: web::Data<AppState>,
-    caller: Caller,
     page: web::Query<PageQuery>,
     query: web::Query<CompanyListQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("companies", "read")?;
     let filter = CompanyFilter { search: query.into_inner().search };
     let companies = state.crm.companies.list(&filter, page.request()?).await.map_err(repo_error)?;
     Ok(list(companies.map(CompanyResponse::from)))
@@ -100,12 +95,7 @@ pub async fn list_companies(
     params(("id" = Uuid, Path)),
     responses((status = 200, body = CompanyResponse), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
-pub async fn get_company(
-    state: web::Data<AppState>,
-    caller: Caller,
-    id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require("companies", "read")?;
+pub async fn get_company(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     Ok(ok(CompanyResponse::from(load(&state, id.into_inner()).await?)))
 }
 
@@ -116,11 +106,9 @@ pub async fn get_company(
     security(("bearer" = [])))]
 pub async fn update_company(
     state: web::Data<AppState>,
-    caller: Caller,
     id: web::Path<Uuid>,
     Json(body): Json<UpdateCompanyBody>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("companies", "update")?;
     let company = load(&state, id.into_inner()).await?;
     let changes = CompanyChanges { name: body.name, website: body.website, industry: body.industry };
     let next = company.update(changes, now()).map_err(company_error)?;
@@ -136,12 +124,7 @@ pub async fn update_company(
     responses((status = 204, description = "Soft-deleted"), (status = 404, description = "NOT_FOUND"),
               (status = 403, description = "Lacks companies:delete")),
     security(("bearer" = [])))]
-pub async fn delete_company(
-    state: web::Data<AppState>,
-    caller: Caller,
-    id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require("companies", "delete")?;
+pub async fn delete_company(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     state.crm.companies.soft_delete(id.into_inner(), now()).await.map_err(repo_error)?;
     Ok(no_content())
 }

@@ -16,7 +16,6 @@ use super::customers::{customer_error, customer_write_error};
 use super::views::CustomerResponse;
 use super::wire::{ensure_active_user, existing_customer, now, present, required, timestamp};
 use crate::app::AppState;
-use crate::auth::Caller;
 use crate::http::{ok, ApiError, Json};
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -93,12 +92,7 @@ fn status_data(c: &Customer) -> serde_json::Value {
     responses((status = 200, description = "data: id, status (prospect), updated_at"),
               (status = 404, description = "CUSTOMER_NOT_FOUND"), (status = 409, description = "INVALID_STATUS_TRANSITION")),
     security(("bearer" = [])))]
-pub async fn qualify(
-    state: web::Data<AppState>,
-    caller: Caller,
-    id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require("customers", "update")?;
+pub async fn qualify(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let saved = transition(&state, id.into_inner(), |c, at| c.qualify(at)).await?;
     Ok(ok(status_data(&saved)))
 }
@@ -108,12 +102,7 @@ pub async fn qualify(
     responses((status = 200, description = "data: id, status (customer), updated_at"),
               (status = 404, description = "CUSTOMER_NOT_FOUND"), (status = 409, description = "INVALID_STATUS_TRANSITION")),
     security(("bearer" = [])))]
-pub async fn convert(
-    state: web::Data<AppState>,
-    caller: Caller,
-    id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require("customers", "update")?;
+pub async fn convert(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let saved = transition(&state, id.into_inner(), |c, at| c.convert(at)).await?;
     Ok(ok(status_data(&saved)))
 }
@@ -125,11 +114,9 @@ pub async fn convert(
     security(("bearer" = [])))]
 pub async fn churn(
     state: web::Data<AppState>,
-    caller: Caller,
     id: web::Path<Uuid>,
     body: Option<Json<ChurnBody>>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("customers", "update")?;
     let reason = body.and_then(|Json(b)| b.reason);
     let saved = transition(&state, id.into_inner(), |c, at| c.churn(reason.clone(), at)).await?;
     let churned_at = saved.churned_at.map(timestamp);
@@ -141,12 +128,7 @@ pub async fn churn(
     responses((status = 200, body = CustomerResponse, description = "Back to prospect, churned_at cleared"),
               (status = 404, description = "CUSTOMER_NOT_FOUND"), (status = 409, description = "INVALID_STATUS_TRANSITION")),
     security(("bearer" = [])))]
-pub async fn reactivate(
-    state: web::Data<AppState>,
-    caller: Caller,
-    id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require("customers", "update")?;
+pub async fn reactivate(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let saved = transition(&state, id.into_inner(), |c, at| c.reactivate(at)).await?;
     Ok(ok(CustomerResponse::from(saved)))
 }
@@ -159,11 +141,9 @@ pub async fn reactivate(
     security(("bearer" = [])))]
 pub async fn set_status(
     state: web::Data<AppState>,
-    caller: Caller,
     id: web::Path<Uuid>,
     Json(body): Json<StatusBody>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("customers", "update")?;
     let target = CustomerStatus::parse(&body.status).map_err(|e| ApiError::field("status", e.to_string()))?;
     let saved = transition(&state, id.into_inner(), |c, at| c.transition_to(target, body.reason.clone(), at)).await?;
     Ok(ok(json!({
@@ -180,11 +160,9 @@ pub async fn set_status(
     security(("bearer" = [])))]
 pub async fn assign(
     state: web::Data<AppState>,
-    caller: Caller,
     id: web::Path<Uuid>,
     Json(body): Json<AssignBody>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("customers", "update")?;
     let rep = body.assigned_to.ok_or_else(|| required("assigned_to"))?;
     let customer = existing_customer(&state, id.into_inner()).await?;
     if let Some(rep) = rep {
@@ -201,11 +179,9 @@ pub async fn assign(
     security(("bearer" = [])))]
 pub async fn change_tier(
     state: web::Data<AppState>,
-    caller: Caller,
     id: web::Path<Uuid>,
     Json(body): Json<TierBody>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("customers", "update")?;
     let id = id.into_inner();
     let mut attempts = 0;
     loop {
@@ -230,11 +206,9 @@ pub async fn change_tier(
     security(("bearer" = [])))]
 pub async fn set_tags(
     state: web::Data<AppState>,
-    caller: Caller,
     id: web::Path<Uuid>,
     Json(body): Json<TagsBody>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("customers", "update")?;
     let customer = existing_customer(&state, id.into_inner()).await?;
     let next = customer.set_tags(body.tags, now()).map_err(customer_error)?;
     let saved = state.crm.customers.update(&next).await.map_err(customer_write_error)?;

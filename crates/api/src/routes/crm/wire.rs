@@ -15,8 +15,9 @@ use uuid::Uuid;
 use crate::app::AppState;
 use crate::http::ApiError;
 
-// `YYYY-MM-DD` in and out (`time`'s own serde form for dates is a tuple).
-time::serde::format_description!(pub day, Date, "[year]-[month]-[day]");
+// `YYYY-MM-DD` in and out (`time`'s own serde form for dates is a tuple). In a body, a year outside
+// 1900..=2200 is a 400 naming the field (decisions §12.1).
+pub use shared_kernel::bounds::date as day;
 
 /// For `Option<Option<T>>` fields: absent stays `None`, `null` becomes `Some(None)`.
 pub fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {

@@ -3,7 +3,7 @@
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpResponse};
 use identity_domain::ports::{FailedLogin, NewUser, RepoError, UserRecord};
-use identity_domain::{events, Email, Password, UserStatus};
+use identity_domain::{events, Email, Password, Rotation, UserStatus};
 use serde::{Deserialize, Serialize};
 use shared_kernel::EventEnvelope;
 use time::OffsetDateTime;
@@ -13,8 +13,8 @@ use uuid::Uuid;
 use super::contacts::identity_error;
 use super::users::{domain, registered_event};
 use crate::app::AppState;
-use crate::auth::caller::{revoked_key, token_revoked};
-use crate::auth::tokens::{Subject, TokenPair};
+use crate::auth::caller::token_revoked;
+use crate::auth::tokens::{Subject, TokenPair, REFRESH_TTL};
 use crate::auth::{passwords, Caller, TokenKind};
 use crate::http::{created, ok, ApiError, Json};
 
@@ -73,7 +73,13 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 }
 
 fn session(state: &AppState, user: &UserRecord, roles: Vec<String>) -> Result<Session, ApiError> {
-    let subject = Subject { user_id: user.id, email: &user.email, roles, token_version: user.token_version };
+    let subject = Subject {
+        user_id: user.id,
+        email: &user.email,
+        roles,
+        token_version: user.token_version,
+        family: shared_kernel::new_id(),
+    };
     Ok(Session {
         tokens: state.identity.tokens.issue_pair(&subject)?,
         user: SessionUser {
@@ -93,14 +99,33 @@ fn invalid_credentials() -> ApiError {
     ApiError::new(StatusCode::UNAUTHORIZED, "INVALID_CREDENTIALS", "wrong email or password")
 }
 
+/// Counts a wrong password toward the lock-out; the error to answer.
+async fn failed_credential(state: &AppState, user_id: Uuid) -> ApiError {
+    let settings = &state.settings;
+    let outcome = state
+        .identity
+        .users
+        .record_failed_login(user_id, settings.login_max_failed_attempts, settings.login_lock_duration)
+        .await;
+    match outcome {
+        Ok(FailedLogin::AlreadyLocked) => locked(),
+        Ok(FailedLogin::Counted | FailedLogin::LockedNow) => invalid_credentials(),
+        Err(error) => domain(error),
+    }
+}
+
 fn locked() -> ApiError {
     ApiError::new(StatusCode::LOCKED, "ACCOUNT_LOCKED", "too many failed logins; the account is locked for a while")
 }
 
 #[utoipa::path(post, path = "/api/v1/identity/users/register", tag = "identity", request_body = RegisterBody,
     responses((status = 201, body = Session), (status = 400, description = "VALIDATION_ERROR / INVALID_EMAIL"),
+              (status = 403, description = "REGISTRATION_CLOSED"),
               (status = 409, description = "EMAIL_ALREADY_EXISTS"), (status = 429, description = "RATE_LIMIT_EXCEEDED")))]
 pub async fn register(state: web::Data<AppState>, Json(body): Json<RegisterBody>) -> Result<HttpResponse, ApiError> {
+    if !state.settings.registration_open {
+        return Err(ApiError::new(StatusCode::FORBIDDEN, "REGISTRATION_CLOSED", "self-registration is closed"));
+    }
     let email = Email::parse(&body.email).map_err(identity_error)?;
     let name = body.name.trim();
     if name.is_empty() || name.chars().count() > 255 {
@@ -141,16 +166,7 @@ pub async fn login(state: web::Data<AppState>, Json(body): Json<LoginBody>) -> R
         return Err(invalid_credentials());
     };
     if !matches {
-        let outcome = state
-            .identity
-            .users
-            .record_failed_login(user.id, settings.login_max_failed_attempts, settings.login_lock_duration)
-            .await
-            .map_err(domain)?;
-        return Err(match outcome {
-            FailedLogin::AlreadyLocked => locked(),
-            FailedLogin::Counted | FailedLogin::LockedNow => invalid_credentials(),
-        });
+        return Err(failed_credential(&state, user.id).await);
     }
     match user.status {
         UserStatus::Suspended => {
@@ -173,17 +189,28 @@ pub async fn login(state: web::Data<AppState>, Json(body): Json<LoginBody>) -> R
     responses((status = 200, body = TokenPair), (status = 401, description = "UNAUTHORIZED / TOKEN_EXPIRED / TOKEN_REVOKED")))]
 pub async fn refresh(state: web::Data<AppState>, Json(body): Json<RefreshBody>) -> Result<HttpResponse, ApiError> {
     let claims = state.identity.tokens.verify(&body.refresh_token, TokenKind::Refresh)?;
-    let ttl = remaining(claims.exp);
-    // Rotation: the first presenter wins the token; any later one finds it revoked.
-    let first =
-        state.kv.set_if_absent(&revoked_key(claims.jti), "rotated", Some(ttl)).await.map_err(ApiError::unavailable)?;
-    if !first {
+    // Tokens issued before families existed form a family of their own.
+    let family = claims.fam.unwrap_or(claims.jti);
+    let now = OffsetDateTime::now_utc();
+    let expires_at = OffsetDateTime::from_unix_timestamp(claims.exp).unwrap_or(now);
+    // Rotation: the first presenter spends the token; presenting it again
+    // means it was copied, and the whole family ends.
+    let rotation = state
+        .identity
+        .revocations
+        .rotate(claims.jti, expires_at, family, now + REFRESH_TTL)
+        .await
+        .map_err(|e| ApiError::from_domain(&e))?;
+    if rotation == Rotation::Reused {
+        tracing::warn!(user_id = %claims.user_id, %family, "refresh token reused; its family is revoked");
+    }
+    if !rotation.allows_refresh() {
         return Err(token_revoked());
     }
     let profile = state
         .identity
         .access
-        .get(claims.user_id)
+        .reload(claims.user_id)
         .await?
         .ok_or_else(|| ApiError::unauthorized("the token's user no longer exists"))?;
     if profile.status != UserStatus::Active {
@@ -197,13 +224,9 @@ pub async fn refresh(state: web::Data<AppState>, Json(body): Json<RefreshBody>) 
         email: &claims.email,
         roles: profile.roles,
         token_version: profile.token_version,
+        family,
     };
     Ok(ok(state.identity.tokens.issue_pair(&subject)?))
-}
-
-fn remaining(exp: i64) -> std::time::Duration {
-    let seconds = exp - OffsetDateTime::now_utc().unix_timestamp();
-    std::time::Duration::from_secs(u64::try_from(seconds.max(1)).unwrap_or(1))
 }
 
 #[utoipa::path(post, path = "/api/v1/identity/auth/revoke", tag = "identity", request_body = RevokeBody,
@@ -223,19 +246,18 @@ pub async fn revoke(
     if target.user_id != caller.user_id && !caller.is_admin() {
         return Err(ApiError::forbidden("only your own tokens can be revoked"));
     }
-    if target.exp > OffsetDateTime::now_utc().unix_timestamp() {
-        state
-            .kv
-            .set(&revoked_key(target.jti), "revoked", Some(remaining(target.exp)))
-            .await
-            .map_err(ApiError::unavailable)?;
+    let now = OffsetDateTime::now_utc();
+    if target.exp > now.unix_timestamp() {
+        let expires_at = OffsetDateTime::from_unix_timestamp(target.exp).unwrap_or(now);
+        state.identity.revocations.revoke(target.jti, expires_at).await.map_err(|e| ApiError::from_domain(&e))?;
     }
     Ok(ok(serde_json::json!({ "message": "token revoked" })))
 }
 
 #[utoipa::path(put, path = "/api/v1/identity/users/me/password", tag = "identity", request_body = PasswordBody,
     responses((status = 200, description = "data.message; earlier tokens stop working"),
-              (status = 400, description = "VALIDATION_ERROR"), (status = 401, description = "INVALID_CREDENTIALS")),
+              (status = 400, description = "VALIDATION_ERROR"), (status = 401, description = "INVALID_CREDENTIALS"),
+              (status = 423, description = "ACCOUNT_LOCKED: too many wrong current passwords")),
     security(("bearer" = [])))]
 pub async fn change_password(
     state: web::Data<AppState>,
@@ -250,9 +272,13 @@ pub async fn change_password(
         .await
         .map_err(domain)?
         .ok_or_else(super::users::user_not_found)?;
+    // The current password is a credential like a login's: the same lock-out guards it.
+    if user.is_locked(OffsetDateTime::now_utc()) {
+        return Err(locked());
+    }
     let cost = state.settings.bcrypt_cost;
     if !passwords::verify(body.current_password, Some(user.password_hash), cost).await? {
-        return Err(invalid_credentials());
+        return Err(failed_credential(&state, user.id).await);
     }
     let hash = passwords::hash(new_password.expose().to_owned(), cost).await?;
     let event = EventEnvelope::new(events::USER_PASSWORD_CHANGED, user.id, serde_json::json!({ "user_id": user.id }));

@@ -11,7 +11,6 @@ use super::contacts::identity_error;
 use super::roles::PermissionView;
 use super::users::domain;
 use crate::app::AppState;
-use crate::auth::Caller;
 use crate::http::{created, no_content, ok, ApiError, Json};
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -61,10 +60,8 @@ fn write_error(error: RepoError) -> ApiError {
     responses((status = 201, body = PermissionView), (status = 409, description = "ALREADY_EXISTS")), security(("bearer" = [])))]
 pub async fn create_permission(
     state: web::Data<AppState>,
-    caller: Caller,
     Json(body): Json<CreatePermissionBody>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require_admin()?;
     let name = PermissionName::new(&body.resource, &body.action).map_err(identity_error)?;
     let description = body.description.unwrap_or_default().trim().to_owned();
     let permission = state.identity.roles.create_permission(name, description).await.map_err(write_error)?;
@@ -73,20 +70,14 @@ pub async fn create_permission(
 
 #[utoipa::path(get, path = "/api/v1/identity/permissions", tag = "identity",
     responses((status = 200, body = [PermissionView])), security(("bearer" = [])))]
-pub async fn list_permissions(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
-    caller.require_admin()?;
+pub async fn list_permissions(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let permissions = state.identity.roles.list_permissions().await.map_err(domain)?;
     Ok(ok(permissions.into_iter().map(PermissionView::from).collect::<Vec<_>>()))
 }
 
 #[utoipa::path(get, path = "/api/v1/identity/permissions/{id}", tag = "identity", params(("id" = Uuid, Path)),
     responses((status = 200, body = PermissionView), (status = 404)), security(("bearer" = [])))]
-pub async fn get_permission(
-    state: web::Data<AppState>,
-    caller: Caller,
-    id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require_admin()?;
+pub async fn get_permission(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let permission =
         state.identity.roles.find_permission(id.into_inner()).await.map_err(domain)?.ok_or_else(not_found)?;
     Ok(ok(PermissionView::from(permission)))
@@ -94,12 +85,7 @@ pub async fn get_permission(
 
 #[utoipa::path(get, path = "/api/v1/identity/permissions/name/{name}", tag = "identity", params(("name" = String, Path, description = "resource:action")),
     responses((status = 200, body = PermissionView), (status = 404)), security(("bearer" = [])))]
-pub async fn permission_by_name(
-    state: web::Data<AppState>,
-    caller: Caller,
-    name: web::Path<String>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require_admin()?;
+pub async fn permission_by_name(state: web::Data<AppState>, name: web::Path<String>) -> Result<HttpResponse, ApiError> {
     let permission =
         state.identity.roles.find_permission_by_name(&name).await.map_err(domain)?.ok_or_else(not_found)?;
     Ok(ok(PermissionView::from(permission)))
@@ -109,11 +95,9 @@ pub async fn permission_by_name(
     responses((status = 200, body = PermissionView), (status = 404), (status = 409, description = "ALREADY_EXISTS")), security(("bearer" = [])))]
 pub async fn update_permission(
     state: web::Data<AppState>,
-    caller: Caller,
     id: web::Path<Uuid>,
     Json(body): Json<UpdatePermissionBody>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require_admin()?;
     let id = id.into_inner();
     let current = state.identity.roles.find_permission(id).await.map_err(domain)?.ok_or_else(not_found)?;
     if current.name == "*:*" {
@@ -134,12 +118,7 @@ pub async fn update_permission(
 
 #[utoipa::path(delete, path = "/api/v1/identity/permissions/{id}", tag = "identity", params(("id" = Uuid, Path)),
     responses((status = 204), (status = 403, description = "*:*"), (status = 404)), security(("bearer" = [])))]
-pub async fn delete_permission(
-    state: web::Data<AppState>,
-    caller: Caller,
-    id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require_admin()?;
+pub async fn delete_permission(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     let current = state.identity.roles.find_permission(id).await.map_err(domain)?.ok_or_else(not_found)?;
     if current.name == "*:*" {

@@ -3,14 +3,14 @@
 use actix_web::{web, HttpResponse};
 use identity_domain::ports::RepoError;
 use identity_domain::roles::{parse_display_name, NewRole, PermissionRecord, RoleChanges, RoleRecord};
-use identity_domain::RoleName;
+use identity_domain::{AccountAction, RoleName};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::contacts::identity_error;
-use super::users::{domain, user_not_found};
+use super::users::{domain, guard_superadmin, user_not_found};
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::http::{created, no_content, ok, ApiError, Json};
@@ -87,8 +87,12 @@ pub struct UpdateRoleBody {
     pub description: Option<String>,
 }
 
+/// The most permission ids one grant may carry (decisions §12.1), counted as sent.
+pub const MAX_PERMISSION_IDS: usize = 200;
+
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct GrantBody {
+    /// 1 to 200 permission ids; duplicates are dropped.
     pub permission_ids: Vec<Uuid>,
 }
 
@@ -138,10 +142,8 @@ fn duplicate_name(error: RepoError) -> ApiError {
     responses((status = 201, body = RoleView), (status = 409, description = "ALREADY_EXISTS")), security(("bearer" = [])))]
 pub async fn create_role(
     state: web::Data<AppState>,
-    caller: Caller,
     Json(body): Json<CreateRoleBody>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require_admin()?;
     let role = NewRole {
         name: RoleName::parse(&body.name).map_err(identity_error)?,
         display_name: parse_display_name(&body.display_name).map_err(identity_error)?,
@@ -153,32 +155,21 @@ pub async fn create_role(
 
 #[utoipa::path(get, path = "/api/v1/identity/roles", tag = "identity",
     responses((status = 200, body = [RoleView])), security(("bearer" = [])))]
-pub async fn list_roles(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
-    caller.require_admin()?;
+pub async fn list_roles(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let roles = state.identity.roles.list_roles().await.map_err(domain)?;
     Ok(ok(roles.into_iter().map(RoleView::from).collect::<Vec<_>>()))
 }
 
 #[utoipa::path(get, path = "/api/v1/identity/roles/{id}", tag = "identity", params(("id" = Uuid, Path)),
     responses((status = 200, body = RoleView), (status = 404, description = "NOT_FOUND")), security(("bearer" = [])))]
-pub async fn get_role(
-    state: web::Data<AppState>,
-    caller: Caller,
-    id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require_admin()?;
+pub async fn get_role(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let role = state.identity.roles.find_role(id.into_inner()).await.map_err(domain)?.ok_or_else(role_not_found)?;
     Ok(ok(RoleView::from(role)))
 }
 
 #[utoipa::path(get, path = "/api/v1/identity/roles/name/{name}", tag = "identity", params(("name" = String, Path)),
     responses((status = 200, body = RoleView), (status = 404, description = "NOT_FOUND")), security(("bearer" = [])))]
-pub async fn role_by_name(
-    state: web::Data<AppState>,
-    caller: Caller,
-    name: web::Path<String>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require_admin()?;
+pub async fn role_by_name(state: web::Data<AppState>, name: web::Path<String>) -> Result<HttpResponse, ApiError> {
     let role = state.identity.roles.find_role_by_name(&name).await.map_err(domain)?.ok_or_else(role_not_found)?;
     Ok(ok(RoleView::from(role)))
 }
@@ -188,11 +179,9 @@ pub async fn role_by_name(
     security(("bearer" = [])))]
 pub async fn update_role(
     state: web::Data<AppState>,
-    caller: Caller,
     id: web::Path<Uuid>,
     Json(body): Json<UpdateRoleBody>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require_admin()?;
     let changes = RoleChanges {
         name: body.name.as_deref().map(RoleName::parse).transpose().map_err(identity_error)?,
         display_name: body.display_name.as_deref().map(parse_display_name).transpose().map_err(identity_error)?,
@@ -208,12 +197,7 @@ pub async fn update_role(
 
 #[utoipa::path(delete, path = "/api/v1/identity/roles/{id}", tag = "identity", params(("id" = Uuid, Path)),
     responses((status = 204), (status = 403, description = "System role"), (status = 404)), security(("bearer" = [])))]
-pub async fn delete_role(
-    state: web::Data<AppState>,
-    caller: Caller,
-    id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require_admin()?;
+pub async fn delete_role(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     let role = state.identity.roles.find_role(id).await.map_err(domain)?.ok_or_else(role_not_found)?;
     if role.is_system {
@@ -228,20 +212,20 @@ pub async fn delete_role(
 }
 
 #[utoipa::path(post, path = "/api/v1/identity/roles/{id}/permissions", tag = "identity", params(("id" = Uuid, Path)), request_body = GrantBody,
-    responses((status = 200, description = "data: message, granted"), (status = 404, description = "Unknown role or permission")),
+    responses((status = 200, description = "data: message, granted"), (status = 400, description = "VALIDATION_ERROR: empty or over 200 ids"), (status = 404, description = "Unknown role or permission")),
     security(("bearer" = [])))]
 pub async fn grant_permissions(
     state: web::Data<AppState>,
-    caller: Caller,
     id: web::Path<Uuid>,
     Json(body): Json<GrantBody>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require_admin()?;
-    if body.permission_ids.is_empty() {
+    let permission_ids = shared_kernel::bounds::unique_bounded(&body.permission_ids, MAX_PERMISSION_IDS)
+        .map_err(|e| ApiError::field("permission_ids", e.to_string()))?;
+    if permission_ids.is_empty() {
         return Err(ApiError::field("permission_ids", "must name at least one permission"));
     }
     let granted =
-        state.identity.roles.grant_permissions(id.into_inner(), &body.permission_ids).await.map_err(|e| match e {
+        state.identity.roles.grant_permissions(id.into_inner(), &permission_ids).await.map_err(|e| match e {
             RepoError::NotFound => ApiError::not_found("no such role, or a permission id names nothing"),
             other => domain(other),
         })?;
@@ -251,12 +235,7 @@ pub async fn grant_permissions(
 
 #[utoipa::path(get, path = "/api/v1/identity/roles/{id}/permissions", tag = "identity", params(("id" = Uuid, Path)),
     responses((status = 200, body = [PermissionView]), (status = 404)), security(("bearer" = [])))]
-pub async fn role_permissions(
-    state: web::Data<AppState>,
-    caller: Caller,
-    id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require_admin()?;
+pub async fn role_permissions(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     state.identity.roles.find_role(id).await.map_err(domain)?.ok_or_else(role_not_found)?;
     let permissions = state.identity.roles.role_permissions(id).await.map_err(domain)?;
@@ -268,10 +247,8 @@ pub async fn role_permissions(
     responses((status = 204), (status = 404, description = "Not assigned")), security(("bearer" = [])))]
 pub async fn revoke_permission(
     state: web::Data<AppState>,
-    caller: Caller,
     path: web::Path<(Uuid, Uuid)>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require_admin()?;
     let (role_id, permission_id) = path.into_inner();
     state.identity.roles.revoke_permission(role_id, permission_id).await.map_err(|e| match e {
         RepoError::NotFound => ApiError::not_found("the role does not hold this permission"),
@@ -282,7 +259,9 @@ pub async fn revoke_permission(
 }
 
 #[utoipa::path(post, path = "/api/v1/identity/users/{id}/roles", tag = "identity", params(("id" = Uuid, Path)), request_body = AssignBody,
-    responses((status = 200, description = "data.message"), (status = 404, description = "USER_NOT_FOUND or NOT_FOUND (role)")),
+    responses((status = 200, description = "data.message"),
+              (status = 403, description = "FORBIDDEN: granting superadmin, or to a superadmin, needs a superadmin"),
+              (status = 404, description = "USER_NOT_FOUND or NOT_FOUND (role)")),
     security(("bearer" = [])))]
 pub async fn assign_role(
     state: web::Data<AppState>,
@@ -290,8 +269,9 @@ pub async fn assign_role(
     id: web::Path<Uuid>,
     Json(body): Json<AssignBody>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require_admin()?;
     let user_id = id.into_inner();
+    let role = state.identity.roles.find_role(body.role_id).await.map_err(domain)?.ok_or_else(role_not_found)?;
+    guard_superadmin(&state, &caller, user_id, AccountAction::GrantRole(&role.name)).await?;
     let added = state.identity.roles.assign_role(user_id, body.role_id).await.map_err(|e| match e {
         RepoError::MissingReference { .. } => user_not_found(),
         RepoError::NotFound => role_not_found(),
@@ -304,12 +284,7 @@ pub async fn assign_role(
 
 #[utoipa::path(get, path = "/api/v1/identity/users/{id}/roles", tag = "identity", params(("id" = Uuid, Path)),
     responses((status = 200, body = [RoleView]), (status = 404, description = "USER_NOT_FOUND")), security(("bearer" = [])))]
-pub async fn user_roles(
-    state: web::Data<AppState>,
-    caller: Caller,
-    id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require_admin()?;
+pub async fn user_roles(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let user_id = id.into_inner();
     state.identity.users.find_by_id(user_id).await.map_err(domain)?.ok_or_else(user_not_found)?;
     let roles = state.identity.roles.user_roles(user_id).await.map_err(domain)?;
@@ -318,16 +293,20 @@ pub async fn user_roles(
 
 #[utoipa::path(delete, path = "/api/v1/identity/users/{id}/roles/{role_id}", tag = "identity",
     params(("id" = Uuid, Path), ("role_id" = Uuid, Path)),
-    responses((status = 204), (status = 404, description = "Not assigned")), security(("bearer" = [])))]
+    responses((status = 204),
+              (status = 403, description = "FORBIDDEN: removing superadmin, or from a superadmin, needs a superadmin"),
+              (status = 404, description = "Not assigned")), security(("bearer" = [])))]
 pub async fn unassign_role(
     state: web::Data<AppState>,
     caller: Caller,
     path: web::Path<(Uuid, Uuid)>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require_admin()?;
     let (user_id, role_id) = path.into_inner();
+    let not_assigned = || ApiError::not_found("the user does not hold this role");
+    let role = state.identity.roles.find_role(role_id).await.map_err(domain)?.ok_or_else(not_assigned)?;
+    guard_superadmin(&state, &caller, user_id, AccountAction::RemoveRole(&role.name)).await?;
     state.identity.roles.unassign_role(user_id, role_id).await.map_err(|e| match e {
-        RepoError::NotFound => ApiError::not_found("the user does not hold this role"),
+        RepoError::NotFound => not_assigned(),
         other => domain(other),
     })?;
     state.identity.access.invalidate_user(user_id).await;

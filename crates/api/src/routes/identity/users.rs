@@ -2,7 +2,7 @@
 
 use actix_web::{web, HttpResponse};
 use identity_domain::ports::{UserFilter, UserRecord};
-use identity_domain::{events, UserStatus};
+use identity_domain::{events, may_administer, AccountAction, UserStatus};
 use serde::{Deserialize, Serialize};
 use shared_kernel::EventEnvelope;
 use time::OffsetDateTime;
@@ -119,10 +119,8 @@ pub async fn me(state: web::Data<AppState>, caller: Caller) -> Result<HttpRespon
     security(("bearer" = [])))]
 pub async fn list_users(
     state: web::Data<AppState>,
-    caller: Caller,
     query: web::Query<UserListQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require_admin()?;
     let page = crate::http::PageQuery { page: query.page, page_size: query.page_size }.request()?;
     let status = match query.status.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
         Some(raw) => Some(
@@ -153,9 +151,31 @@ pub async fn get_user(
     Ok(ok(UserView::from(user)))
 }
 
+/// The superadmin rule (decisions §12.1, [`may_administer`]) for `caller`
+/// doing `action` to user `target`. The target's roles are read from the
+/// database, not the access cache, right before the caller's write.
+pub(crate) async fn guard_superadmin(
+    state: &AppState,
+    caller: &Caller,
+    target: Uuid,
+    action: AccountAction<'_>,
+) -> Result<(), ApiError> {
+    let roles = state.identity.roles.user_roles(target).await.map_err(domain)?;
+    let names: Vec<&str> = roles.iter().map(|r| r.name.as_str()).collect();
+    may_administer(&caller.roles, &names, action).map_err(|e| ApiError::from_domain(&e))
+}
+
 /// Moves a user's status and ends their sessions when it leaves `active`.
-async fn move_status(state: &AppState, id: Uuid, to: UserStatus, reason: Option<&str>) -> Result<UserRecord, ApiError> {
+/// Only a superadmin moves a superadmin.
+async fn move_status(
+    state: &AppState,
+    caller: &Caller,
+    id: Uuid,
+    to: UserStatus,
+    reason: Option<&str>,
+) -> Result<UserRecord, ApiError> {
     let user = state.identity.users.find_by_id(id).await.map_err(domain)?.ok_or_else(user_not_found)?;
+    guard_superadmin(state, caller, id, AccountAction::ChangeStatus).await?;
     let change = user.status.move_to(to).map_err(|e| ApiError::from_domain(&e))?;
     let reason = reason.map(str::trim).filter(|r| !r.is_empty());
     let moved =
@@ -179,7 +199,8 @@ fn optional_reason(body: Option<Json<ReasonBody>>) -> Option<String> {
 
 #[utoipa::path(put, path = "/api/v1/identity/users/{id}/suspend", tag = "identity", params(("id" = Uuid, Path)),
     request_body(content = ReasonBody, description = "Optional reason"),
-    responses((status = 200, body = UserView), (status = 409, description = "INVALID_STATUS_TRANSITION")),
+    responses((status = 200, body = UserView), (status = 403, description = "FORBIDDEN: the user is a superadmin and the caller is not"),
+              (status = 409, description = "INVALID_STATUS_TRANSITION")),
     security(("bearer" = [])))]
 pub async fn suspend(
     state: web::Data<AppState>,
@@ -187,14 +208,15 @@ pub async fn suspend(
     id: web::Path<Uuid>,
     body: Option<Json<ReasonBody>>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require_admin()?;
-    let user = move_status(&state, id.into_inner(), UserStatus::Suspended, optional_reason(body).as_deref()).await?;
+    let user =
+        move_status(&state, &caller, id.into_inner(), UserStatus::Suspended, optional_reason(body).as_deref()).await?;
     Ok(ok(UserView::from(user)))
 }
 
 #[utoipa::path(put, path = "/api/v1/identity/users/{id}/ban", tag = "identity", params(("id" = Uuid, Path)),
     request_body(content = ReasonBody, description = "Optional reason"),
-    responses((status = 200, body = UserView), (status = 409, description = "INVALID_STATUS_TRANSITION")),
+    responses((status = 200, body = UserView), (status = 403, description = "FORBIDDEN: the user is a superadmin and the caller is not"),
+              (status = 409, description = "INVALID_STATUS_TRANSITION")),
     security(("bearer" = [])))]
 pub async fn ban(
     state: web::Data<AppState>,
@@ -202,14 +224,16 @@ pub async fn ban(
     id: web::Path<Uuid>,
     body: Option<Json<ReasonBody>>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require_admin()?;
-    let user = move_status(&state, id.into_inner(), UserStatus::Banned, optional_reason(body).as_deref()).await?;
+    let user =
+        move_status(&state, &caller, id.into_inner(), UserStatus::Banned, optional_reason(body).as_deref()).await?;
     Ok(ok(UserView::from(user)))
 }
 
 #[utoipa::path(patch, path = "/api/v1/identity/users/{id}/status", tag = "identity", params(("id" = Uuid, Path)),
     request_body = StatusBody,
-    responses((status = 200, description = "data: message, id, status"), (status = 409, description = "INVALID_STATUS_TRANSITION")),
+    responses((status = 200, description = "data: message, id, status"),
+              (status = 403, description = "FORBIDDEN: the user is a superadmin and the caller is not"),
+              (status = 409, description = "INVALID_STATUS_TRANSITION")),
     security(("bearer" = [])))]
 pub async fn set_status(
     state: web::Data<AppState>,
@@ -217,10 +241,9 @@ pub async fn set_status(
     id: web::Path<Uuid>,
     Json(body): Json<StatusBody>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require_admin()?;
     let to = UserStatus::parse(&body.status)
         .ok_or_else(|| ApiError::field("status", "must be active, suspended or banned"))?;
-    let user = move_status(&state, id.into_inner(), to, body.reason.as_deref()).await?;
+    let user = move_status(&state, &caller, id.into_inner(), to, body.reason.as_deref()).await?;
     Ok(ok(serde_json::json!({
         "message": format!("user status changed to {}", user.status.as_str()),
         "id": user.id,
@@ -231,8 +254,7 @@ pub async fn set_status(
 #[utoipa::path(post, path = "/api/v1/identity/users/{id}/unlock", tag = "identity", params(("id" = Uuid, Path)),
     responses((status = 200, body = UserView), (status = 404, description = "USER_NOT_FOUND")),
     security(("bearer" = [])))]
-pub async fn unlock(state: web::Data<AppState>, caller: Caller, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    caller.require_admin()?;
+pub async fn unlock(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let user = state.identity.users.unlock(id.into_inner()).await.map_err(|e| match e {
         identity_domain::ports::RepoError::NotFound => user_not_found(),
         other => domain(other),

@@ -62,7 +62,6 @@ pub async fn create_inventory(
     caller: Caller,
     Json(body): Json<CreateInventoryBody>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("inventory", "create")?;
     let input = NewInventory {
         product_id: body.product_id,
         location_id: body.location_id,
@@ -87,10 +86,8 @@ pub async fn create_inventory(
     security(("bearer" = [])))]
 pub async fn list_inventory(
     state: web::Data<AppState>,
-    caller: Caller,
     query: web::Query<InventoryListQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("inventory", "read")?;
     let filter = InventoryFilter {
         product_id: query_params::uuid("product_id", &query.product_id)?,
         location_id: query_params::uuid("location_id", &query.location_id)?,
@@ -102,12 +99,7 @@ pub async fn list_inventory(
 #[utoipa::path(get, path = "/api/v1/warehouse/inventory/low-stock", tag = "warehouse", params(PageQuery),
     responses((status = 200, body = [InventoryView], description = "Records with available ≤ reorder point")),
     security(("bearer" = [])))]
-pub async fn low_stock(
-    state: web::Data<AppState>,
-    caller: Caller,
-    page: web::Query<PageQuery>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require("inventory", "read")?;
+pub async fn low_stock(state: web::Data<AppState>, page: web::Query<PageQuery>) -> Result<HttpResponse, ApiError> {
     let filter = InventoryFilter { low_stock: true, ..InventoryFilter::default() };
     inventory_page(&state, filter, page.request()?).await
 }
@@ -115,12 +107,7 @@ pub async fn low_stock(
 #[utoipa::path(get, path = "/api/v1/warehouse/inventory/{id}", tag = "warehouse", params(("id" = Uuid, Path)),
     responses((status = 200, body = InventoryView), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
-pub async fn get_inventory(
-    state: web::Data<AppState>,
-    caller: Caller,
-    id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require("inventory", "read")?;
+pub async fn get_inventory(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     Ok(ok(InventoryView::from(load_inventory(&state, id.into_inner()).await?)))
 }
 
@@ -131,11 +118,9 @@ pub async fn get_inventory(
     security(("bearer" = [])))]
 pub async fn update_inventory(
     state: web::Data<AppState>,
-    caller: Caller,
     id: web::Path<Uuid>,
     Json(body): Json<ThresholdsBody>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("inventory", "update")?;
     let record = load_inventory(&state, id.into_inner()).await?;
     let thresholds =
         Thresholds { reorder_point: body.reorder_point, min_stock: body.min_stock, max_stock: body.max_stock };
@@ -149,12 +134,7 @@ pub async fn update_inventory(
     responses((status = 204, description = "Soft-deleted"), (status = 404, description = "NOT_FOUND"),
               (status = 409, description = "STOCK_RESERVED: the record holds reservations")),
     security(("bearer" = [])))]
-pub async fn delete_inventory(
-    state: web::Data<AppState>,
-    caller: Caller,
-    id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require("inventory", "delete")?;
+pub async fn delete_inventory(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     state
         .commerce
         .inventory

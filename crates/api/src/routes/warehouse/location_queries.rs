@@ -9,7 +9,6 @@ use super::locations::{known_country, load_location};
 use super::views::{InventoryView, LocationView, MovementView, UtilizationView};
 use super::{repo_error, warehouse_error};
 use crate::app::AppState;
-use crate::auth::Caller;
 use crate::http::{list, ok, ApiError, PageQuery};
 use crate::routes::query_params::present;
 
@@ -25,10 +24,8 @@ async fn locations_page(state: &AppState, filter: LocationFilter, page: &PageQue
     security(("bearer" = [])))]
 pub async fn list_locations(
     state: web::Data<AppState>,
-    caller: Caller,
     query: web::Query<LocationListQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("locations", "read")?;
     let q = query.into_inner();
     let location_type =
         present(&q.location_type).map(LocationType::parse).transpose().map_err(|e| warehouse_error(&e))?;
@@ -45,22 +42,15 @@ pub async fn list_locations(
     security(("bearer" = [])))]
 pub async fn active_locations(
     state: web::Data<AppState>,
-    caller: Caller,
     page: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("locations", "read")?;
     locations_page(&state, LocationFilter { is_active: Some(true), ..LocationFilter::default() }, &page).await
 }
 
 #[utoipa::path(get, path = "/api/v1/warehouse/locations/code/{code}", tag = "warehouse", params(("code" = String, Path)),
     responses((status = 200, body = LocationView, description = "Matched case-insensitively"), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
-pub async fn location_by_code(
-    state: web::Data<AppState>,
-    caller: Caller,
-    code: web::Path<String>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require("locations", "read")?;
+pub async fn location_by_code(state: web::Data<AppState>, code: web::Path<String>) -> Result<HttpResponse, ApiError> {
     let location = state.commerce.locations.get_by_code(&code).await.map_err(|e| repo_error("location", e))?;
     Ok(ok(LocationView::from(location)))
 }
@@ -71,11 +61,9 @@ pub async fn location_by_code(
     security(("bearer" = [])))]
 pub async fn locations_by_type(
     state: web::Data<AppState>,
-    caller: Caller,
     kind: web::Path<String>,
     page: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("locations", "read")?;
     let kind = LocationType::parse(&kind).map_err(|e| warehouse_error(&e))?;
     locations_page(&state, LocationFilter { location_type: Some(kind), ..LocationFilter::default() }, &page).await
 }
@@ -86,11 +74,9 @@ pub async fn locations_by_type(
     security(("bearer" = [])))]
 pub async fn locations_by_country(
     state: web::Data<AppState>,
-    caller: Caller,
     country: web::Path<String>,
     page: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("locations", "read")?;
     // A code in the path that names no country is a missing resource, as for the reference data.
     let country =
         known_country(&state, "country", &country).await.map_err(|_| ApiError::not_found("no such country"))?;
@@ -104,11 +90,9 @@ pub async fn locations_by_country(
     security(("bearer" = [])))]
 pub async fn location_inventory(
     state: web::Data<AppState>,
-    caller: Caller,
     id: web::Path<Uuid>,
     page: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("inventory", "read")?;
     let location = load_location(&state, id.into_inner()).await?;
     let filter = InventoryFilter { location_id: Some(location.id), ..InventoryFilter::default() };
     super::inventory::inventory_page(&state, filter, page.request()?).await
@@ -120,11 +104,9 @@ pub async fn location_inventory(
     security(("bearer" = [])))]
 pub async fn location_movements(
     state: web::Data<AppState>,
-    caller: Caller,
     id: web::Path<Uuid>,
     page: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("stock_movements", "read")?;
     let location = load_location(&state, id.into_inner()).await?;
     let filter = MovementFilter { location_id: Some(location.id), ..MovementFilter::default() };
     let movements =
@@ -135,12 +117,7 @@ pub async fn location_movements(
 #[utoipa::path(get, path = "/api/v1/warehouse/locations/{id}/utilization", tag = "warehouse", params(("id" = Uuid, Path)),
     responses((status = 200, body = UtilizationView), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
-pub async fn location_utilization(
-    state: web::Data<AppState>,
-    caller: Caller,
-    id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require("locations", "read")?;
+pub async fn location_utilization(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let location = load_location(&state, id.into_inner()).await?;
     let on_hand =
         state.commerce.locations.quantity_on_hand(location.id).await.map_err(|e| repo_error("location", e))?;

@@ -11,7 +11,6 @@ use super::location_queries as q;
 use super::views::LocationView;
 use super::{repo_error, too_much_contention, warehouse_error, MAX_ATTEMPTS};
 use crate::app::AppState;
-use crate::auth::Caller;
 use crate::commerce;
 use crate::http::{created, no_content, ok, ApiError, Json};
 
@@ -92,10 +91,8 @@ pub(crate) async fn load_location(state: &AppState, id: Uuid) -> Result<Location
     security(("bearer" = [])))]
 pub async fn create_location(
     state: web::Data<AppState>,
-    caller: Caller,
     Json(body): Json<LocationBody>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("locations", "create")?;
     let input = location_input(&state, body).await?;
     let location = Location::create(input, commerce::now()).map_err(|e| warehouse_error(&e))?;
     state.commerce.locations.create(&location).await.map_err(|e| repo_error("location", e))?;
@@ -105,12 +102,7 @@ pub async fn create_location(
 #[utoipa::path(get, path = "/api/v1/warehouse/locations/{id}", tag = "warehouse", params(("id" = Uuid, Path)),
     responses((status = 200, body = LocationView), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
-pub async fn get_location(
-    state: web::Data<AppState>,
-    caller: Caller,
-    id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require("locations", "read")?;
+pub async fn get_location(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     Ok(ok(LocationView::from(load_location(&state, id.into_inner()).await?)))
 }
 
@@ -121,11 +113,9 @@ pub async fn get_location(
     security(("bearer" = [])))]
 pub async fn update_location(
     state: web::Data<AppState>,
-    caller: Caller,
     id: web::Path<Uuid>,
     Json(body): Json<LocationBody>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("locations", "update")?;
     let input = location_input(&state, body).await?;
     let location = load_location(&state, id.into_inner()).await?;
     let updated = location.update(input, commerce::now()).map_err(|e| warehouse_error(&e))?;
@@ -137,12 +127,7 @@ pub async fn update_location(
     responses((status = 204, description = "Soft-deleted; the code is free again"), (status = 404, description = "NOT_FOUND"),
               (status = 409, description = "LOCATION_HAS_STOCK: a record there has stock on hand")),
     security(("bearer" = [])))]
-pub async fn delete_location(
-    state: web::Data<AppState>,
-    caller: Caller,
-    id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require("locations", "delete")?;
+pub async fn delete_location(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     state.commerce.locations.delete(id.into_inner(), commerce::now()).await.map_err(|e| repo_error("location", e))?;
     Ok(no_content())
 }
@@ -169,12 +154,7 @@ async fn set_active(
     responses((status = 200, body = LocationView), (status = 404, description = "NOT_FOUND"),
               (status = 409, description = "INVALID_STATUS_TRANSITION: already active")),
     security(("bearer" = [])))]
-pub async fn activate_location(
-    state: web::Data<AppState>,
-    caller: Caller,
-    id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require("locations", "update")?;
+pub async fn activate_location(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     Ok(ok(LocationView::from(set_active(&state, id.into_inner(), Location::activate).await?)))
 }
 
@@ -182,11 +162,6 @@ pub async fn activate_location(
     responses((status = 200, body = LocationView, description = "Inactive locations are skipped when reserving for orders"),
               (status = 404, description = "NOT_FOUND"), (status = 409, description = "INVALID_STATUS_TRANSITION: already inactive")),
     security(("bearer" = [])))]
-pub async fn deactivate_location(
-    state: web::Data<AppState>,
-    caller: Caller,
-    id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require("locations", "update")?;
+pub async fn deactivate_location(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     Ok(ok(LocationView::from(set_active(&state, id.into_inner(), Location::deactivate).await?)))
 }

@@ -50,7 +50,6 @@ pub async fn post_movement(
     caller: Caller,
     Json(body): Json<MovementBody>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("stock_movements", "create")?;
     let kind = MovementType::parse(&body.movement_type).map_err(|e| warehouse_error(&e))?;
     if !kind.can_be_posted() {
         return Err(warehouse_error(&WarehouseError::Validation {
@@ -101,10 +100,8 @@ pub async fn post_movement(
     security(("bearer" = [])))]
 pub async fn list_movements(
     state: web::Data<AppState>,
-    caller: Caller,
     query: web::Query<MovementListQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("stock_movements", "read")?;
     let q = query.into_inner();
     let filter = MovementFilter {
         movement_type: query_params::present(&q.movement_type)
@@ -128,10 +125,8 @@ pub async fn list_movements(
     security(("bearer" = [])))]
 pub async fn recent_movements(
     state: web::Data<AppState>,
-    caller: Caller,
     query: web::Query<RecentQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("stock_movements", "read")?;
     let limit = RecentLimit::new(query.limit).map_err(|e| warehouse_error(&e))?;
     let movements = state.commerce.movements.recent(limit).await.map_err(|e| repo_error("stock movement", e))?;
     Ok(ok(movements.iter().map(MovementView::from).collect::<Vec<_>>()))
@@ -144,11 +139,9 @@ pub async fn recent_movements(
     security(("bearer" = [])))]
 pub async fn inventory_movements(
     state: web::Data<AppState>,
-    caller: Caller,
     id: web::Path<Uuid>,
     page: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("stock_movements", "read")?;
     let record = load_inventory(&state, id.into_inner()).await?;
     movements_page(&state, MovementFilter { inventory_id: Some(record.id), ..MovementFilter::default() }, &page).await
 }
@@ -159,11 +152,9 @@ pub async fn inventory_movements(
     security(("bearer" = [])))]
 pub async fn reference_movements(
     state: web::Data<AppState>,
-    caller: Caller,
     reference_id: web::Path<Uuid>,
     page: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("stock_movements", "read")?;
     let filter = MovementFilter { reference_id: Some(reference_id.into_inner()), ..MovementFilter::default() };
     movements_page(&state, filter, &page).await
 }
@@ -174,11 +165,9 @@ pub async fn reference_movements(
     security(("bearer" = [])))]
 pub async fn type_movements(
     state: web::Data<AppState>,
-    caller: Caller,
     kind: web::Path<String>,
     page: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("stock_movements", "read")?;
     let kind = MovementType::parse(&kind).map_err(|e| warehouse_error(&e))?;
     movements_page(&state, MovementFilter { movement_type: Some(kind), ..MovementFilter::default() }, &page).await
 }
@@ -186,12 +175,7 @@ pub async fn type_movements(
 #[utoipa::path(get, path = "/api/v1/warehouse/stock-movements/{id}", tag = "warehouse", params(("id" = Uuid, Path)),
     responses((status = 200, body = MovementView), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
-pub async fn get_movement(
-    state: web::Data<AppState>,
-    caller: Caller,
-    id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require("stock_movements", "read")?;
+pub async fn get_movement(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let movement = state.commerce.movements.get(id.into_inner()).await.map_err(|e| repo_error("stock movement", e))?;
     Ok(ok(MovementView::from(movement)))
 }

@@ -9,7 +9,6 @@ use super::products::load_product;
 use super::views::{AvailabilityView, InventoryView, MovementView, ProductView};
 use super::{repo_error, warehouse_error};
 use crate::app::AppState;
-use crate::auth::Caller;
 use crate::http::{list, ok, ApiError, PageQuery};
 use crate::routes::query_params::present;
 
@@ -25,10 +24,8 @@ async fn products_page(state: &AppState, filter: ProductFilter, page: &PageQuery
     security(("bearer" = [])))]
 pub async fn list_products(
     state: web::Data<AppState>,
-    caller: Caller,
     query: web::Query<ProductListQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("products", "read")?;
     let q = query.into_inner();
     let status = present(&q.status).map(ProductStatus::parse).transpose().map_err(|e| warehouse_error(&e))?;
     let sort = present(&q.sort).map(ProductSort::parse).transpose().map_err(|e| warehouse_error(&e))?;
@@ -45,28 +42,21 @@ pub async fn list_products(
 #[utoipa::path(get, path = "/api/v1/warehouse/products/categories", tag = "warehouse",
     responses((status = 200, body = [String], description = "Distinct categories of live products, sorted")),
     security(("bearer" = [])))]
-pub async fn categories(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
-    caller.require("products", "read")?;
+pub async fn categories(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     Ok(ok(state.commerce.products.categories().await.map_err(|e| repo_error("product", e))?))
 }
 
 #[utoipa::path(get, path = "/api/v1/warehouse/products/brands", tag = "warehouse",
     responses((status = 200, body = [String], description = "Distinct brands of live products, sorted")),
     security(("bearer" = [])))]
-pub async fn brands(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
-    caller.require("products", "read")?;
+pub async fn brands(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     Ok(ok(state.commerce.products.brands().await.map_err(|e| repo_error("product", e))?))
 }
 
 #[utoipa::path(get, path = "/api/v1/warehouse/products/sku/{sku}", tag = "warehouse", params(("sku" = String, Path)),
     responses((status = 200, body = ProductView, description = "Matched case-insensitively"), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
-pub async fn product_by_sku(
-    state: web::Data<AppState>,
-    caller: Caller,
-    sku: web::Path<String>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require("products", "read")?;
+pub async fn product_by_sku(state: web::Data<AppState>, sku: web::Path<String>) -> Result<HttpResponse, ApiError> {
     let product = state.commerce.products.get_by_sku(&sku).await.map_err(|e| repo_error("product", e))?;
     Ok(ok(ProductView::from(product)))
 }
@@ -77,11 +67,9 @@ pub async fn product_by_sku(
     security(("bearer" = [])))]
 pub async fn products_by_category(
     state: web::Data<AppState>,
-    caller: Caller,
     category: web::Path<String>,
     page: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("products", "read")?;
     let filter = ProductFilter { category: Some(category.into_inner()), ..ProductFilter::default() };
     products_page(&state, filter, &page).await
 }
@@ -92,11 +80,9 @@ pub async fn products_by_category(
     security(("bearer" = [])))]
 pub async fn products_by_brand(
     state: web::Data<AppState>,
-    caller: Caller,
     brand: web::Path<String>,
     page: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("products", "read")?;
     let filter = ProductFilter { brand: Some(brand.into_inner()), ..ProductFilter::default() };
     products_page(&state, filter, &page).await
 }
@@ -107,11 +93,9 @@ pub async fn products_by_brand(
     security(("bearer" = [])))]
 pub async fn products_by_status(
     state: web::Data<AppState>,
-    caller: Caller,
     status: web::Path<String>,
     page: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("products", "read")?;
     let status = ProductStatus::parse(&status).map_err(|e| warehouse_error(&e))?;
     products_page(&state, ProductFilter { status: Some(status), ..ProductFilter::default() }, &page).await
 }
@@ -123,11 +107,9 @@ pub async fn products_by_status(
     security(("bearer" = [])))]
 pub async fn product_inventory(
     state: web::Data<AppState>,
-    caller: Caller,
     id: web::Path<Uuid>,
     page: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("inventory", "read")?;
     let product = load_product(&state, id.into_inner()).await?;
     let filter = InventoryFilter { product_id: Some(product.id), ..InventoryFilter::default() };
     super::inventory::inventory_page(&state, filter, page.request()?).await
@@ -137,12 +119,7 @@ pub async fn product_inventory(
     responses((status = 200, body = AvailabilityView, description = "Quantities summed over the product's records"),
               (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
-pub async fn product_availability(
-    state: web::Data<AppState>,
-    caller: Caller,
-    id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require("inventory", "read")?;
+pub async fn product_availability(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let product = load_product(&state, id.into_inner()).await?;
     let availability =
         state.commerce.inventory.availability(product.id).await.map_err(|e| repo_error("inventory", e))?;
@@ -155,11 +132,9 @@ pub async fn product_availability(
     security(("bearer" = [])))]
 pub async fn product_movements(
     state: web::Data<AppState>,
-    caller: Caller,
     id: web::Path<Uuid>,
     page: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("stock_movements", "read")?;
     let product = load_product(&state, id.into_inner()).await?;
     let filter = MovementFilter { product_id: Some(product.id), ..MovementFilter::default() };
     let movements =

@@ -10,7 +10,6 @@ use super::product_queries as q;
 use super::views::ProductView;
 use super::{repo_error, too_much_contention, warehouse_error, MAX_ATTEMPTS};
 use crate::app::AppState;
-use crate::auth::Caller;
 use crate::commerce;
 use crate::http::{created, no_content, ok, ApiError, Json};
 use crate::routes::orders::queries::active_currency;
@@ -70,10 +69,8 @@ pub(crate) async fn load_product(state: &AppState, id: Uuid) -> Result<Product, 
     security(("bearer" = [])))]
 pub async fn create_product(
     state: web::Data<AppState>,
-    caller: Caller,
     Json(body): Json<ProductBody>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("products", "create")?;
     let input = product_input(&state, body).await?;
     let product = Product::create(input, commerce::now()).map_err(|e| warehouse_error(&e))?;
     state.commerce.products.create(&product).await.map_err(|e| repo_error("product", e))?;
@@ -83,12 +80,7 @@ pub async fn create_product(
 #[utoipa::path(get, path = "/api/v1/warehouse/products/{id}", tag = "warehouse", params(("id" = Uuid, Path)),
     responses((status = 200, body = ProductView), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
-pub async fn get_product(
-    state: web::Data<AppState>,
-    caller: Caller,
-    id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require("products", "read")?;
+pub async fn get_product(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     Ok(ok(ProductView::from(load_product(&state, id.into_inner()).await?)))
 }
 
@@ -99,11 +91,9 @@ pub async fn get_product(
     security(("bearer" = [])))]
 pub async fn update_product(
     state: web::Data<AppState>,
-    caller: Caller,
     id: web::Path<Uuid>,
     Json(body): Json<ProductBody>,
 ) -> Result<HttpResponse, ApiError> {
-    caller.require("products", "update")?;
     let input = product_input(&state, body).await?;
     let product = load_product(&state, id.into_inner()).await?;
     let updated = product.update(input, commerce::now()).map_err(|e| warehouse_error(&e))?;
@@ -114,12 +104,7 @@ pub async fn update_product(
 #[utoipa::path(delete, path = "/api/v1/warehouse/products/{id}", tag = "warehouse", params(("id" = Uuid, Path)),
     responses((status = 204, description = "Soft-deleted; the SKU is free again"), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
-pub async fn delete_product(
-    state: web::Data<AppState>,
-    caller: Caller,
-    id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require("products", "delete")?;
+pub async fn delete_product(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     state.commerce.products.delete(id.into_inner(), commerce::now()).await.map_err(|e| repo_error("product", e))?;
     Ok(no_content())
 }
@@ -147,12 +132,7 @@ async fn move_status(
     responses((status = 200, body = ProductView), (status = 404, description = "NOT_FOUND"),
               (status = 409, description = "INVALID_STATUS_TRANSITION: already discontinued")),
     security(("bearer" = [])))]
-pub async fn discontinue_product(
-    state: web::Data<AppState>,
-    caller: Caller,
-    id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require("products", "update")?;
+pub async fn discontinue_product(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     Ok(ok(ProductView::from(move_status(&state, id.into_inner(), Product::discontinue).await?)))
 }
 
@@ -160,11 +140,6 @@ pub async fn discontinue_product(
     responses((status = 200, body = ProductView), (status = 404, description = "NOT_FOUND"),
               (status = 409, description = "INVALID_STATUS_TRANSITION: already active")),
     security(("bearer" = [])))]
-pub async fn activate_product(
-    state: web::Data<AppState>,
-    caller: Caller,
-    id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
-    caller.require("products", "update")?;
+pub async fn activate_product(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     Ok(ok(ProductView::from(move_status(&state, id.into_inner(), Product::activate).await?)))
 }

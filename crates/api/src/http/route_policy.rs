@@ -1,0 +1,140 @@
+//! The one gate in front of every handler: finds the route actix will match
+//! (from the path as the router sees it, after percent-decoding, so no
+//! spelling of a path escapes its policy), applies that route's rate limit,
+//! then its guard from `auth::route_access`, before any body is read.
+
+use actix_web::body::{EitherBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::http::StatusCode;
+use actix_web::middleware::Next;
+use actix_web::{web, HttpMessage};
+
+use super::rate_limit::{Decision, Policy};
+use super::ApiError;
+use crate::app::AppState;
+use crate::auth::caller::{authenticate, bearer};
+use crate::auth::route_access::{access_for, Access};
+use crate::auth::Caller;
+
+/// The pattern of the resource the router will pick, e.g.
+/// `/api/v1/customer-mgmt/customers/{id}`; `None` for an unknown route.
+pub fn matched_pattern(req: &ServiceRequest) -> Option<String> {
+    // `match_info()` holds the path re-quoted the way the router matches it
+    // (`/%61pi` is `/api`), unlike the raw `req.path()`.
+    req.resource_map().match_pattern(req.match_info().as_str())
+}
+
+/// The rule of the request's route; `None` when the route (or the method on
+/// a known path) is not in the table.
+fn route_access(req: &ServiceRequest) -> Option<Access> {
+    matched_pattern(req).and_then(|pattern| access_for(req.method().as_str(), &pattern))
+}
+
+/// Which limit applies: the route's own, the public one for anything
+/// unknown, none for CORS preflights and operations endpoints.
+fn limit_policy(method: &str, access: Option<Access>) -> Option<Policy> {
+    if method == "OPTIONS" {
+        return None;
+    }
+    match access {
+        Some(access) => access.limit(),
+        None => Some(Policy::Public),
+    }
+}
+
+fn rate_headers(decision: &Decision) -> [(&'static str, String); 3] {
+    [
+        ("x-ratelimit-limit", decision.limit.to_string()),
+        ("x-ratelimit-remaining", decision.remaining.to_string()),
+        ("x-ratelimit-reset", decision.reset.to_string()),
+    ]
+}
+
+fn too_many(decision: &Decision) -> ApiError {
+    let wait = decision.retry_after.max(1);
+    let mut error = ApiError::new(
+        StatusCode::TOO_MANY_REQUESTS,
+        "RATE_LIMIT_EXCEEDED",
+        format!("too many requests; try again in {wait} seconds"),
+    )
+    .with_header("retry-after", wait.to_string());
+    for (name, value) in rate_headers(decision) {
+        error = error.with_header(name, value);
+    }
+    error
+}
+
+/// Authenticates the caller and checks the route's guard.
+async fn authorize(state: &AppState, req: &ServiceRequest, access: Access) -> Result<Caller, ApiError> {
+    let token = bearer(req.request())?;
+    let caller = authenticate(state, &token).await?;
+    match access {
+        Access::Admin => caller.require_admin()?,
+        Access::Permission(resource, action) => caller.require(resource, action)?,
+        Access::Token | Access::Operations | Access::Public | Access::Credentials(_) => {}
+    }
+    Ok(caller)
+}
+
+/// Middleware: rate limit, then guard, then the handler.
+pub async fn enforce(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, actix_web::Error> {
+    let Some(state) = req.app_data::<web::Data<AppState>>().cloned() else {
+        return next.call(req).await.map(ServiceResponse::map_into_left_body);
+    };
+    let access = route_access(&req);
+    let mut decision = None;
+    if let (Some(policy), Some(limiter)) =
+        (limit_policy(req.method().as_str(), access), state.identity.rate_limiter.as_ref())
+    {
+        let forwarded = req.headers().get("x-forwarded-for").and_then(|v| v.to_str().ok());
+        let client = state.identity.trusted_proxies.client_ip(req.peer_addr().map(|a| a.ip()), forwarded);
+        let outcome = limiter.check(policy, &client).await;
+        if !outcome.allowed {
+            let error = too_many(&outcome);
+            return Ok(req.into_response(error.to_response(error.status)).map_into_right_body());
+        }
+        decision = Some(outcome);
+    }
+    if let Some(access) = access.filter(|a| a.needs_token()) {
+        match authorize(&state, &req, access).await {
+            Ok(caller) => {
+                req.extensions_mut().insert(caller);
+            }
+            Err(mut error) => {
+                if let Some(decision) = &decision {
+                    for (name, value) in rate_headers(decision) {
+                        error = error.with_header(name, value);
+                    }
+                }
+                return Ok(req.into_response(error.to_response(error.status)).map_into_right_body());
+            }
+        }
+    }
+    let mut response = next.call(req).await?;
+    if let Some(decision) = &decision {
+        for (name, value) in rate_headers(decision) {
+            if let Ok(value) = HeaderValue::from_str(&value) {
+                response.headers_mut().insert(HeaderName::from_static(name), value);
+            }
+        }
+    }
+    Ok(response.map_into_left_body())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_routes_count_as_public_and_preflights_are_free() {
+        assert_eq!(limit_policy("GET", None), Some(Policy::Public));
+        assert_eq!(limit_policy("OPTIONS", None), None);
+        assert_eq!(limit_policy("POST", Some(Access::Credentials(Policy::Login))), Some(Policy::Login));
+        assert_eq!(limit_policy("GET", Some(Access::Operations)), None);
+        assert_eq!(limit_policy("GET", Some(Access::Permission("customers", "read"))), Some(Policy::Authenticated));
+    }
+}

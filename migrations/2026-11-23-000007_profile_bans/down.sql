@@ -1,0 +1,1 @@
+DROP INDEX IF EXISTS profiles_banned_user_idx;

@@ -1,0 +1,9 @@
+//! What an attacker would try (issue: security hardening): every module here
+//! probes one way in and asserts it stays shut.
+
+mod access;
+mod bootstrap;
+mod holes;
+mod input;
+mod limits;
+mod sessions;
