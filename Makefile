@@ -9,6 +9,9 @@ DEV_ADMIN_EMAIL := admin@tally.local
 
 DOMAIN_CRATES := shared-kernel identity-domain crm-domain order-domain warehouse-domain reference-data
 IO_CRATES := diesel diesel-async tokio-postgres actix-web redis deadpool tokio
+# One domain crate per bounded context: none may depend on another context's (shared-kernel,
+# reference-data and event-contracts, where the events crossing a boundary live, are shared and allowed).
+CONTEXT_DOMAIN_CRATES := identity-domain crm-domain order-domain warehouse-domain
 
 .PHONY: run test lint fmt check-boundaries unit integration bench bench-analytics services
 
@@ -35,7 +38,8 @@ lint:
 fmt:
 	$(CARGO) fmt --all
 
-# Domain crates must not reach I/O: prove it from the dependency graph.
+# Domain crates must not reach I/O, and no context's domain crate may reach another context's:
+# prove both from the dependency graph.
 check-boundaries:
 	@for crate in $(DOMAIN_CRATES); do \
 	  deps=$$($(CARGO) tree -e normal -p $$crate --prefix none | awk '{print $$1}' | sort -u) || exit 1; \
@@ -43,6 +47,14 @@ check-boundaries:
 	    if grep -qx "$$dep" <<<"$$deps"; then echo "boundary violation: $$crate depends on $$dep"; exit 1; fi; \
 	  done; \
 	done; echo "domain crates are free of I/O dependencies"
+	@for crate in $(CONTEXT_DOMAIN_CRATES); do \
+	  deps=$$($(CARGO) tree -e normal -p $$crate --prefix none | awk '{print $$1}' | sort -u) || exit 1; \
+	  for other in $(CONTEXT_DOMAIN_CRATES); do \
+	    if [ "$$other" != "$$crate" ] && grep -qx "$$other" <<<"$$deps"; then \
+	      echo "boundary violation: $$crate depends on $$other (contexts meet through contracts)"; exit 1; \
+	    fi; \
+	  done; \
+	done; echo "no context's domain crate depends on another context's"
 
 bench: bench-analytics
 

@@ -1,24 +1,25 @@
 -- Security hardening: least privilege for self-registered accounts, and
 -- token revocations that survive restarts without Redis.
 
--- `staff` carries what `user` used to carry; `user` keeps no business permission.
--- Not a system role: operators may edit or delete it.
+-- `staff` carries what `user` carried until now (whatever an operator had
+-- granted it); `user` keeps no permission. `staff` is not a system role:
+-- operators may edit or delete it. An installation that already has a role
+-- named `staff` keeps it and gets the grants added to it.
 INSERT INTO roles (id, name, display_name, description, is_system)
-VALUES ('01900000-0000-7000-8000-000000000006', 'staff', 'Staff', 'Works with the business data', FALSE)
-ON CONFLICT DO NOTHING;
+SELECT '01900000-0000-7000-8000-000000000006', 'staff', 'Staff', 'Works with the business data', FALSE
+WHERE NOT EXISTS (SELECT 1 FROM roles WHERE name = 'staff' AND deleted_at IS NULL);
 
 INSERT INTO role_permissions (role_id, permission_id)
-SELECT '01900000-0000-7000-8000-000000000006', p.id FROM permissions p
-WHERE (p.resource IN ('customers', 'companies', 'deals', 'interactions', 'orders') AND p.action IN ('create', 'read', 'update'))
-   OR (p.resource IN ('products', 'inventory', 'stock_movements', 'locations') AND p.action = 'read')
-   OR p.name IN ('analytics:read', 'interactions:delete')
+SELECT staff.id, rp.permission_id
+FROM roles staff, roles u JOIN role_permissions rp ON rp.role_id = u.id
+WHERE staff.name = 'staff' AND staff.deleted_at IS NULL AND u.name = 'user' AND u.is_system
 ON CONFLICT DO NOTHING;
 
 -- Nobody loses access: every holder of `user` also gets `staff`.
 INSERT INTO user_roles (user_id, role_id)
-SELECT ur.user_id, '01900000-0000-7000-8000-000000000006'
-FROM user_roles ur JOIN roles r ON r.id = ur.role_id
-WHERE r.name = 'user' AND r.deleted_at IS NULL
+SELECT ur.user_id, staff.id
+FROM user_roles ur JOIN roles u ON u.id = ur.role_id, roles staff
+WHERE u.name = 'user' AND u.is_system AND staff.name = 'staff' AND staff.deleted_at IS NULL
 ON CONFLICT DO NOTHING;
 
 DELETE FROM role_permissions rp USING roles r

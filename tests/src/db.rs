@@ -133,11 +133,16 @@ async fn template() -> String {
         .clone()
 }
 
+/// A test database name the sweep recognises (`tally_test_<unix seconds>_<id>`).
+fn test_database_name() -> String {
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    format!("tally_test_{now}_{}", shared_kernel::new_id().simple())
+}
+
 impl TestDb {
     pub async fn new() -> Self {
         let template = template().await;
-        let now = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-        let name = format!("tally_test_{now}_{}", shared_kernel::new_id().simple());
+        let name = test_database_name();
         let mut conn = admin().await;
         // CREATE DATABASE … TEMPLATE fails while another session is connected to
         // the template (e.g. a parallel clone); retry briefly.
@@ -156,6 +161,17 @@ impl TestDb {
                 Err(error) => panic!("cannot create test database: {error}"),
             }
         }
+        Self { url: url_for(&name), name }
+    }
+
+    /// An empty database of its own, not migrated (for tests of the migrations themselves).
+    pub async fn empty() -> Self {
+        let name = test_database_name();
+        let mut conn = admin().await;
+        diesel::sql_query(format!("CREATE DATABASE \"{name}\""))
+            .execute(&mut conn)
+            .await
+            .unwrap_or_else(|error| panic!("cannot create empty test database: {error}"));
         Self { url: url_for(&name), name }
     }
 }

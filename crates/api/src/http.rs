@@ -5,6 +5,7 @@ pub mod error;
 pub mod extract;
 pub mod middleware;
 pub mod rate_limit;
+pub mod retry;
 pub mod route_policy;
 
 pub use envelope::{created, list, no_content, ok};

@@ -69,3 +69,38 @@ pub fn document() -> utoipa::openapi::OpenApi {
     doc.info.version = env!("CARGO_PKG_VERSION").to_owned();
     doc
 }
+
+#[cfg(test)]
+mod tests {
+    const UPDATE: &str = "INSTA_UPDATE=always cargo test -p api openapi";
+
+    /// Says how to accept an intended change when the snapshot assertion fails (insta's own hint
+    /// names `cargo insta`, which this project does not use).
+    struct UpdateHint;
+
+    impl Drop for UpdateHint {
+        fn drop(&mut self) {
+            if std::thread::panicking() {
+                eprintln!(
+                    "\nThe OpenAPI document differs from crates/api/src/snapshots/api__openapi__tests__openapi_document.snap.\n\
+                     If the change is intended, accept it with `{UPDATE}` and commit the updated snapshot."
+                );
+            }
+        }
+    }
+
+    /// The whole published contract, so any change to it shows up in review as a snapshot diff.
+    #[test]
+    fn openapi_document_matches_the_snapshot() {
+        let mut document = super::document();
+        // The crate version moves with releases, not with the contract.
+        document.info.version = "[version]".to_owned();
+        let _hint = UpdateHint;
+        insta::with_settings!({
+            description => format!("The OpenAPI document of /api/v1/openapi.json. To accept a change: {UPDATE}"),
+            omit_expression => true,
+        }, {
+            insta::assert_json_snapshot!("openapi_document", document);
+        });
+    }
+}

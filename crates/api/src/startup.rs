@@ -224,7 +224,7 @@ async fn ensure_admin(
         .map_err(|e| StartupError::Other(format!("admin password: {}", e.message)))?;
     let id = shared_kernel::new_id();
     let name = account.name.map(str::trim).filter(|n| !n.is_empty()).unwrap_or("Administrator").to_owned();
-    let registered = crate::routes::identity::users::registered_event(id, email.as_str(), &name);
+    let registered = crate::routes::identity::users::registered_event(id, &email, &name);
     let user = identity_domain::ports::NewUser { id, email: email.as_str().to_owned(), name, password_hash };
     let outcome = identity
         .users
@@ -234,8 +234,8 @@ async fn ensure_admin(
     match outcome {
         AdminProvision::RefusedNotAdmin => {
             return Err(StartupError::AdminRefused(format!(
-                "ADMIN_EMAIL: {} belongs to an existing account that is not an admin; refusing to promote it \
-                 (promote it explicitly with `tally create-admin --promote`)",
+                "{} belongs to an existing account that is not an admin; refusing to promote it \
+                 (ADMIN_EMAIL never does; `tally create-admin --promote` does it explicitly)",
                 email.as_str()
             )))
         }

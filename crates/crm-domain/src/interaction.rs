@@ -188,14 +188,20 @@ impl Interaction {
     }
 
     /// `POST .../attendees`. `None` when the user already attends (nothing to save).
-    #[must_use]
-    pub fn add_attendee(&self, user_id: Uuid, now: OffsetDateTime) -> Option<Interaction> {
+    /// `Ok(None)` when the user already attends; at most [`MAX_ATTENDEES`] in all.
+    pub fn add_attendee(&self, user_id: Uuid, now: OffsetDateTime) -> Result<Option<Interaction>, InteractionError> {
         if self.attendees.contains(&user_id) {
-            return None;
+            return Ok(None);
+        }
+        if self.attendees.len() >= MAX_ATTENDEES {
+            return Err(InteractionError::Invalid {
+                field: "attendee_id",
+                message: format!("an interaction has at most {MAX_ATTENDEES} attendees"),
+            });
         }
         let mut next = Interaction { updated_at: now, ..self.clone() };
         next.attendees.push(user_id);
-        Some(next)
+        Ok(Some(next))
     }
 
     /// `DELETE .../attendees/:id`.
@@ -322,12 +328,21 @@ mod tests {
     #[test]
     fn attendees_form_a_set() {
         let i = in_progress();
-        assert_eq!(i.add_attendee(user(2), NOW), None, "duplicate is a no-op");
-        let added = i.add_attendee(user(4), NOW).expect("new attendee");
+        assert_eq!(i.add_attendee(user(2), NOW), Ok(None), "duplicate is a no-op");
+        let added = i.add_attendee(user(4), NOW).expect("valid").expect("new attendee");
         assert_eq!((added.attendees.clone(), added.updated_at), (vec![user(2), user(3), user(4)], NOW));
         let removed = added.remove_attendee(user(3), NOW).expect("attends");
         assert_eq!(removed.attendees, vec![user(2), user(4)]);
         let missing = removed.remove_attendee(user(3), NOW).expect_err("no longer attends");
         assert_eq!((missing.code(), missing.kind()), ("NOT_FOUND", ErrorKind::NotFound));
+    }
+
+    #[test]
+    fn adding_one_by_one_stops_at_the_bound() {
+        let ids: Vec<Uuid> = (0..MAX_ATTENDEES as u128).map(Uuid::from_u128).collect();
+        let full = Interaction::new(NewInteraction { attendees: ids, ..input() }, NOW).expect("exactly the bound");
+        let error = full.add_attendee(Uuid::from_u128(1_000_000), NOW).expect_err("one more");
+        assert!(matches!(error, InteractionError::Invalid { field: "attendee_id", .. }));
+        assert_eq!(full.add_attendee(Uuid::from_u128(0), NOW), Ok(None), "an existing attendee is still a no-op");
     }
 }

@@ -125,18 +125,15 @@ impl ContactRecord {
     /// The event `name` about this contact: the aggregate is the contact;
     /// the payload names it, its owner and its flags (never the value).
     pub fn event(&self, name: &'static str) -> EventEnvelope {
-        EventEnvelope::new(
-            name,
-            self.id,
-            serde_json::json!({
-                "contact_id": self.id,
-                "user_id": self.user_id,
-                "type": self.contact_type.as_str(),
-                "is_primary": self.is_primary,
-                "is_verified": self.is_verified,
-                "is_public": self.is_public,
-            }),
-        )
+        let payload = crate::events::ContactChanged {
+            contact_id: self.id,
+            user_id: self.user_id,
+            contact_type: self.contact_type.as_str().to_owned(),
+            is_primary: self.is_primary,
+            is_verified: self.is_verified,
+            is_public: self.is_public,
+        };
+        EventEnvelope::with_payload(name, self.id, OffsetDateTime::now_utc(), &payload)
     }
 }
 

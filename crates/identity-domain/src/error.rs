@@ -20,6 +20,12 @@ pub enum IdentityError {
     SuperadminOnly,
 }
 
+impl From<shared_kernel::InvalidEmail> for IdentityError {
+    fn from(_: shared_kernel::InvalidEmail) -> Self {
+        Self::InvalidEmail
+    }
+}
+
 impl IdentityError {
     pub fn invalid(field: &'static str, message: impl Into<String>) -> Self {
         Self::Invalid { field, message: message.into() }

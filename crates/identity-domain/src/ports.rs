@@ -5,58 +5,15 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
-use shared_kernel::error::{Classified, ErrorKind};
 use shared_kernel::{EventEnvelope, Page, PageRequest};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::user::{StatusChange, UserStatus};
 
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum RepoError {
-    #[error("not found")]
-    NotFound,
-    /// A unique key is taken; `field` names it for the caller.
-    #[error("{field} already exists")]
-    Duplicate { field: &'static str },
-    /// The row changed since it was read (a conditional update matched nothing).
-    #[error("the resource changed concurrently")]
-    Stale,
-    #[error("a referenced {field} does not exist")]
-    MissingReference { field: &'static str },
-    /// The user's profile was banned; a new one is refused (decisions §12.1).
-    #[error("the user's profile was banned; a new profile cannot be created")]
-    ProfileBanned,
-    #[error("storage unavailable: {0}")]
-    Unavailable(String),
-    #[error("storage error: {0}")]
-    Unknown(String),
-}
-
-impl Classified for RepoError {
-    fn kind(&self) -> ErrorKind {
-        match self {
-            Self::NotFound => ErrorKind::NotFound,
-            Self::Duplicate { .. } | Self::Stale | Self::ProfileBanned => ErrorKind::Conflict,
-            Self::MissingReference { .. } => ErrorKind::Validation,
-            Self::Unavailable(_) => ErrorKind::Unavailable,
-            Self::Unknown(_) => ErrorKind::Internal,
-        }
-    }
-
-    fn code(&self) -> &'static str {
-        match self {
-            Self::NotFound => "NOT_FOUND",
-            Self::Duplicate { field: "email" } => "EMAIL_ALREADY_EXISTS",
-            Self::Duplicate { .. } => "ALREADY_EXISTS",
-            Self::Stale => "CONFLICT",
-            Self::ProfileBanned => "PROFILE_BANNED",
-            Self::MissingReference { .. } => "VALIDATION_ERROR",
-            Self::Unavailable(_) => "SERVICE_UNAVAILABLE",
-            Self::Unknown(_) => "INTERNAL_ERROR",
-        }
-    }
-}
+/// The shared storage error (`shared_kernel::StorageError`): the identity
+/// ports' failures mean what they mean in every context.
+pub use shared_kernel::StorageError as RepoError;
 
 /// What to do when the first admin's email belongs to an existing account.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -181,16 +138,4 @@ pub trait UserRepository: Send + Sync {
         existing: ExistingAccount,
         events: Vec<EventEnvelope>,
     ) -> Result<AdminProvision, RepoError>;
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_banned_profile_is_a_conflict_with_its_own_code() {
-        let error = RepoError::ProfileBanned;
-        assert_eq!((error.kind(), error.code()), (ErrorKind::Conflict, "PROFILE_BANNED"));
-        assert_eq!(RepoError::Duplicate { field: "user_id" }.code(), "ALREADY_EXISTS");
-    }
 }

@@ -147,17 +147,14 @@ impl ProfileRecord {
 
     /// The event `name` about this profile (aggregate: the profile).
     pub fn event(&self, name: &'static str) -> EventEnvelope {
-        EventEnvelope::new(
-            name,
-            self.id,
-            serde_json::json!({
-                "profile_id": self.id,
-                "user_id": self.user_id,
-                "is_public": self.is_public,
-                "is_verified": self.is_verified,
-                "is_banned": self.is_banned,
-            }),
-        )
+        let payload = crate::events::ProfileChanged {
+            profile_id: self.id,
+            user_id: self.user_id,
+            is_public: self.is_public,
+            is_verified: self.is_verified,
+            is_banned: self.is_banned,
+        };
+        EventEnvelope::with_payload(name, self.id, OffsetDateTime::now_utc(), &payload)
     }
 }
 
@@ -180,13 +177,21 @@ pub enum Moderation {
 /// in their transaction. Owner-scoped methods treat someone else's profile
 /// as `NotFound`; unknown `timezone`, `language` or `country` values are
 /// `MissingReference { field }` naming that field.
+/// What creating a profile did.
+#[derive(Debug, Clone)]
+pub enum ProfileCreation {
+    Created(Box<ProfileRecord>),
+    /// Refused: the user's profile was banned (409 `PROFILE_BANNED`).
+    Banned,
+}
+
 #[async_trait]
 pub trait ProfileRepository: Send + Sync {
     /// Records `identity.profile.created`; a second live profile of the
-    /// same user is `Duplicate { field: "user_id" }`. A user any of whose
-    /// profiles, live or deleted, was banned gets `ProfileBanned`: a ban
-    /// outlives the profile (decisions §12.1), decided in the insert itself.
-    async fn create(&self, profile: NewProfile) -> Result<ProfileRecord, RepoError>;
+    /// same user is `Conflict { field: "user_id" }`. A user any of whose
+    /// profiles, live or deleted, was banned gets `ProfileCreation::Banned`:
+    /// a ban outlives the profile (decisions §12.1), decided in the insert itself.
+    async fn create(&self, profile: NewProfile) -> Result<ProfileCreation, RepoError>;
     async fn find_by_id(&self, id: Uuid) -> Result<Option<ProfileRecord>, RepoError>;
     async fn find_by_user(&self, user_id: Uuid) -> Result<Option<ProfileRecord>, RepoError>;
     /// Applies the given fields (an empty text clears it); records

@@ -11,8 +11,8 @@ pub mod identity;
 pub mod kv;
 pub mod orders;
 pub mod reference;
-pub mod repo_error;
 pub mod schema;
+pub mod storage;
 pub mod warehouse;
 
 pub use db::{DbError, DbPool};

@@ -3,12 +3,12 @@
 //! The adapter writes an [`OrderChange`] in one transaction:
 //! 1. `UPDATE orders SET <header fields of change.order>, version = version + 1
 //!    WHERE id = $id AND version = change.expected_version AND status = change.expected_status
-//!    AND deleted_at IS NULL` — zero rows means someone else wrote first: `RepoError::StaleState`
+//!    AND deleted_at IS NULL` — zero rows means someone else wrote first: `RepoError::Stale`
 //!    (or `NotFound` if the order is gone);
 //! 2. the [`LineChange`], if any (insert / update / delete of that one line row);
 //! 3. every event of `change.events` into the outbox.
 //!
-//! On `StaleState` the caller reloads and re-runs the domain operation, so the second of two racing
+//! On `Stale` the caller reloads and re-runs the domain operation, so the second of two racing
 //! requests gets the precise domain error (e.g. `ORDER_ALREADY_CANCELLED`) rather than a generic one.
 
 use shared_kernel::EventEnvelope;

@@ -1,57 +1,36 @@
-//! Integration events of the order context (decisions §7).
+//! Integration events of the order context (decisions §7): the names and the payload are the shared
+//! contracts (`event_contracts::orders`), re-exported here; this module builds them from an order.
 //!
 //! `order.created`, `order.confirmed`, `order.cancelled`, `order.fulfilled`; aggregate id = order id;
 //! data `{order_id, order_number, customer_id, currency, lines: [{line_id, product_id, quantity}]}`.
 //! Transitions return them inside [`crate::OrderChange`] so the adapter writes them to the outbox in the
-//! same transaction as the change. [`OrderEventData`] lets consumers (the warehouse) parse the data.
+//! same transaction as the change.
 
-use serde::{Deserialize, Serialize};
-use serde_json::json;
-use shared_kernel::{CurrencyCode, EventEnvelope};
+use shared_kernel::EventEnvelope;
 use time::OffsetDateTime;
-use uuid::Uuid;
+
+pub use event_contracts::orders::*;
 
 use crate::order::OrderRecord;
 
-pub const ORDER_CREATED: &str = "order.created";
-pub const ORDER_CONFIRMED: &str = "order.confirmed";
-pub const ORDER_CANCELLED: &str = "order.cancelled";
-pub const ORDER_FULFILLED: &str = "order.fulfilled";
-
-/// The `data` of every order event, for consumers to deserialize.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct OrderEventData {
-    pub order_id: Uuid,
-    pub order_number: String,
-    pub customer_id: Uuid,
-    pub currency: CurrencyCode,
-    pub lines: Vec<OrderEventLine>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct OrderEventLine {
-    pub line_id: Uuid,
-    pub product_id: Uuid,
-    pub quantity: i64,
+/// The payload of every order event.
+pub(crate) fn order_data(order: &OrderRecord) -> OrderEventData {
+    OrderEventData {
+        order_id: order.id,
+        order_number: order.order_number.clone(),
+        customer_id: order.customer_id,
+        currency: order.currency,
+        lines: order
+            .lines
+            .iter()
+            .map(|l| OrderEventLine { line_id: l.id, product_id: l.product_id, quantity: l.quantity })
+            .collect(),
+    }
 }
 
 /// Builds the envelope; `occurred_at` is the operation's `now`, not the clock.
 pub(crate) fn order_event(name: &'static str, order: &OrderRecord, now: OffsetDateTime) -> EventEnvelope {
-    let lines: Vec<serde_json::Value> = order
-        .lines
-        .iter()
-        .map(|l| json!({"line_id": l.id, "product_id": l.product_id, "quantity": l.quantity}))
-        .collect();
-    let data = json!({
-        "order_id": order.id,
-        "order_number": order.order_number,
-        "customer_id": order.customer_id,
-        "currency": order.currency,
-        "lines": lines,
-    });
-    let mut event = EventEnvelope::new(name, order.id, data);
-    event.occurred_at = now;
-    event
+    EventEnvelope::with_payload(name, order.id, now, &order_data(order))
 }
 
 #[cfg(test)]
@@ -69,7 +48,7 @@ mod tests {
         let mut keys: Vec<&String> = event.data.as_object().expect("object").keys().collect();
         keys.sort();
         assert_eq!(keys, ["currency", "customer_id", "lines", "order_id", "order_number"]);
-        let data: OrderEventData = serde_json::from_value(event.data).expect("parses");
+        let data: OrderEventData = event.payload().expect("parses");
         assert_eq!(data.order_id, order.id);
         assert_eq!(data.order_number, order.order_number);
         assert_eq!(data.customer_id, order.customer_id);

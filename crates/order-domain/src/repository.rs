@@ -6,7 +6,7 @@
 //! transaction. Soft-deleted orders are invisible to every method (`NotFound`).
 
 use async_trait::async_trait;
-use shared_kernel::error::{Classified, ErrorKind};
+
 use shared_kernel::{Page, PageRequest};
 use time::Date;
 use uuid::Uuid;
@@ -17,47 +17,9 @@ use crate::number::OrderNumber;
 use crate::order::{Order, OrderDraft};
 use crate::status::OrderStatus;
 
-/// Failures of the storage port. `Unavailable`/`Unknown` carry a cause for the log, never for a response.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum RepoError {
-    /// `ORDER_NOT_FOUND` 404: no such (non-deleted) order.
-    #[error("order not found")]
-    NotFound,
-    /// `ALREADY_EXISTS` 409: a unique key is taken (`field` names it).
-    #[error("{field} already exists")]
-    Duplicate { field: &'static str },
-    /// `CONFLICT` 409: the conditional write matched no row because the order changed meanwhile.
-    /// Callers reload and re-run the domain operation before giving up.
-    #[error("the order changed concurrently")]
-    StaleState,
-    /// `SERVICE_UNAVAILABLE` 503: the database cannot be reached.
-    #[error("storage unavailable: {0}")]
-    Unavailable(String),
-    /// `INTERNAL_ERROR` 500: anything else.
-    #[error("storage failure: {0}")]
-    Unknown(String),
-}
-
-impl Classified for RepoError {
-    fn kind(&self) -> ErrorKind {
-        match self {
-            Self::NotFound => ErrorKind::NotFound,
-            Self::Duplicate { .. } | Self::StaleState => ErrorKind::Conflict,
-            Self::Unavailable(_) => ErrorKind::Unavailable,
-            Self::Unknown(_) => ErrorKind::Internal,
-        }
-    }
-
-    fn code(&self) -> &'static str {
-        match self {
-            Self::NotFound => "ORDER_NOT_FOUND",
-            Self::Duplicate { .. } => "ALREADY_EXISTS",
-            Self::StaleState => "CONFLICT",
-            Self::Unavailable(_) => "SERVICE_UNAVAILABLE",
-            Self::Unknown(_) => "INTERNAL_ERROR",
-        }
-    }
-}
+/// The shared storage error (`shared_kernel::StorageError`); a missing order
+/// is answered `ORDER_NOT_FOUND` by the HTTP layer.
+pub use shared_kernel::StorageError as RepoError;
 
 /// `GET /order-mgmt/orders` filters; dates are the creation date (UTC), both ends inclusive.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -96,10 +58,10 @@ pub trait OrderRepository: Send + Sync {
     async fn list(&self, filter: &OrderFilter, page: PageRequest) -> Result<Page<Order>, RepoError>;
 
     /// Writes a change as a compare-and-set on `expected_version` / `expected_status` (see
-    /// [`crate::change`]); `StaleState` when the order moved, `NotFound` when it is gone.
+    /// [`crate::change`]); `Stale` when the order moved, `NotFound` when it is gone.
     async fn save(&self, change: &OrderChange) -> Result<(), RepoError>;
 
-    /// Soft-deletes as a compare-and-set (see [`OrderDeletion`]); `StaleState` when the order moved.
+    /// Soft-deletes as a compare-and-set (see [`OrderDeletion`]); `Stale` when the order moved.
     async fn delete(&self, deletion: &OrderDeletion, now: time::OffsetDateTime) -> Result<(), RepoError>;
 }
 
@@ -112,20 +74,6 @@ mod tests {
     fn repository_is_object_safe() {
         fn takes(_: Option<&dyn OrderRepository>) {}
         takes(None);
-    }
-
-    #[test]
-    fn codes() {
-        let cases = [
-            (RepoError::NotFound, "ORDER_NOT_FOUND", ErrorKind::NotFound),
-            (RepoError::Duplicate { field: "order_number" }, "ALREADY_EXISTS", ErrorKind::Conflict),
-            (RepoError::StaleState, "CONFLICT", ErrorKind::Conflict),
-            (RepoError::Unavailable("down".into()), "SERVICE_UNAVAILABLE", ErrorKind::Unavailable),
-            (RepoError::Unknown("bug".into()), "INTERNAL_ERROR", ErrorKind::Internal),
-        ];
-        for (error, code, kind) in cases {
-            assert_eq!((error.code(), error.kind()), (code, kind));
-        }
     }
 
     #[test]

@@ -14,7 +14,7 @@
 //!   reserved or failed). An order cancelled before confirmation keeps `none`: nothing was held.
 //! * `committed` applies only to a fulfilled order whose reservation is `reserved`.
 //!
-//! No `mark_*` raises an event. A `StaleState` on save means the order moved meanwhile: reload and
+//! No `mark_*` raises an event. A `Stale` on save means the order moved meanwhile: reload and
 //! decide again (the bus retries a failing handler).
 
 use time::OffsetDateTime;

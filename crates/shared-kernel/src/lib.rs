@@ -5,16 +5,20 @@
 //! them without depending on each other.
 
 pub mod bounds;
+pub mod email;
 pub mod error;
 pub mod event;
 pub mod id;
 pub mod money;
 pub mod pagination;
 pub mod ports;
+pub mod storage;
 pub mod tags;
 
+pub use email::{Email, InvalidEmail};
 pub use error::ErrorKind;
-pub use event::EventEnvelope;
+pub use event::{EventEnvelope, PayloadError};
 pub use id::new_id;
 pub use money::{CurrencyCode, Money, MoneyError};
 pub use pagination::{Page, PageRequest, PaginationError};
+pub use storage::StorageError;

@@ -19,6 +19,7 @@ pub mod inventory;
 pub mod location;
 pub mod movement;
 pub mod operations;
+pub mod order_hold;
 pub mod planning;
 pub mod product;
 pub mod quantities;
@@ -31,6 +32,7 @@ pub use inventory::{Inventory, InventoryRecord, NewInventory};
 pub use location::{Address, CountryCode, Location, LocationInput, LocationRecord, LocationType, Utilization};
 pub use movement::{held_for_order, MovementType, ReferenceType, StockMovement, StockMovementRecord};
 pub use operations::{InventoryChange, Receipt, Stamp, TransferChange};
+pub use order_hold::{HoldDecision, HoldEvent, HoldStatus};
 pub use planning::{
     plan_reservation, totals_by_inventory, Allocation, InventoryQuantity, ReservationLine, Shortage, StockLevel,
 };

@@ -6,7 +6,7 @@
 //! `UPDATE inventory SET quantity_on_hand = $after, quantity_reserved = $after, quantity_committed =
 //! $after, updated_at = $now WHERE id = $id AND quantity_on_hand = $before AND quantity_reserved =
 //! $before AND quantity_committed = $before AND deleted_at IS NULL`, then inserts the movement. Zero rows
-//! means a concurrent change: `StaleState`, reload and retry. (Several rows in one transaction — the order
+//! means a concurrent change: `Stale`, reload and retry. (Several rows in one transaction — the order
 //! flow — are locked `FOR UPDATE` in id order first.) The database CHECK `0 ≤ reserved ≤ on_hand` is
 //! the last line of defence.
 //!
@@ -260,7 +260,7 @@ impl Inventory {
     ///
     /// When the destination has no record yet, build one with [`Inventory::create`] (no initial stock)
     /// and pass it: the adapter inserts it `ON CONFLICT DO NOTHING` before its compare-and-set, so a
-    /// concurrently created record makes the transfer `StaleState` instead of losing stock.
+    /// concurrently created record makes the transfer `Stale` instead of losing stock.
     pub fn transfer(&self, to: &Inventory, quantity: i64, stamp: Stamp) -> Result<TransferChange, WarehouseError> {
         let q = positive(quantity)?;
         if to.product_id != self.product_id {

@@ -8,7 +8,7 @@
 use async_trait::async_trait;
 use serde::Serialize;
 use shared_kernel::error::{Classified, ErrorKind};
-use shared_kernel::{Page, PageRequest};
+use shared_kernel::{Page, PageRequest, StorageError};
 use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
@@ -21,49 +21,29 @@ use crate::planning::{Allocation, InventoryQuantity, ReservationLine, Shortage};
 use crate::product::{Product, ProductSort, ProductStatus};
 use crate::quantities::Quantities;
 
-/// Failures of the storage ports. `Unavailable`/`Unknown` carry a cause for the log only.
+/// A warehouse port's failure: the shared storage error, or a business
+/// refusal that a conditional statement found (`STOCK_RESERVED`,
+/// `LOCATION_HAS_STOCK`, `INSUFFICIENT_STOCK` from the last-line `CHECK`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RepoError {
-    /// `NOT_FOUND` 404.
-    #[error("not found")]
-    NotFound,
-    /// `ALREADY_EXISTS` 409: a unique key is taken (`sku`, `code`, `location_id` for a second record of
-    /// the same product at a location).
-    #[error("{field} already exists")]
-    Duplicate { field: &'static str },
-    /// `CONFLICT` 409: a compare-and-set matched no row; reload and re-run the domain operation.
-    #[error("the record changed concurrently")]
-    StaleState,
-    /// A business refusal found by a conditional statement (e.g. `STOCK_RESERVED`, `LOCATION_HAS_STOCK`).
     #[error(transparent)]
-    Domain(#[from] WarehouseError),
-    /// `SERVICE_UNAVAILABLE` 503.
-    #[error("storage unavailable: {0}")]
-    Unavailable(String),
-    /// `INTERNAL_ERROR` 500.
-    #[error("storage failure: {0}")]
-    Unknown(String),
+    Storage(#[from] StorageError),
+    #[error(transparent)]
+    Refused(#[from] WarehouseError),
 }
 
 impl Classified for RepoError {
     fn kind(&self) -> ErrorKind {
         match self {
-            Self::NotFound => ErrorKind::NotFound,
-            Self::Duplicate { .. } | Self::StaleState => ErrorKind::Conflict,
-            Self::Domain(e) => e.kind(),
-            Self::Unavailable(_) => ErrorKind::Unavailable,
-            Self::Unknown(_) => ErrorKind::Internal,
+            Self::Storage(e) => e.kind(),
+            Self::Refused(e) => e.kind(),
         }
     }
 
     fn code(&self) -> &'static str {
         match self {
-            Self::NotFound => "NOT_FOUND",
-            Self::Duplicate { .. } => "ALREADY_EXISTS",
-            Self::StaleState => "CONFLICT",
-            Self::Domain(e) => e.code(),
-            Self::Unavailable(_) => "SERVICE_UNAVAILABLE",
-            Self::Unknown(_) => "INTERNAL_ERROR",
+            Self::Storage(e) => e.code(),
+            Self::Refused(e) => e.code(),
         }
     }
 }
@@ -171,7 +151,7 @@ pub trait ProductRepository: Send + Sync {
     async fn list(&self, filter: &ProductFilter, page: PageRequest) -> Result<Page<Product>, RepoError>;
     /// Writes the editable fields (`PUT`): `Duplicate{sku}`, `NotFound`.
     async fn update(&self, product: &Product) -> Result<(), RepoError>;
-    /// Writes `status`/`updated_at` `WHERE id = … AND status = expected`; `StaleState` otherwise.
+    /// Writes `status`/`updated_at` `WHERE id = … AND status = expected`; `Stale` otherwise.
     async fn change_status(&self, product: &Product, expected: ProductStatus) -> Result<(), RepoError>;
     /// Soft delete.
     async fn delete(&self, id: Uuid, now: OffsetDateTime) -> Result<(), RepoError>;
@@ -190,7 +170,7 @@ pub trait InventoryRepository: Send + Sync {
     async fn list(&self, filter: &InventoryFilter, page: PageRequest) -> Result<Page<Inventory>, RepoError>;
     /// Writes the thresholds only.
     async fn update_thresholds(&self, inventory: &Inventory) -> Result<(), RepoError>;
-    /// Compare-and-set on `change.before`, plus the movement; `StaleState` when the quantities moved.
+    /// Compare-and-set on `change.before`, plus the movement; `Stale` when the quantities moved.
     async fn apply(&self, change: &InventoryChange) -> Result<(), RepoError>;
     /// Both ends in one transaction, rows touched in id order; the destination record is inserted
     /// `ON CONFLICT DO NOTHING` first (it may be new).
@@ -268,7 +248,7 @@ pub trait LocationRepository: Send + Sync {
     async fn list(&self, filter: &LocationFilter, page: PageRequest) -> Result<Page<Location>, RepoError>;
     /// Writes the editable fields (`PUT`): `Duplicate{code}`, `NotFound`.
     async fn update(&self, location: &Location) -> Result<(), RepoError>;
-    /// Writes `is_active`/`updated_at` `WHERE id = … AND is_active = expected`; `StaleState` otherwise.
+    /// Writes `is_active`/`updated_at` `WHERE id = … AND is_active = expected`; `Stale` otherwise.
     async fn change_active(&self, location: &Location, expected: bool) -> Result<(), RepoError>;
     /// Soft delete unless any record there has stock on hand: `Domain(LocationHasStock)`.
     async fn delete(&self, id: Uuid, now: OffsetDateTime) -> Result<(), RepoError>;
@@ -297,13 +277,17 @@ mod tests {
     #[test]
     fn codes() {
         let cases = [
-            (RepoError::NotFound, "NOT_FOUND", ErrorKind::NotFound),
-            (RepoError::Duplicate { field: "sku" }, "ALREADY_EXISTS", ErrorKind::Conflict),
-            (RepoError::StaleState, "CONFLICT", ErrorKind::Conflict),
-            (RepoError::Domain(WarehouseError::StockReserved), "STOCK_RESERVED", ErrorKind::Conflict),
+            (RepoError::Storage(StorageError::NotFound), "NOT_FOUND", ErrorKind::NotFound),
+            (RepoError::Storage(StorageError::Conflict { field: "sku" }), "ALREADY_EXISTS", ErrorKind::Conflict),
+            (RepoError::Storage(StorageError::Stale), "CONFLICT", ErrorKind::Conflict),
+            (RepoError::Refused(WarehouseError::StockReserved), "STOCK_RESERVED", ErrorKind::Conflict),
             (RepoError::from(WarehouseError::LocationHasStock), "LOCATION_HAS_STOCK", ErrorKind::Conflict),
-            (RepoError::Unavailable("down".into()), "SERVICE_UNAVAILABLE", ErrorKind::Unavailable),
-            (RepoError::Unknown("bug".into()), "INTERNAL_ERROR", ErrorKind::Internal),
+            (
+                RepoError::Storage(StorageError::Unavailable("down".into())),
+                "SERVICE_UNAVAILABLE",
+                ErrorKind::Unavailable,
+            ),
+            (RepoError::Storage(StorageError::Unknown("bug".into())), "INTERNAL_ERROR", ErrorKind::Internal),
         ];
         for (error, code, kind) in cases {
             assert_eq!((error.code(), error.kind()), (code, kind));

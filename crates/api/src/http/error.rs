@@ -8,7 +8,7 @@ use actix_web::{HttpResponse, ResponseError};
 use infrastructure::DbError;
 use serde::Serialize;
 use shared_kernel::error::{Classified, ErrorKind};
-use shared_kernel::PaginationError;
+use shared_kernel::{PaginationError, StorageError};
 
 #[derive(Debug, Clone)]
 pub struct ApiError {
@@ -117,11 +117,23 @@ impl ApiError {
     pub fn from_domain_field<E: Classified + std::fmt::Display>(error: &E, field: Option<&str>) -> Self {
         let api = Self::from_domain(error);
         match field {
-            Some(field) => {
-                let message = api.message.clone();
-                api.with_details(BTreeMap::from([(field.to_owned(), message)]))
-            }
+            Some(field) => api.on_field(field),
             None => api,
+        }
+    }
+
+    /// The same error, with `details` naming the request field it concerns.
+    pub fn on_field(self, field: &str) -> Self {
+        let message = self.message.clone();
+        self.with_details(BTreeMap::from([(field.to_owned(), message)]))
+    }
+
+    /// A storage error where a missing record has the resource's own answer
+    /// (`ORDER_NOT_FOUND`, "no such role"); everything else as `From` maps it.
+    pub fn storage_or(error: StorageError, not_found: impl FnOnce() -> ApiError) -> Self {
+        match error {
+            StorageError::NotFound => not_found(),
+            other => other.into(),
         }
     }
 
@@ -167,6 +179,25 @@ impl ResponseError for ApiError {
 
     fn error_response(&self) -> HttpResponse {
         self.to_response(self.status)
+    }
+}
+
+/// The one mapping of storage failures: status and code by meaning, and the
+/// field a conflict or a missing reference concerns in `details`.
+impl From<StorageError> for ApiError {
+    fn from(error: StorageError) -> Self {
+        let field = error.field().filter(|field| *field != "resource");
+        Self::from_domain_field(&error, field)
+    }
+}
+
+/// A warehouse port's failure: storage as above, a refusal as the domain says.
+impl From<warehouse_domain::RepoError> for ApiError {
+    fn from(error: warehouse_domain::RepoError) -> Self {
+        match error {
+            warehouse_domain::RepoError::Storage(error) => error.into(),
+            warehouse_domain::RepoError::Refused(error) => Self::from_domain_field(&error, error.field()),
+        }
     }
 }
 

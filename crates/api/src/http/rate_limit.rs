@@ -250,13 +250,14 @@ impl TrustedProxies {
     /// trusted proxies: the first untrusted address is the client. Entries
     /// left of it were written by the client and are never believed.
     pub fn client_ip(&self, peer: Option<IpAddr>, forwarded_for: Option<&str>) -> String {
-        let Some(peer) = peer else { return "unknown".to_owned() };
+        // `::ffff:10.0.0.1` is 10.0.0.1: a dual-stack listener must not see two clients.
+        let Some(peer) = peer.map(|ip| ip.to_canonical()) else { return "unknown".to_owned() };
         if !self.trusts(&peer) {
             return peer.to_string();
         }
         let mut nearest_trusted = peer;
         for entry in forwarded_for.unwrap_or_default().rsplit(',').map(str::trim) {
-            match entry.parse::<IpAddr>() {
+            match entry.parse::<IpAddr>().map(|ip| ip.to_canonical()) {
                 Ok(ip) if self.trusts(&ip) => nearest_trusted = ip,
                 Ok(ip) => return ip.to_string(),
                 // Garbage where an address should be: stop at the last hop we trust.
@@ -312,6 +313,8 @@ mod tests {
         assert_eq!(proxies.client_ip(Some(peer), Some("192.168.1.5")), "192.168.1.5");
         assert_eq!(proxies.client_ip(Some(peer), None), "10.1.2.3");
         assert_eq!(proxies.client_ip(None, Some("203.0.113.9")), "unknown");
+        let mapped: IpAddr = "::ffff:10.1.2.3".parse().expect("ip");
+        assert_eq!(proxies.client_ip(Some(mapped), Some("::ffff:203.0.113.9")), "203.0.113.9");
         assert!(TrustedProxies::parse(&["not-an-ip".into()]).is_err());
     }
 }

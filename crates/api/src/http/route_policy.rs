@@ -25,18 +25,10 @@ pub fn matched_pattern(req: &ServiceRequest) -> Option<String> {
     req.resource_map().match_pattern(req.match_info().as_str())
 }
 
-/// The rule of the request's route; `None` when the route (or the method on
-/// a known path) is not in the table.
-fn route_access(req: &ServiceRequest) -> Option<Access> {
-    matched_pattern(req).and_then(|pattern| access_for(req.method().as_str(), &pattern))
-}
-
 /// Which limit applies: the route's own, the public one for anything
-/// unknown, none for CORS preflights and operations endpoints.
-fn limit_policy(method: &str, access: Option<Access>) -> Option<Policy> {
-    if method == "OPTIONS" {
-        return None;
-    }
+/// unknown, none for operations endpoints. (CORS preflights are answered by
+/// the CORS middleware in front of this gate.)
+fn limit_policy(access: Option<Access>) -> Option<Policy> {
     match access {
         Some(access) => access.limit(),
         None => Some(Policy::Public),
@@ -85,13 +77,15 @@ pub async fn enforce(
     let Some(state) = req.app_data::<web::Data<AppState>>().cloned() else {
         return next.call(req).await.map(ServiceResponse::map_into_left_body);
     };
-    let access = route_access(&req);
+    let pattern = matched_pattern(&req);
+    let access = pattern.as_deref().and_then(|pattern| access_for(req.method().as_str(), pattern));
     let mut decision = None;
-    if let (Some(policy), Some(limiter)) =
-        (limit_policy(req.method().as_str(), access), state.identity.rate_limiter.as_ref())
-    {
-        let forwarded = req.headers().get("x-forwarded-for").and_then(|v| v.to_str().ok());
-        let client = state.identity.trusted_proxies.client_ip(req.peer_addr().map(|a| a.ip()), forwarded);
+    if let (Some(policy), Some(limiter)) = (limit_policy(access), state.identity.rate_limiter.as_ref()) {
+        // Every `X-Forwarded-For` line, in order: a proxy may add a line of its own.
+        let forwarded = req.headers().get_all("x-forwarded-for").filter_map(|v| v.to_str().ok()).collect::<Vec<_>>();
+        let forwarded = (!forwarded.is_empty()).then(|| forwarded.join(","));
+        let peer = req.peer_addr().map(|a| a.ip());
+        let client = state.identity.trusted_proxies.client_ip(peer, forwarded.as_deref());
         let outcome = limiter.check(policy, &client).await;
         if !outcome.allowed {
             let error = too_many(&outcome);
@@ -99,20 +93,25 @@ pub async fn enforce(
         }
         decision = Some(outcome);
     }
-    if let Some(access) = access.filter(|a| a.needs_token()) {
+    let refusal = if pattern.is_some() && access.is_none() {
+        // Fail closed: a known path is reachable only by the methods the table lists.
+        Some(ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED", "method not allowed"))
+    } else if let Some(access) = access.filter(|a| a.needs_token()) {
         match authorize(&state, &req, access).await {
             Ok(caller) => {
                 req.extensions_mut().insert(caller);
+                None
             }
-            Err(mut error) => {
-                if let Some(decision) = &decision {
-                    for (name, value) in rate_headers(decision) {
-                        error = error.with_header(name, value);
-                    }
-                }
-                return Ok(req.into_response(error.to_response(error.status)).map_into_right_body());
-            }
+            Err(error) => Some(error),
         }
+    } else {
+        None
+    };
+    if let Some(mut error) = refusal {
+        for (name, value) in decision.as_ref().map(rate_headers).into_iter().flatten() {
+            error = error.with_header(name, value);
+        }
+        return Ok(req.into_response(error.to_response(error.status)).map_into_right_body());
     }
     let mut response = next.call(req).await?;
     if let Some(decision) = &decision {
@@ -130,11 +129,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn unknown_routes_count_as_public_and_preflights_are_free() {
-        assert_eq!(limit_policy("GET", None), Some(Policy::Public));
-        assert_eq!(limit_policy("OPTIONS", None), None);
-        assert_eq!(limit_policy("POST", Some(Access::Credentials(Policy::Login))), Some(Policy::Login));
-        assert_eq!(limit_policy("GET", Some(Access::Operations)), None);
-        assert_eq!(limit_policy("GET", Some(Access::Permission("customers", "read"))), Some(Policy::Authenticated));
+    fn unknown_routes_count_as_public() {
+        assert_eq!(limit_policy(None), Some(Policy::Public));
+        assert_eq!(limit_policy(Some(Access::Credentials(Policy::Login))), Some(Policy::Login));
+        assert_eq!(limit_policy(Some(Access::Operations)), None);
+        assert_eq!(limit_policy(Some(Access::Permission("customers", "read"))), Some(Policy::Authenticated));
     }
 }

@@ -19,6 +19,7 @@ use uuid::Uuid;
 
 use crate::app::AppState;
 use crate::commerce;
+use crate::http::retry::{until_settled, Attempt};
 use crate::http::ApiError;
 
 /// Fixed segments (`number`, `customer`, `status`) before `{id}`, so they are never read as ids.
@@ -63,11 +64,8 @@ pub(crate) fn order_error(error: OrderError) -> ApiError {
 
 /// A storage failure (`ORDER_NOT_FOUND`, `CONFLICT`, 503, 500).
 pub(crate) fn repo_error(error: RepoError) -> ApiError {
-    ApiError::from_domain(&error)
+    ApiError::storage_or(error, queries::order_not_found)
 }
-
-/// How often a write is re-decided after losing a race before giving up with 409 `CONFLICT`.
-const MAX_ATTEMPTS: usize = 16;
 
 /// Loads the order, runs `operation` on it and saves the change; on a lost race, again.
 /// Wakes the outbox relay when the change carried events.
@@ -75,7 +73,8 @@ pub(crate) async fn change_order<F>(state: &AppState, id: Uuid, operation: F) ->
 where
     F: Fn(&Order, OffsetDateTime) -> Result<OrderChange, OrderError>,
 {
-    for _ in 0..MAX_ATTEMPTS {
+    let operation = &operation;
+    until_settled(|| async move {
         let order = state.commerce.orders.get(id).await.map_err(repo_error)?;
         let change = operation(&order, commerce::now()).map_err(order_error)?;
         match state.commerce.orders.save(&change).await {
@@ -83,11 +82,11 @@ where
                 if !change.events.is_empty() {
                     state.outbox.notify();
                 }
-                return Ok(change.order);
+                Ok(Attempt::Done(change.order))
             }
-            Err(RepoError::StaleState) => continue,
-            Err(other) => return Err(repo_error(other)),
+            Err(RepoError::Stale) => Ok(Attempt::Stale),
+            Err(other) => Err(repo_error(other)),
         }
-    }
-    Err(ApiError::conflict("CONFLICT", "the order kept changing concurrently; try again"))
+    })
+    .await
 }

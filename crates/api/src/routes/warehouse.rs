@@ -15,11 +15,9 @@ pub mod product_queries;
 pub mod products;
 pub mod views;
 
-use std::collections::BTreeMap;
+use shared_kernel::StorageError;
 
 use actix_web::web;
-use shared_kernel::error::Classified;
-use shared_kernel::ErrorKind;
 use warehouse_domain::{RepoError, WarehouseError};
 
 use crate::http::ApiError;
@@ -32,32 +30,15 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     locations::configure(cfg);
 }
 
-/// A domain refusal, with `details` naming the field of a 400.
+/// A domain refusal, with `details` naming its field.
 pub(crate) fn warehouse_error(error: &WarehouseError) -> ApiError {
-    let api = ApiError::from_domain(error);
-    match error.field() {
-        Some(field) if error.kind() == ErrorKind::Validation => {
-            api.with_details(BTreeMap::from([(field.to_owned(), error.to_string())]))
-        }
-        _ => api,
-    }
+    ApiError::from_domain_field(error, error.field())
 }
 
 /// A storage failure; `entity` names what was missing in a 404.
 pub(crate) fn repo_error(entity: &str, error: RepoError) -> ApiError {
     match error {
-        RepoError::NotFound => ApiError::not_found(format!("{entity} not found")),
-        RepoError::Duplicate { field } => ApiError::conflict("ALREADY_EXISTS", format!("{field} already exists"))
-            .with_details(BTreeMap::from([(field.to_owned(), "already exists".to_owned())])),
-        RepoError::Domain(e) => warehouse_error(&e),
-        other => ApiError::from_domain(&other),
+        RepoError::Storage(StorageError::NotFound) => ApiError::not_found(format!("{entity} not found")),
+        other => other.into(),
     }
-}
-
-/// How often a quantity change is re-decided after losing a race. Each lost race means another
-/// writer succeeded, so this bounds the writers a request can wait behind, not the time.
-pub(crate) const MAX_ATTEMPTS: usize = 200;
-
-pub(crate) fn too_much_contention() -> ApiError {
-    ApiError::conflict("CONFLICT", "the record kept changing concurrently; try again")
 }

@@ -6,13 +6,12 @@
 //! move's own event (see [`crate::events`]). The repository applies it only if the stored status still
 //! equals [`StatusTransition::from`].
 
-use serde_json::json;
 use shared_kernel::EventEnvelope;
 use time::OffsetDateTime;
 
 use super::{Customer, CustomerError};
 use crate::enums::CustomerStatus;
-use crate::events::{self, envelope, timestamp};
+use crate::events::{CustomerChurned, CustomerConverted, CustomerStatusChanged, Topic};
 use crate::validate::free_text;
 
 /// The four allowed moves.
@@ -122,23 +121,20 @@ impl Customer {
             StatusMove::Qualify | StatusMove::Convert => {}
         }
 
-        let (id, at) = (self.id, timestamp(now));
-        let mut events = vec![envelope(
-            events::CUSTOMER_STATUS_CHANGED,
-            id,
-            now,
-            json!({"customer_id": id, "from": step.from().as_str(), "to": step.to().as_str(), "timestamp": at}),
-        )];
+        let id = self.id;
+        let moved = CustomerStatusChanged {
+            customer_id: id,
+            from: step.from().as_str().to_owned(),
+            to: step.to().as_str().to_owned(),
+            timestamp: now,
+        };
+        let mut events = vec![moved.to_event(id, now)];
         match step {
-            StatusMove::Convert => {
-                events.push(envelope(events::CUSTOMER_CONVERTED, id, now, json!({"customer_id": id, "timestamp": at})));
+            StatusMove::Convert => events.push(CustomerConverted { customer_id: id, timestamp: now }.to_event(id, now)),
+            StatusMove::Churn => {
+                let churned = CustomerChurned { customer_id: id, reason: reason.clone(), timestamp: now };
+                events.push(churned.to_event(id, now));
             }
-            StatusMove::Churn => events.push(envelope(
-                events::CUSTOMER_CHURNED,
-                id,
-                now,
-                json!({"customer_id": id, "reason": reason, "timestamp": at}),
-            )),
             StatusMove::Qualify | StatusMove::Reactivate => {}
         }
 
@@ -151,6 +147,7 @@ impl Customer {
 mod tests {
     use super::super::tests::{customer_in, LATER, NOW};
     use super::*;
+    use serde_json::json;
     use shared_kernel::error::{Classified, ErrorKind};
     use CustomerStatus::{Churned, Customer as Cust, Lead, Prospect};
 

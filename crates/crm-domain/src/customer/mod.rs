@@ -10,7 +10,6 @@ mod tier;
 pub use lifecycle::{StatusChange, StatusMove, StatusTransition};
 pub use tier::TierChange;
 
-use serde_json::json;
 use shared_kernel::error::{Classified, ErrorKind};
 use shared_kernel::EventEnvelope;
 use time::OffsetDateTime;
@@ -19,7 +18,7 @@ use uuid::Uuid;
 use crate::email::{Email, InvalidEmail};
 use crate::enums::{CustomerStatus, CustomerType, Tier};
 use crate::error::FieldError;
-use crate::events::{self, envelope, timestamp};
+use crate::events::{self, Topic};
 use crate::validate::{optional_text, required_text, tags};
 
 pub const MAX_NAME_CHARS: usize = 255;
@@ -169,17 +168,13 @@ impl Customer {
             deleted_at: None,
         };
         let history = StatusChange { from: None, to: status, reason: None, at: now };
-        let created = envelope(
-            events::CUSTOMER_CREATED,
-            customer.id,
-            now,
-            json!({
-                "customer_id": customer.id,
-                "status": status.as_str(),
-                "email": customer.email.as_str(),
-                "timestamp": timestamp(now),
-            }),
-        );
+        let created = events::CustomerCreated {
+            customer_id: customer.id,
+            status: status.as_str().to_owned(),
+            email: customer.email.clone(),
+            timestamp: now,
+        }
+        .to_event(customer.id, now);
         Ok(CustomerCreated { customer, history, events: vec![created] })
     }
 
@@ -231,6 +226,7 @@ impl Customer {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use serde_json::json;
     use time::macros::datetime;
 
     pub(crate) const NOW: OffsetDateTime = datetime!(2026-03-01 10:00 UTC);

@@ -1,12 +1,11 @@
 //! Tier changes: upgrades only (free < basic < pro < enterprise); anything else is `INVALID_TIER_CHANGE`.
 
-use serde_json::json;
 use shared_kernel::EventEnvelope;
 use time::OffsetDateTime;
 
 use super::{Customer, CustomerError};
 use crate::enums::Tier;
-use crate::events::{self, envelope, timestamp};
+use crate::events::{CustomerTierUpgraded, Topic};
 
 /// An upgrade: save it with `CustomerRepository::save_tier_change`, conditional on `from`, so two
 /// concurrent upgrades cannot end in a downgrade.
@@ -23,12 +22,13 @@ impl Customer {
         if to <= from {
             return Err(CustomerError::InvalidTierChange { from, to });
         }
-        let upgraded = envelope(
-            events::CUSTOMER_TIER_UPGRADED,
-            self.id,
-            now,
-            json!({"customer_id": self.id, "from": from.as_str(), "to": to.as_str(), "timestamp": timestamp(now)}),
-        );
+        let upgraded = CustomerTierUpgraded {
+            customer_id: self.id,
+            from: from.as_str().to_owned(),
+            to: to.as_str().to_owned(),
+            timestamp: now,
+        }
+        .to_event(self.id, now);
         Ok(TierChange {
             customer: Customer { tier: to, updated_at: now, ..self.clone() },
             from,
@@ -42,6 +42,7 @@ mod tests {
     use super::super::tests::{customer_in, LATER};
     use super::*;
     use crate::enums::CustomerStatus;
+    use serde_json::json;
     use shared_kernel::error::{Classified, ErrorKind};
 
     #[test]

@@ -9,7 +9,6 @@
 
 mod stage;
 
-use serde_json::json;
 use shared_kernel::error::{Classified, ErrorKind};
 use shared_kernel::{CurrencyCode, EventEnvelope, Money};
 use time::{Date, OffsetDateTime, UtcOffset};
@@ -17,7 +16,7 @@ use uuid::Uuid;
 
 use crate::enums::{DealSource, DealStage};
 use crate::error::FieldError;
-use crate::events::{self, envelope};
+use crate::events::{DealCreated as DealCreatedEvent, Topic};
 use crate::validate::{required_text, tags};
 
 pub const MAX_DEAL_NAME_CHARS: usize = 200;
@@ -177,17 +176,13 @@ impl Deal {
             updated_at: now,
             deleted_at: None,
         };
-        let created = envelope(
-            events::DEAL_CREATED,
-            deal.id,
-            now,
-            json!({
-                "customer_id": deal.customer_id,
-                "assigned_to": deal.assigned_to,
-                "value": deal.value,
-                "currency": deal.currency.as_str(),
-            }),
-        );
+        let created = DealCreatedEvent {
+            customer_id: deal.customer_id,
+            assigned_to: deal.assigned_to,
+            value: deal.value,
+            currency: deal.currency,
+        }
+        .to_event(deal.id, now);
         let history = StageChange { from: None, to: DealStage::Lead, at: now };
         Ok(DealCreated { deal, history, events: vec![created] })
     }
@@ -233,6 +228,7 @@ impl Deal {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use serde_json::json;
     use time::macros::{date, datetime};
 
     pub(crate) const NOW: OffsetDateTime = datetime!(2026-03-01 23:30 -02:00); // 2026-03-02 in UTC

@@ -4,12 +4,11 @@
 //! the history row and the events follow from the new stage. Moving to a closed stage through
 //! `/stage` closes the deal today and emits won/lost exactly like `/win` and `/lose`.
 
-use serde_json::json;
 use time::{Date, OffsetDateTime};
 
 use super::{today, Deal, DealError, StageChange, StageTransition};
 use crate::enums::DealStage;
-use crate::events::{self, date, envelope};
+use crate::events::{DealLost, DealStageChanged, DealWon, Topic};
 use crate::validate::free_text;
 
 impl Deal {
@@ -67,27 +66,16 @@ impl Deal {
             updated_at: now,
             ..self.clone()
         };
-        let mut events = vec![envelope(
-            events::DEAL_STAGE_CHANGED,
-            self.id,
-            now,
-            json!({"customer_id": self.customer_id, "from": from.as_str(), "to": to.as_str()}),
-        )];
-        let closed_on = deal.actual_close_date.map(date);
+        let customer_id = self.customer_id;
+        let stage_changed =
+            DealStageChanged { customer_id, from: from.as_str().to_owned(), to: to.as_str().to_owned() };
+        let mut events = vec![stage_changed.to_event(self.id, now)];
         match to {
-            DealStage::ClosedWon => events.push(envelope(
-                events::DEAL_WON,
-                self.id,
-                now,
-                json!({"customer_id": self.customer_id, "value": self.value, "currency": self.currency.as_str(),
-                       "close_date": closed_on}),
-            )),
-            DealStage::ClosedLost => events.push(envelope(
-                events::DEAL_LOST,
-                self.id,
-                now,
-                json!({"customer_id": self.customer_id, "reason": deal.loss_reason, "close_date": closed_on}),
-            )),
+            DealStage::ClosedWon => events.push(
+                DealWon { customer_id, value: self.value, currency: self.currency, close_date }.to_event(self.id, now),
+            ),
+            DealStage::ClosedLost => events
+                .push(DealLost { customer_id, reason: deal.loss_reason.clone(), close_date }.to_event(self.id, now)),
             DealStage::Lead | DealStage::Qualified | DealStage::Proposal | DealStage::Negotiation => {}
         }
         StageTransition { deal, from, history: StageChange { from: Some(from), to, at: now }, events }
@@ -98,6 +86,7 @@ impl Deal {
 mod tests {
     use super::super::tests::{deal_in, CLOSE, NOW, TODAY};
     use super::*;
+    use serde_json::json;
     use uuid::Uuid;
 
     #[test]

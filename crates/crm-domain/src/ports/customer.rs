@@ -24,7 +24,7 @@ pub enum EmailScope {
 #[async_trait]
 pub trait CustomerRepository: Send + Sync {
     /// Inserts the customer, its first history row and its events in one transaction.
-    /// `Duplicate { field: "email" }`; `MissingReference` for `company_id`, `assigned_to`, `user_id`.
+    /// `Conflict { field: "email" }`; `MissingReference` for `company_id`, `assigned_to`, `user_id`.
     async fn create(&self, created: &CustomerCreated) -> Result<Customer, RepoError>;
 
     async fn find_by_id(&self, id: Uuid) -> Result<Option<Customer>, RepoError>;
@@ -43,7 +43,7 @@ pub trait CustomerRepository: Send + Sync {
     async fn update(&self, customer: &Customer) -> Result<Customer, RepoError>;
 
     /// `UPDATE … SET status, churned_at, updated_at WHERE id = … AND status = transition.from`, plus the
-    /// history row and the events, in one transaction. `StaleState` if the status moved meanwhile.
+    /// history row and the events, in one transaction. `Stale` if the status moved meanwhile.
     async fn save_transition(&self, transition: &StatusTransition) -> Result<Customer, RepoError>;
 
     /// `UPDATE … SET tier, updated_at WHERE id = … AND tier = change.from`, plus the events.

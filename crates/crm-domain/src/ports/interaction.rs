@@ -51,7 +51,7 @@ pub trait InteractionRepository: Send + Sync {
     /// (last writer wins). Never `ended_at`/`duration_sec`.
     async fn update(&self, interaction: &Interaction) -> Result<Interaction, RepoError>;
 
-    /// Writes `ended_at`, `duration_sec`, `updated_at` `WHERE ended_at IS NULL`; `StaleState` if it was
+    /// Writes `ended_at`, `duration_sec`, `updated_at` `WHERE ended_at IS NULL`; `Stale` if it was
     /// ended meanwhile (the handler answers `INTERACTION_ALREADY_ENDED`).
     async fn save_end(&self, interaction: &Interaction) -> Result<Interaction, RepoError>;
 

@@ -11,7 +11,7 @@ use uuid::Uuid;
 
 use super::errors::{contains_pattern, from_diesel};
 use super::schema::companies;
-use crate::db::DbConn;
+use crate::storage::connect;
 use crate::DbPool;
 
 #[derive(Queryable, Selectable, Insertable)]
@@ -63,10 +63,6 @@ impl PgCompanyRepository {
     pub fn new(pool: DbPool) -> Self {
         Self { pool }
     }
-
-    async fn conn(&self) -> Result<DbConn, RepoError> {
-        self.pool.get().await.map_err(|e| RepoError::Unavailable(e.to_string()))
-    }
 }
 
 fn filtered(filter: &CompanyFilter) -> companies::BoxedQuery<'_, Pg> {
@@ -80,7 +76,7 @@ fn filtered(filter: &CompanyFilter) -> companies::BoxedQuery<'_, Pg> {
 #[async_trait]
 impl CompanyRepository for PgCompanyRepository {
     async fn create(&self, company: &Company) -> Result<Company, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         diesel::insert_into(companies::table)
             .values(CompanyRow::from(company))
             .returning(CompanyRow::as_returning())
@@ -91,7 +87,7 @@ impl CompanyRepository for PgCompanyRepository {
     }
 
     async fn find_by_id(&self, id: Uuid) -> Result<Option<Company>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         companies::table
             .filter(companies::id.eq(id).and(companies::deleted_at.is_null()))
             .select(CompanyRow::as_select())
@@ -103,7 +99,7 @@ impl CompanyRepository for PgCompanyRepository {
     }
 
     async fn list(&self, filter: &CompanyFilter, page: PageRequest) -> Result<Page<Company>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let total: i64 = filtered(filter).count().get_result(&mut conn).await.map_err(from_diesel)?;
         let rows = filtered(filter)
             .order((companies::created_at.desc(), companies::id.desc()))
@@ -117,7 +113,7 @@ impl CompanyRepository for PgCompanyRepository {
     }
 
     async fn update(&self, company: &Company) -> Result<Company, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         diesel::update(companies::table)
             .filter(companies::id.eq(company.id).and(companies::deleted_at.is_null()))
             .set((
@@ -134,7 +130,7 @@ impl CompanyRepository for PgCompanyRepository {
     }
 
     async fn soft_delete(&self, id: Uuid, at: OffsetDateTime) -> Result<(), RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let deleted = diesel::update(companies::table)
             .filter(companies::id.eq(id).and(companies::deleted_at.is_null()))
             .set(companies::deleted_at.eq(at))

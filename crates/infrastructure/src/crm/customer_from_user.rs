@@ -5,14 +5,14 @@
 //! re-published event changes nothing.
 
 use async_trait::async_trait;
-use crm_domain::{Customer, CustomerStatus, Email, NewCustomer, Tier};
+use crm_domain::{Customer, CustomerStatus, NewCustomer, Tier};
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
-use serde::Deserialize;
+use event_contracts::identity::UserRegistered;
+use event_contracts::Topic;
 use shared_kernel::ports::{EventHandler, HandlerError};
 use shared_kernel::EventEnvelope;
 use time::OffsetDateTime;
-use uuid::Uuid;
 
 use super::customer_rows::insert_customer;
 use super::schema::customers;
@@ -20,14 +20,6 @@ use crate::events::mark_handled;
 use crate::DbPool;
 
 pub const HANDLER_NAME: &str = "crm.customer_from_user";
-
-/// The payload of `identity.user.registered`.
-#[derive(Deserialize)]
-struct Registered {
-    user_id: Uuid,
-    email: String,
-    name: String,
-}
 
 pub struct CustomerFromUser {
     pool: DbPool,
@@ -50,17 +42,19 @@ impl EventHandler for CustomerFromUser {
     }
 
     fn handles(&self, event_name: &str) -> bool {
-        event_name == identity_domain::events::USER_REGISTERED
+        event_name == UserRegistered::NAME
     }
 
     async fn handle(&self, event: &EventEnvelope) -> Result<(), HandlerError> {
-        let user: Registered = serde_json::from_value(event.data.clone()).map_err(failed)?;
+        // The contract's `email` is a `shared_kernel::Email`: parsed by the rule identity applied at
+        // registration, so an address identity accepted is one a customer may have.
+        let user: UserRegistered = event.payload().map_err(failed)?;
         let now = OffsetDateTime::now_utc();
-        let email = Email::parse(&user.email).map_err(failed)?;
+        let email = user.email;
         let input = NewCustomer {
             user_id: Some(user.user_id),
             name: user.name,
-            email: user.email,
+            email: email.as_str().to_owned(),
             status: Some(CustomerStatus::Lead),
             tier: Some(Tier::Free),
             source: Some("website".to_owned()),

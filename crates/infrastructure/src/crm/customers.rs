@@ -15,8 +15,8 @@ use uuid::Uuid;
 use super::customer_rows::{insert_customer, insert_history, load_customer, to_customers, CustomerRow};
 use super::errors::{contains_pattern, from_diesel};
 use super::schema::customers;
-use crate::db::DbConn;
 use crate::events::record_event;
+use crate::storage::connect;
 use crate::DbPool;
 
 #[derive(Clone)]
@@ -28,17 +28,13 @@ impl PgCustomerRepository {
     pub fn new(pool: DbPool) -> Self {
         Self { pool }
     }
-
-    async fn conn(&self) -> Result<DbConn, RepoError> {
-        self.pool.get().await.map_err(|e| RepoError::Unavailable(e.to_string()))
-    }
 }
 
 /// After a conditional update matched nothing: was the row there (stale) or not (missing)?
 /// Uses the caller's connection: taking a second one while holding the first can starve the pool.
 async fn stale_or_missing(conn: &mut AsyncPgConnection, id: Uuid) -> RepoError {
     match load_customer(conn, id).await {
-        Ok(Some(_)) => RepoError::StaleState,
+        Ok(Some(_)) => RepoError::Stale,
         Ok(None) => RepoError::NotFound,
         Err(error) => from_diesel(error),
     }
@@ -104,7 +100,7 @@ fn sorted<'a>(mut query: customers::BoxedQuery<'a, Pg>, filter: &CustomerFilter)
 #[async_trait]
 impl CustomerRepository for PgCustomerRepository {
     async fn create(&self, created: &CustomerCreated) -> Result<Customer, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let row = conn
             .transaction::<CustomerRow, diesel::result::Error, _>(async |conn| insert_customer(conn, created).await)
             .await
@@ -113,12 +109,12 @@ impl CustomerRepository for PgCustomerRepository {
     }
 
     async fn find_by_id(&self, id: Uuid) -> Result<Option<Customer>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         load_customer(&mut conn, id).await.map_err(from_diesel)?.map(Customer::try_from).transpose()
     }
 
     async fn find_by_email(&self, email: &Email, scope: EmailScope) -> Result<Option<Customer>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let mut query = customers::table
             .filter(customers::email.eq(email.as_str()).and(customers::deleted_at.is_null()))
             .into_boxed();
@@ -138,7 +134,7 @@ impl CustomerRepository for PgCustomerRepository {
     }
 
     async fn find_by_user_id(&self, user_id: Uuid) -> Result<Option<Customer>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let row = customers::table
             .filter(customers::user_id.eq(user_id).and(customers::deleted_at.is_null()))
             .select(CustomerRow::as_select())
@@ -150,7 +146,7 @@ impl CustomerRepository for PgCustomerRepository {
     }
 
     async fn list(&self, filter: &CustomerFilter, page: PageRequest) -> Result<Page<Customer>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let total: i64 = filtered(filter).count().get_result(&mut conn).await.map_err(from_diesel)?;
         let rows = sorted(filtered(filter), filter)
             .offset(page.offset())
@@ -163,7 +159,7 @@ impl CustomerRepository for PgCustomerRepository {
     }
 
     async fn update(&self, customer: &Customer) -> Result<Customer, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let row = diesel::update(customers::table)
             .filter(customers::id.eq(customer.id).and(customers::deleted_at.is_null()))
             .set((
@@ -183,7 +179,7 @@ impl CustomerRepository for PgCustomerRepository {
     }
 
     async fn save_transition(&self, transition: &StatusTransition) -> Result<Customer, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let next = &transition.customer;
         let saved = conn
             .transaction::<Option<CustomerRow>, diesel::result::Error, _>(async |conn| {
@@ -214,7 +210,7 @@ impl CustomerRepository for PgCustomerRepository {
     }
 
     async fn save_tier_change(&self, change: &TierChange) -> Result<Customer, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let next = &change.customer;
         let saved = conn
             .transaction::<Option<CustomerRow>, diesel::result::Error, _>(async |conn| {
@@ -240,7 +236,7 @@ impl CustomerRepository for PgCustomerRepository {
     }
 
     async fn soft_delete(&self, id: Uuid, at: OffsetDateTime) -> Result<(), RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let deleted = diesel::update(customers::table)
             .filter(customers::id.eq(id).and(customers::deleted_at.is_null()))
             .set(customers::deleted_at.eq(at))

@@ -15,8 +15,8 @@ use uuid::Uuid;
 use super::deal_rows::{insert_history, to_deals, DealRow, NewDealRow};
 use super::errors::{corrupt, from_diesel};
 use super::schema::deals;
-use crate::db::DbConn;
 use crate::events::record_event;
+use crate::storage::connect;
 use crate::DbPool;
 
 const OPEN_STAGES: [&str; 4] = ["lead", "qualified", "proposal", "negotiation"];
@@ -30,10 +30,6 @@ impl PgDealRepository {
     pub fn new(pool: DbPool) -> Self {
         Self { pool }
     }
-
-    async fn conn(&self) -> Result<DbConn, RepoError> {
-        self.pool.get().await.map_err(|e| RepoError::Unavailable(e.to_string()))
-    }
 }
 
 /// After a conditional update matched nothing: was the row there (stale) or not (missing)?
@@ -43,7 +39,7 @@ async fn stale_or_missing(conn: &mut AsyncPgConnection, id: Uuid) -> RepoError {
         deals::table.filter(deals::id.eq(id).and(deals::deleted_at.is_null())).count().get_result::<i64>(conn).await;
     match found {
         Ok(0) => RepoError::NotFound,
-        Ok(_) => RepoError::StaleState,
+        Ok(_) => RepoError::Stale,
         Err(error) => from_diesel(error),
     }
 }
@@ -83,7 +79,7 @@ struct CurrencyTotal {
 #[async_trait]
 impl DealRepository for PgDealRepository {
     async fn create(&self, created: &DealCreated) -> Result<Deal, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let row = conn
             .transaction::<DealRow, diesel::result::Error, _>(async |conn| {
                 let row = diesel::insert_into(deals::table)
@@ -101,7 +97,7 @@ impl DealRepository for PgDealRepository {
     }
 
     async fn find_by_id(&self, id: Uuid) -> Result<Option<Deal>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let row = deals::table
             .filter(deals::id.eq(id).and(deals::deleted_at.is_null()))
             .select(DealRow::as_select())
@@ -113,7 +109,7 @@ impl DealRepository for PgDealRepository {
     }
 
     async fn list(&self, filter: &DealFilter, page: PageRequest) -> Result<Page<Deal>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let total: i64 = filtered(filter).count().get_result(&mut conn).await.map_err(from_diesel)?;
         let rows = filtered(filter)
             .order((deals::created_at.desc(), deals::id.desc()))
@@ -127,7 +123,7 @@ impl DealRepository for PgDealRepository {
     }
 
     async fn update_open(&self, deal: &Deal) -> Result<Deal, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let row = diesel::update(deals::table)
             .filter(deals::id.eq(deal.id).and(deals::deleted_at.is_null()))
             .filter(deals::stage.eq_any(OPEN_STAGES))
@@ -151,7 +147,7 @@ impl DealRepository for PgDealRepository {
     }
 
     async fn save_stage_change(&self, transition: &StageTransition) -> Result<Deal, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let next = &transition.deal;
         let saved = conn
             .transaction::<Option<DealRow>, diesel::result::Error, _>(async |conn| {
@@ -184,7 +180,7 @@ impl DealRepository for PgDealRepository {
     }
 
     async fn soft_delete(&self, id: Uuid, at: OffsetDateTime) -> Result<(), RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let deleted = diesel::update(deals::table)
             .filter(deals::id.eq(id).and(deals::deleted_at.is_null()))
             .set(deals::deleted_at.eq(at))
@@ -199,7 +195,7 @@ impl DealRepository for PgDealRepository {
     }
 
     async fn pipeline_counts(&self) -> Result<Vec<(DealStage, i64)>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         // Deals of deleted customers are gone from statistics too (decisions §6).
         let rows: Vec<StageCount> = diesel::sql_query(
             "SELECT d.stage::text AS stage, count(*) AS count FROM deals d \
@@ -220,7 +216,7 @@ impl DealRepository for PgDealRepository {
     }
 
     async fn won_totals(&self) -> Result<WonTotals, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let rows: Vec<CurrencyTotal> = diesel::sql_query(
             "SELECT d.currency::text AS currency, count(*) AS count, least(sum(d.value), 9223372036854775807)::bigint AS total FROM deals d \
              JOIN customers c ON c.id = d.customer_id AND c.deleted_at IS NULL \

@@ -12,8 +12,8 @@ use uuid::Uuid;
 use super::errors::from_diesel;
 use super::interaction_rows::{names_missing_attendee, InteractionRow};
 use super::schema::{companies, customers, interactions};
-use crate::db::DbConn;
 use crate::schema::users;
+use crate::storage::connect;
 use crate::DbPool;
 
 /// Non-deleted interactions joined to the names a list shows, boxed so filters can be added.
@@ -53,17 +53,13 @@ impl PgInteractionRepository {
         Self { pool }
     }
 
-    async fn conn(&self) -> Result<DbConn, RepoError> {
-        self.pool.get().await.map_err(|e| RepoError::Unavailable(e.to_string()))
-    }
-
     /// Writes `interaction` as one transaction that first checks new attendees; `None` if one is missing.
     async fn write(
         &self,
         interaction: &Interaction,
         statement: WriteKind,
     ) -> Result<Option<Option<InteractionRow>>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         conn.transaction::<Option<Option<InteractionRow>>, diesel::result::Error, _>(async |conn| {
             if names_missing_attendee(conn, interaction.id, &interaction.attendees).await? {
                 return Ok(None);
@@ -117,7 +113,7 @@ impl InteractionRepository for PgInteractionRepository {
     }
 
     async fn find_by_id(&self, id: Uuid) -> Result<Option<Interaction>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let row = interactions::table
             .filter(interactions::id.eq(id).and(interactions::deleted_at.is_null()))
             .select(InteractionRow::as_select())
@@ -129,7 +125,7 @@ impl InteractionRepository for PgInteractionRepository {
     }
 
     async fn list(&self, filter: &InteractionFilter, page: PageRequest) -> Result<Page<InteractionView>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let query = || {
             let mut query = joined!();
             if let Some(customer) = filter.customer_id {
@@ -159,7 +155,7 @@ impl InteractionRepository for PgInteractionRepository {
     }
 
     async fn follow_ups(&self, filter: &FollowUpFilter, page: PageRequest) -> Result<Page<InteractionView>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let query = || {
             let mut query = joined!().filter(interactions::follow_up_required.eq(true));
             if let Some(due) = filter.due_before {
@@ -191,7 +187,7 @@ impl InteractionRepository for PgInteractionRepository {
     }
 
     async fn save_end(&self, interaction: &Interaction) -> Result<Interaction, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let row = diesel::update(interactions::table)
             .filter(interactions::id.eq(interaction.id).and(interactions::deleted_at.is_null()))
             .filter(interactions::ended_at.is_null())
@@ -213,13 +209,13 @@ impl InteractionRepository for PgInteractionRepository {
                 .get_result(&mut conn)
                 .await
                 .map_err(from_diesel)?;
-            return Err(if found > 0 { RepoError::StaleState } else { RepoError::NotFound });
+            return Err(if found > 0 { RepoError::Stale } else { RepoError::NotFound });
         };
         Interaction::try_from(row)
     }
 
     async fn soft_delete(&self, id: Uuid, at: OffsetDateTime) -> Result<(), RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let deleted = diesel::update(interactions::table)
             .filter(interactions::id.eq(id).and(interactions::deleted_at.is_null()))
             .set(interactions::deleted_at.eq(at))

@@ -12,9 +12,10 @@ use identity_domain::ports::RepoError;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use super::from_diesel;
 use crate::events::record_event;
-use crate::repo_error::from_diesel;
 use crate::schema::contacts;
+use crate::storage::connect;
 use crate::DbPool;
 
 /// How often a create is retried when a concurrent create took the first
@@ -166,10 +167,6 @@ impl PgContactRepository {
     pub fn new(pool: DbPool) -> Self {
         Self { pool }
     }
-
-    async fn conn(&self) -> Result<crate::db::DbConn, RepoError> {
-        self.pool.get().await.map_err(|e| RepoError::Unavailable(e.to_string()))
-    }
 }
 
 /// The owner's live contact `id`, not locked (its type never changes).
@@ -241,13 +238,13 @@ async fn make_room_for_primary(
 }
 
 fn is_primary_race(error: &RepoError) -> bool {
-    matches!(error, RepoError::Duplicate { field: "is_primary" })
+    matches!(error, RepoError::Conflict { field: "is_primary" })
 }
 
 #[async_trait]
 impl ContactRepository for PgContactRepository {
     async fn create(&self, contact: NewContact) -> Result<ContactRecord, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let kind = contact.value.kind();
         let columns = ValueColumns::from(&contact.value);
         let row = NewContactRow {
@@ -291,7 +288,7 @@ impl ContactRepository for PgContactRepository {
     }
 
     async fn list(&self, user_id: Uuid, filter: ContactFilter) -> Result<Vec<ContactRecord>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let mut query =
             contacts::table.filter(contacts::user_id.eq(user_id).and(contacts::deleted_at.is_null())).into_boxed();
         if let Some(kind) = filter.contact_type {
@@ -310,12 +307,12 @@ impl ContactRepository for PgContactRepository {
     }
 
     async fn find(&self, user_id: Uuid, id: Uuid) -> Result<Option<ContactRecord>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         load(&mut conn, user_id, id).await.optional().map_err(from_diesel)
     }
 
     async fn update(&self, user_id: Uuid, id: Uuid, changes: ContactChanges) -> Result<ContactRecord, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         conn.transaction::<ContactRecord, diesel::result::Error, _>(async |conn| {
             let kind = load(conn, user_id, id).await?.contact_type;
             if changes.value.as_ref().is_some_and(|v| v.kind() != kind) {
@@ -345,7 +342,7 @@ impl ContactRepository for PgContactRepository {
     }
 
     async fn set_primary(&self, user_id: Uuid, id: Uuid) -> Result<ContactRecord, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         conn.transaction::<ContactRecord, diesel::result::Error, _>(async |conn| {
             let current = load(conn, user_id, id).await?;
             make_room_for_primary(conn, user_id, current.contact_type, id).await?;
@@ -364,7 +361,7 @@ impl ContactRepository for PgContactRepository {
     }
 
     async fn verify(&self, user_id: Uuid, id: Uuid) -> Result<ContactRecord, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         conn.transaction::<ContactRecord, diesel::result::Error, _>(async |conn| {
             let verified: Option<ContactRecord> = diesel::update(contacts::table)
                 .filter(contacts::id.eq(id).and(contacts::user_id.eq(user_id)).and(contacts::deleted_at.is_null()))
@@ -389,7 +386,7 @@ impl ContactRepository for PgContactRepository {
     }
 
     async fn delete(&self, user_id: Uuid, id: Uuid) -> Result<(), RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         conn.transaction::<(), diesel::result::Error, _>(async |conn| {
             let deleted: ContactRecord = diesel::update(contacts::table)
                 .filter(contacts::id.eq(id).and(contacts::user_id.eq(user_id)).and(contacts::deleted_at.is_null()))

@@ -6,14 +6,17 @@ use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use identity_domain::events;
 use identity_domain::ports::RepoError;
-use identity_domain::profile::{Gender, Moderation, NewProfile, ProfileFields, ProfileRecord, ProfileRepository};
+use identity_domain::profile::{
+    Gender, Moderation, NewProfile, ProfileCreation, ProfileFields, ProfileRecord, ProfileRepository,
+};
 use shared_kernel::{Page, PageRequest};
 use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
+use super::from_diesel;
 use crate::events::record_event;
-use crate::repo_error::from_diesel;
 use crate::schema::profiles;
+use crate::storage::connect;
 use crate::DbPool;
 
 #[derive(Queryable, Selectable)]
@@ -184,10 +187,6 @@ impl PgProfileRepository {
     pub fn new(pool: DbPool) -> Self {
         Self { pool }
     }
-
-    async fn conn(&self) -> Result<crate::db::DbConn, RepoError> {
-        self.pool.get().await.map_err(|e| RepoError::Unavailable(e.to_string()))
-    }
 }
 
 async fn load(conn: &mut AsyncPgConnection, id: Uuid) -> QueryResult<ProfileRecord> {
@@ -264,8 +263,8 @@ async fn insert_unless_banned(
 
 #[async_trait]
 impl ProfileRepository for PgProfileRepository {
-    async fn create(&self, profile: NewProfile) -> Result<ProfileRecord, RepoError> {
-        let mut conn = self.conn().await?;
+    async fn create(&self, profile: NewProfile) -> Result<ProfileCreation, RepoError> {
+        let mut conn = connect(&self.pool).await?;
         let row = NewProfileRow::new(&profile);
         let created = conn
             .transaction::<Option<ProfileRecord>, diesel::result::Error, _>(async |conn| {
@@ -276,23 +275,23 @@ impl ProfileRepository for PgProfileRepository {
             .await
             .map_err(from_diesel)?;
         match created {
-            Some(created) => Ok(created),
+            Some(created) => Ok(ProfileCreation::Created(Box::new(created))),
             // Refused: a banned profile exists. If it is still live, the
             // caller simply already has a profile.
             None => match self.find_by_user(profile.user_id).await? {
-                Some(_) => Err(RepoError::Duplicate { field: "user_id" }),
-                None => Err(RepoError::ProfileBanned),
+                Some(_) => Err(RepoError::Conflict { field: "user_id" }),
+                None => Ok(ProfileCreation::Banned),
             },
         }
     }
 
     async fn find_by_id(&self, id: Uuid) -> Result<Option<ProfileRecord>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         load(&mut conn, id).await.optional().map_err(from_diesel)
     }
 
     async fn find_by_user(&self, user_id: Uuid) -> Result<Option<ProfileRecord>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         profiles::table
             .filter(profiles::user_id.eq(user_id).and(profiles::deleted_at.is_null()))
             .select(ProfileRow::as_select())
@@ -304,7 +303,7 @@ impl ProfileRepository for PgProfileRepository {
     }
 
     async fn update(&self, owner: Uuid, id: Uuid, fields: ProfileFields) -> Result<ProfileRecord, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let changeset = ProfileChangeset::new(&fields);
         conn.transaction::<ProfileRecord, diesel::result::Error, _>(async |conn| {
             let updated: ProfileRecord = diesel::update(profiles::table)
@@ -322,7 +321,7 @@ impl ProfileRepository for PgProfileRepository {
     }
 
     async fn delete(&self, owner: Uuid, id: Uuid) -> Result<(), RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         conn.transaction::<(), diesel::result::Error, _>(async |conn| {
             let deleted: ProfileRecord = diesel::update(profiles::table)
                 .filter(profiles::id.eq(id).and(profiles::user_id.eq(owner)).and(profiles::deleted_at.is_null()))
@@ -338,7 +337,7 @@ impl ProfileRepository for PgProfileRepository {
     }
 
     async fn moderate(&self, id: Uuid, action: Moderation) -> Result<ProfileRecord, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         conn.transaction::<ProfileRecord, diesel::result::Error, _>(async |conn| {
             let target = profiles::table.filter(profiles::id.eq(id).and(profiles::deleted_at.is_null()));
             let changed: Option<ProfileRow> = match action {
@@ -376,7 +375,7 @@ impl ProfileRepository for PgProfileRepository {
     }
 
     async fn list_public(&self, page: PageRequest) -> Result<Page<ProfileRecord>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let query = || {
             profiles::table
                 .filter(profiles::deleted_at.is_null())

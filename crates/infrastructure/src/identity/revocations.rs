@@ -14,7 +14,8 @@ use shared_kernel::ports::{KeyValueStore, KvError};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::repo_error::from_diesel;
+use super::from_diesel;
+use crate::storage::connect;
 use crate::DbPool;
 
 #[derive(Clone)]
@@ -25,10 +26,6 @@ pub struct PgTokenRevocations {
 impl PgTokenRevocations {
     pub fn new(pool: DbPool) -> Self {
         Self { pool }
-    }
-
-    async fn conn(&self) -> Result<crate::db::DbConn, RepoError> {
-        self.pool.get().await.map_err(|e| RepoError::Unavailable(e.to_string()))
     }
 }
 
@@ -49,7 +46,7 @@ struct RotationRow {
 #[async_trait]
 impl TokenRevocations for PgTokenRevocations {
     async fn revoke(&self, jti: Uuid, expires_at: OffsetDateTime) -> Result<(), RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         diesel::sql_query(
             "INSERT INTO revoked_tokens (jti, reason, expires_at) VALUES ($1, 'revoked', $2) \
              ON CONFLICT (jti) DO UPDATE SET reason = 'revoked'",
@@ -63,7 +60,7 @@ impl TokenRevocations for PgTokenRevocations {
     }
 
     async fn is_revoked(&self, token: &TokenRef) -> Result<bool, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let row: Flag = diesel::sql_query(
             "SELECT EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = $1 AND reason = 'revoked') \
              OR EXISTS (SELECT 1 FROM revoked_token_families WHERE family_id = $2) \
@@ -86,7 +83,7 @@ impl TokenRevocations for PgTokenRevocations {
         family: Uuid,
         family_expires_at: OffsetDateTime,
     ) -> Result<Rotation, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         // One statement: spend the token; if it was spent before, revoke the
         // family. The final SELECT sees the tables as they were before it.
         let row: RotationRow = diesel::sql_query(
@@ -117,7 +114,7 @@ impl TokenRevocations for PgTokenRevocations {
     }
 
     async fn sweep(&self) -> Result<u64, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let tokens = diesel::sql_query("DELETE FROM revoked_tokens WHERE expires_at < now()")
             .execute(&mut conn)
             .await

@@ -11,8 +11,9 @@ use identity_domain::roles::{NewRole, PermissionRecord, RoleChanges, RoleRecord,
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::repo_error::from_diesel;
+use super::from_diesel;
 use crate::schema::{permissions, role_permissions, roles, user_roles, users};
+use crate::storage::connect;
 use crate::DbPool;
 
 #[derive(QueryableByName)]
@@ -90,12 +91,8 @@ impl PgRoleRepository {
         Self { pool }
     }
 
-    async fn conn(&self) -> Result<crate::db::DbConn, RepoError> {
-        self.pool.get().await.map_err(|e| RepoError::Unavailable(e.to_string()))
-    }
-
     async fn role_where(&self, clause: &str, bind: RoleKey<'_>) -> Result<Vec<RoleRecord>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let sql = format!("{ROLE_SELECT} {clause} ORDER BY r.name");
         let rows: Vec<RoleRow> = match bind {
             RoleKey::None => diesel::sql_query(sql).load(&mut conn).await,
@@ -120,7 +117,7 @@ impl RoleRepository for PgRoleRepository {
     async fn create_role(&self, role: NewRole) -> Result<RoleRecord, RepoError> {
         let id = shared_kernel::new_id();
         {
-            let mut conn = self.conn().await?;
+            let mut conn = connect(&self.pool).await?;
             diesel::insert_into(roles::table)
                 .values((
                     roles::id.eq(id),
@@ -148,7 +145,7 @@ impl RoleRepository for PgRoleRepository {
     }
 
     async fn update_role(&self, id: Uuid, changes: RoleChanges) -> Result<RoleRecord, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let renamed = changes.name.as_ref().map(|n| n.as_str().to_owned());
         // A system role keeps its name: the filter refuses the rename in SQL.
         let updated = diesel::update(roles::table)
@@ -177,7 +174,7 @@ impl RoleRepository for PgRoleRepository {
     }
 
     async fn delete_role(&self, id: Uuid) -> Result<(), RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         conn.transaction::<(), diesel::result::Error, _>(async |conn| {
             let deleted = diesel::update(roles::table)
                 .filter(roles::id.eq(id).and(roles::deleted_at.is_null()).and(roles::is_system.eq(false)))
@@ -196,7 +193,7 @@ impl RoleRepository for PgRoleRepository {
     }
 
     async fn grant_permissions(&self, role_id: Uuid, permission_ids: &[Uuid]) -> Result<usize, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let ids = permission_ids.to_vec();
         conn.transaction::<usize, diesel::result::Error, _>(async |conn| {
             let role_exists: i64 = roles::table
@@ -222,7 +219,7 @@ impl RoleRepository for PgRoleRepository {
     }
 
     async fn revoke_permission(&self, role_id: Uuid, permission_id: Uuid) -> Result<(), RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let removed = diesel::delete(
             role_permissions::table
                 .filter(role_permissions::role_id.eq(role_id))
@@ -239,7 +236,7 @@ impl RoleRepository for PgRoleRepository {
     }
 
     async fn role_permissions(&self, role_id: Uuid) -> Result<Vec<PermissionRecord>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let rows = role_permissions::table
             .inner_join(permissions::table)
             .filter(role_permissions::role_id.eq(role_id))
@@ -252,7 +249,7 @@ impl RoleRepository for PgRoleRepository {
     }
 
     async fn assign_role(&self, user_id: Uuid, role_id: Uuid) -> Result<bool, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let user_exists: i64 = users::table
             .filter(users::id.eq(user_id).and(users::deleted_at.is_null()))
             .count()
@@ -288,7 +285,7 @@ impl RoleRepository for PgRoleRepository {
     }
 
     async fn unassign_role(&self, user_id: Uuid, role_id: Uuid) -> Result<(), RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let removed = diesel::delete(
             user_roles::table.filter(user_roles::user_id.eq(user_id)).filter(user_roles::role_id.eq(role_id)),
         )
@@ -311,7 +308,7 @@ impl RoleRepository for PgRoleRepository {
         name: PermissionName,
         description: String,
     ) -> Result<PermissionRecord, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         diesel::insert_into(permissions::table)
             .values((
                 permissions::id.eq(shared_kernel::new_id()),
@@ -327,7 +324,7 @@ impl RoleRepository for PgRoleRepository {
     }
 
     async fn list_permissions(&self) -> Result<Vec<PermissionRecord>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let rows = permissions::table
             .order(permissions::name.asc())
             .select(PermissionRow::as_select())
@@ -338,7 +335,7 @@ impl RoleRepository for PgRoleRepository {
     }
 
     async fn find_permission(&self, id: Uuid) -> Result<Option<PermissionRecord>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         permissions::table
             .find(id)
             .select(PermissionRow::as_select())
@@ -350,7 +347,7 @@ impl RoleRepository for PgRoleRepository {
     }
 
     async fn find_permission_by_name(&self, name: &str) -> Result<Option<PermissionRecord>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         permissions::table
             .filter(permissions::name.eq(name.trim()))
             .select(PermissionRow::as_select())
@@ -367,7 +364,7 @@ impl RoleRepository for PgRoleRepository {
         name: Option<PermissionName>,
         description: Option<String>,
     ) -> Result<PermissionRecord, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let (resource, action) = match name {
             Some(n) => (Some(n.resource), Some(n.action)),
             None => (None, None),
@@ -387,7 +384,7 @@ impl RoleRepository for PgRoleRepository {
     }
 
     async fn delete_permission(&self, id: Uuid) -> Result<(), RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         // `*:*` is what keeps administrators in charge: it cannot go.
         let removed = diesel::delete(permissions::table.find(id).filter(permissions::name.ne("*:*")))
             .execute(&mut conn)

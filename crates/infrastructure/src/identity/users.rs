@@ -15,10 +15,11 @@ use shared_kernel::{EventEnvelope, Page, PageRequest};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use super::from_diesel;
 use crate::db::contains_pattern_lower as contains_pattern;
 use crate::events::record_event;
-use crate::repo_error::from_diesel;
 use crate::schema::users;
+use crate::storage::connect;
 use crate::DbPool;
 
 #[derive(Queryable, Selectable)]
@@ -66,10 +67,6 @@ pub struct PgUserRepository {
 impl PgUserRepository {
     pub fn new(pool: DbPool) -> Self {
         Self { pool }
-    }
-
-    async fn conn(&self) -> Result<crate::db::DbConn, RepoError> {
-        self.pool.get().await.map_err(|e| RepoError::Unavailable(e.to_string()))
     }
 }
 
@@ -128,7 +125,7 @@ struct IdRow {
 #[async_trait]
 impl UserRepository for PgUserRepository {
     async fn create(&self, user: NewUser, events: Vec<EventEnvelope>) -> Result<UserRecord, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         conn.transaction::<UserRecord, diesel::result::Error, _>(async |conn| {
             diesel::insert_into(users::table)
                 .values((
@@ -148,12 +145,12 @@ impl UserRepository for PgUserRepository {
     }
 
     async fn find_by_id(&self, id: Uuid) -> Result<Option<UserRecord>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         load_user(&mut conn, id).await.optional().map_err(from_diesel)
     }
 
     async fn find_by_email(&self, email: &str) -> Result<Option<UserRecord>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         users::table
             .filter(users::email.eq(email.trim().to_lowercase()).and(users::deleted_at.is_null()))
             .select(UserRow::as_select())
@@ -165,7 +162,7 @@ impl UserRepository for PgUserRepository {
     }
 
     async fn list(&self, filter: &UserFilter, page: PageRequest) -> Result<Page<UserRecord>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let query = || {
             let mut query = users::table.filter(users::deleted_at.is_null()).into_boxed();
             if let Some(status) = filter.status {
@@ -198,7 +195,7 @@ impl UserRepository for PgUserRepository {
         max_failures: u32,
         lock_for: Duration,
     ) -> Result<FailedLogin, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         // One statement: an expired lock restarts the count; reaching the
         // limit locks. Locked rows are not touched, so concurrent failures
         // can never count past the limit.
@@ -229,7 +226,7 @@ impl UserRepository for PgUserRepository {
     }
 
     async fn record_successful_login(&self, id: Uuid) -> Result<bool, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let updated = diesel::update(users::table)
             .filter(users::id.eq(id).and(users::deleted_at.is_null()))
             .filter(users::locked_until.is_null().or(users::locked_until.le(diesel::dsl::now)))
@@ -251,7 +248,7 @@ impl UserRepository for PgUserRepository {
         change: StatusChange,
         events: Vec<EventEnvelope>,
     ) -> Result<UserRecord, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let bump = i32::from(change.revokes_tokens());
         let outcome = conn
             .transaction::<Option<UserRecord>, diesel::result::Error, _>(async |conn| {
@@ -290,7 +287,7 @@ impl UserRepository for PgUserRepository {
         password_hash: String,
         events: Vec<EventEnvelope>,
     ) -> Result<(), RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let changed = conn
             .transaction::<usize, diesel::result::Error, _>(async |conn| {
                 let changed = diesel::update(users::table)
@@ -298,6 +295,8 @@ impl UserRepository for PgUserRepository {
                     .set((
                         users::password_hash.eq(&password_hash),
                         users::token_version.eq(users::token_version + 1),
+                        // A proven current password ends the run of failures, as a login does.
+                        users::failed_login_count.eq(0),
                         users::updated_at.eq(diesel::dsl::now),
                     ))
                     .execute(conn)
@@ -317,7 +316,7 @@ impl UserRepository for PgUserRepository {
     }
 
     async fn unlock(&self, id: Uuid) -> Result<UserRecord, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         diesel::update(users::table)
             .filter(users::id.eq(id).and(users::deleted_at.is_null()))
             .set((
@@ -333,7 +332,7 @@ impl UserRepository for PgUserRepository {
     }
 
     async fn access_profile(&self, id: Uuid) -> Result<Option<AccessProfile>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let row: Option<AccessRow> = diesel::sql_query(
             "SELECT u.status::text AS status, u.token_version, \
                     coalesce(array_agg(DISTINCT r.name::text) FILTER (WHERE r.name IS NOT NULL), '{}') AS roles, \
@@ -366,7 +365,7 @@ impl UserRepository for PgUserRepository {
         existing: ExistingAccount,
         events: Vec<EventEnvelope>,
     ) -> Result<AdminProvision, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         conn.transaction::<AdminProvision, diesel::result::Error, _>(async |conn| {
             let inserted: Option<IdRow> = diesel::sql_query(
                 "INSERT INTO users (id, email, name, password_hash) VALUES ($1, $2, $3, $4) \

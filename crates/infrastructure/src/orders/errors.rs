@@ -1,48 +1,27 @@
-//! Diesel and pool failures as the order `RepoError`, by constraint name.
+//! The order context's constraint names, for the one diesel mapper.
 
-use diesel::result::{DatabaseErrorKind, Error as DieselError};
+pub(crate) use crate::storage::corrupt;
+use crate::storage::Constraints;
+use diesel::result::Error as DieselError;
 use order_domain::RepoError;
 
+/// The request field each constraint of `migrations/…_orders_warehouse` guards.
+pub(crate) const CONSTRAINTS: Constraints = Constraints::new(&[
+    ("orders_order_number_key", "order_number"),
+    ("orders_customer_id_fkey", "customer_id"),
+    ("orders_company_id_fkey", "company_id"),
+    ("orders_currency_fkey", "currency"),
+    ("order_lines_product_id_fkey", "product_id"),
+]);
+
+/// A transaction body's failure in this context.
+pub(crate) type TxError = crate::storage::TxError<RepoError>;
+
 pub(crate) fn from_diesel(error: DieselError) -> RepoError {
-    match error {
-        DieselError::NotFound => RepoError::NotFound,
-        DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, info) => {
-            let field = match info.constraint_name() {
-                Some("orders_order_number_key") => "order_number",
-                _ => "resource",
-            };
-            RepoError::Duplicate { field }
-        }
-        DieselError::DatabaseError(DatabaseErrorKind::ClosedConnection, info) => {
-            RepoError::Unavailable(info.message().to_owned())
-        }
-        other => RepoError::Unknown(other.to_string()),
-    }
+    CONSTRAINTS.map(error)
 }
 
-/// What a transaction closure can fail with: a database error (rolls back) or a decided refusal.
-#[derive(Debug)]
-pub(crate) enum TxError {
-    Db(DieselError),
-    Repo(RepoError),
-}
-
-impl From<DieselError> for TxError {
-    fn from(error: DieselError) -> Self {
-        Self::Db(error)
-    }
-}
-
-impl From<TxError> for RepoError {
-    fn from(error: TxError) -> Self {
-        match error {
-            TxError::Db(e) => from_diesel(e),
-            TxError::Repo(e) => e,
-        }
-    }
-}
-
-/// A stored value the CHECK constraints should have made impossible.
-pub(crate) fn corrupt(what: &str, value: &str) -> RepoError {
-    RepoError::Unknown(format!("stored {what} '{value}' is not valid"))
+/// Resolves a transaction's failure through this context's constraints.
+pub(crate) fn tx_error(error: TxError) -> RepoError {
+    error.resolve(&CONSTRAINTS)
 }

@@ -7,11 +7,11 @@
 
 use async_trait::async_trait;
 use diesel_async::AsyncConnection;
+use event_contracts::warehouse::{ReservationFailed, WarehouseReply, REPLIES};
 use order_domain::OrderChange;
 use shared_kernel::ports::{EventHandler, HandlerError};
 use shared_kernel::EventEnvelope;
 use time::OffsetDateTime;
-use warehouse_domain::events::{ReplyData, RESERVATION_FAILED, STOCK_COMMITTED, STOCK_RELEASED, STOCK_RESERVED};
 
 use super::errors::TxError;
 use super::store;
@@ -31,8 +31,8 @@ impl WarehouseRepliesHandler {
 }
 
 /// The failure reason kept on the order: the warehouse's reason and each short line.
-fn failure_reason(data: &ReplyData) -> String {
-    let reason = data.reason.as_deref().unwrap_or("reservation failed");
+fn failure_reason(data: &ReservationFailed) -> String {
+    let reason = data.reason.as_str();
     let short: Vec<String> = data
         .short_lines
         .iter()
@@ -52,39 +52,40 @@ impl EventHandler for WarehouseRepliesHandler {
     }
 
     fn handles(&self, event_name: &str) -> bool {
-        matches!(event_name, STOCK_RESERVED | RESERVATION_FAILED | STOCK_RELEASED | STOCK_COMMITTED)
+        REPLIES.contains(&event_name)
     }
 
     async fn handle(&self, event: &EventEnvelope) -> Result<(), HandlerError> {
-        let data: ReplyData = serde_json::from_value(event.data.clone())
-            .map_err(|e| HandlerError::new(format!("malformed {} data: {e}", event.name)))?;
+        let Some(reply) = WarehouseReply::from_event(event) else {
+            return Ok(());
+        };
+        let reply = reply.map_err(|e| HandlerError::new(e.to_string()))?;
         let mut conn = self.pool.get().await.map_err(|e| HandlerError::new(e.to_string()))?;
-        let (event_id, name) = (event.id, event.name.as_str());
+        let event_id = event.id;
         conn.transaction::<(), TxError, _>(async |conn| {
             if !mark_handled(conn, event_id, HANDLER_NAME).await? {
                 return Ok(());
             }
-            let Some((row, lines)) = store::load(conn, data.order_id, true).await? else {
+            let Some((row, lines)) = store::load(conn, reply.order_id(), true).await? else {
                 return Ok(());
             };
-            let order = row.into_order(lines).map_err(TxError::Repo)?;
+            let order = row.into_order(lines).map_err(TxError::Refused)?;
             let now = OffsetDateTime::now_utc();
-            let change: Option<OrderChange> = match name {
-                STOCK_RESERVED => order.mark_reserved(now),
-                RESERVATION_FAILED => order.mark_reservation_failed(&failure_reason(&data), now),
-                STOCK_RELEASED => order.mark_released(now),
-                STOCK_COMMITTED => order.mark_committed(now),
-                _ => None,
+            let change: Option<OrderChange> = match &reply {
+                WarehouseReply::Reserved(_) => order.mark_reserved(now),
+                WarehouseReply::Failed(failed) => order.mark_reservation_failed(&failure_reason(failed), now),
+                WarehouseReply::Released(_) => order.mark_released(now),
+                WarehouseReply::Committed(_) => order.mark_committed(now),
             };
             if let Some(change) = change {
                 if !store::write_change(conn, &change).await? {
                     // Impossible while the row is locked; fail so the bus retries.
-                    return Err(TxError::Repo(order_domain::RepoError::StaleState));
+                    return Err(TxError::Refused(order_domain::RepoError::Stale));
                 }
             }
             Ok(())
         })
         .await
-        .map_err(|e| HandlerError::new(order_domain::RepoError::from(e).to_string()))
+        .map_err(|e| HandlerError::new(super::errors::tx_error(e).to_string()))
     }
 }

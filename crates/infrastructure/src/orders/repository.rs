@@ -14,11 +14,12 @@ use shared_kernel::{Page, PageRequest};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use super::errors::{from_diesel, TxError};
+use super::errors::{from_diesel, tx_error, TxError};
 use super::rows::{LineRow, OrderRow};
 use super::schema::{order_lines, orders};
 use super::store;
 use crate::events::record_event;
+use crate::storage::connect;
 use crate::DbPool;
 
 #[derive(Clone)]
@@ -29,10 +30,6 @@ pub struct PgOrderRepository {
 impl PgOrderRepository {
     pub fn new(pool: DbPool) -> Self {
         Self { pool }
-    }
-
-    async fn conn(&self) -> Result<crate::db::DbConn, RepoError> {
-        self.pool.get().await.map_err(|e| RepoError::Unavailable(e.to_string()))
     }
 }
 
@@ -50,7 +47,7 @@ fn day_start(date: time::Date) -> OffsetDateTime {
 #[async_trait]
 impl OrderRepository for PgOrderRepository {
     async fn create(&self, draft: OrderDraft) -> Result<Order, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         conn.transaction::<Order, TxError, _>(async |conn| {
             // The upsert locks the year's row until commit, so concurrent creates queue here and
             // every number is used once.
@@ -63,25 +60,25 @@ impl OrderRepository for PgOrderRepository {
             .await?;
             let sequence = u32::try_from(counter.last).unwrap_or(0);
             let number = OrderNumber::new(draft.year(), sequence)
-                .map_err(|e| TxError::Repo(RepoError::Unknown(format!("order number: {e}"))))?;
+                .map_err(|e| TxError::Refused(RepoError::Unknown(format!("order number: {e}"))))?;
             let (order, events) =
-                draft.into_order(number).map_err(|e| TxError::Repo(RepoError::Unknown(format!("order: {e}"))))?;
+                draft.into_order(number).map_err(|e| TxError::Refused(RepoError::Unknown(format!("order: {e}"))))?;
             diesel::insert_into(orders::table).values(OrderRow::of(order.record())).execute(conn).await?;
             record_event(conn, &events).await?;
             Ok(order)
         })
         .await
-        .map_err(RepoError::from)
+        .map_err(tx_error)
     }
 
     async fn get(&self, id: Uuid) -> Result<Order, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let (row, lines) = store::load(&mut conn, id, false).await.map_err(from_diesel)?.ok_or(RepoError::NotFound)?;
         row.into_order(lines)
     }
 
     async fn get_by_number(&self, number: &OrderNumber) -> Result<Order, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let id: Uuid = orders::table
             .filter(orders::order_number.eq(number.to_string()).and(orders::deleted_at.is_null()))
             .select(orders::id)
@@ -93,7 +90,7 @@ impl OrderRepository for PgOrderRepository {
     }
 
     async fn list(&self, filter: &OrderFilter, page: PageRequest) -> Result<Page<Order>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let query = || {
             let mut query = orders::table.filter(orders::deleted_at.is_null()).into_boxed();
             if let Some(status) = filter.status {
@@ -143,21 +140,21 @@ impl OrderRepository for PgOrderRepository {
     }
 
     async fn save(&self, change: &OrderChange) -> Result<(), RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let id = change.order.id;
         conn.transaction::<(), TxError, _>(async |conn| {
             if store::write_change(conn, change).await? {
                 return Ok(());
             }
             let stale = store::exists(conn, id).await?;
-            Err(TxError::Repo(if stale { RepoError::StaleState } else { RepoError::NotFound }))
+            Err(TxError::Refused(if stale { RepoError::Stale } else { RepoError::NotFound }))
         })
         .await
-        .map_err(RepoError::from)
+        .map_err(tx_error)
     }
 
     async fn delete(&self, deletion: &OrderDeletion, now: OffsetDateTime) -> Result<(), RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let updated = diesel::update(orders::table)
             .filter(orders::id.eq(deletion.order_id))
             .filter(orders::version.eq(deletion.expected_version))
@@ -171,6 +168,6 @@ impl OrderRepository for PgOrderRepository {
             return Ok(());
         }
         let stale = store::exists(&mut conn, deletion.order_id).await.map_err(from_diesel)?;
-        Err(if stale { RepoError::StaleState } else { RepoError::NotFound })
+        Err(if stale { RepoError::Stale } else { RepoError::NotFound })
     }
 }

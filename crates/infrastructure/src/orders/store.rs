@@ -28,7 +28,7 @@ pub(crate) async fn load(
     Ok(Some((row, lines)))
 }
 
-/// Whether a live order with this id exists (tells `StaleState` from `NotFound` after a missed CAS).
+/// Whether a live order with this id exists (tells `Stale` from `NotFound` after a missed CAS).
 pub(crate) async fn exists(conn: &mut AsyncPgConnection, id: Uuid) -> QueryResult<bool> {
     diesel::select(diesel::dsl::exists(orders::table.filter(orders::id.eq(id).and(orders::deleted_at.is_null()))))
         .get_result(conn)

@@ -13,11 +13,13 @@ use warehouse_domain::{
     StockMovement, TransferChange, WarehouseError,
 };
 
-use super::errors::{from_diesel, TxError};
+use super::errors::{from_diesel, tx_error, TxError};
 use super::ledger::{apply_change, inventory_exists};
 use super::rows::{InventoryRow, MovementRow};
 use super::schema::{inventory, stock_movements};
+use crate::storage::connect;
 use crate::DbPool;
+use shared_kernel::StorageError;
 
 #[derive(Clone)]
 pub struct PgInventoryRepository {
@@ -27,10 +29,6 @@ pub struct PgInventoryRepository {
 impl PgInventoryRepository {
     pub fn new(pool: DbPool) -> Self {
         Self { pool }
-    }
-
-    async fn conn(&self) -> Result<crate::db::DbConn, RepoError> {
-        self.pool.get().await.map_err(|e| RepoError::Unavailable(e.to_string()))
     }
 }
 
@@ -48,11 +46,11 @@ struct Sums {
     committed: i64,
 }
 
-/// A missed compare-and-set: the record moved (`StaleState`) or is gone (`NotFound`).
+/// A missed compare-and-set: the record moved (`Stale`) or is gone (`NotFound`).
 async fn missed(conn: &mut diesel_async::AsyncPgConnection, id: Uuid) -> TxError {
     match inventory_exists(conn, id).await {
-        Ok(true) => TxError::Repo(RepoError::StaleState),
-        Ok(false) => TxError::Repo(RepoError::NotFound),
+        Ok(true) => TxError::Refused(RepoError::Storage(StorageError::Stale)),
+        Ok(false) => TxError::Refused(RepoError::Storage(StorageError::NotFound)),
         Err(e) => TxError::Db(e),
     }
 }
@@ -60,7 +58,7 @@ async fn missed(conn: &mut diesel_async::AsyncPgConnection, id: Uuid) -> TxError
 #[async_trait]
 impl InventoryRepository for PgInventoryRepository {
     async fn create(&self, record: &Inventory, initial: Option<&StockMovement>) -> Result<(), RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         conn.transaction::<(), TxError, _>(async |conn| {
             diesel::insert_into(inventory::table).values(InventoryRow::of(record.record())).execute(conn).await?;
             if let Some(movement) = initial {
@@ -72,11 +70,11 @@ impl InventoryRepository for PgInventoryRepository {
             Ok(())
         })
         .await
-        .map_err(RepoError::from)
+        .map_err(tx_error)
     }
 
     async fn get(&self, id: Uuid) -> Result<Inventory, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let row: InventoryRow = inventory::table
             .filter(inventory::id.eq(id).and(live()))
             .select(InventoryRow::as_select())
@@ -87,7 +85,7 @@ impl InventoryRepository for PgInventoryRepository {
     }
 
     async fn find(&self, product_id: Uuid, location_id: Uuid) -> Result<Option<Inventory>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let row: Option<InventoryRow> = inventory::table
             .filter(inventory::product_id.eq(product_id).and(inventory::location_id.eq(location_id)).and(live()))
             .select(InventoryRow::as_select())
@@ -99,7 +97,7 @@ impl InventoryRepository for PgInventoryRepository {
     }
 
     async fn list(&self, filter: &InventoryFilter, page: PageRequest) -> Result<Page<Inventory>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let query = || {
             let mut query = inventory::table.filter(live()).into_boxed();
             if let Some(product_id) = filter.product_id {
@@ -131,7 +129,7 @@ impl InventoryRepository for PgInventoryRepository {
     }
 
     async fn update_thresholds(&self, record: &Inventory) -> Result<(), RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let updated = diesel::update(inventory::table)
             .filter(inventory::id.eq(record.id).and(live()))
             .set((
@@ -146,12 +144,12 @@ impl InventoryRepository for PgInventoryRepository {
         if updated == 1 {
             Ok(())
         } else {
-            Err(RepoError::NotFound)
+            Err(RepoError::Storage(StorageError::NotFound))
         }
     }
 
     async fn apply(&self, change: &InventoryChange) -> Result<(), RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let id = change.inventory.id;
         conn.transaction::<(), TxError, _>(async |conn| {
             if apply_change(conn, change).await? {
@@ -161,11 +159,11 @@ impl InventoryRepository for PgInventoryRepository {
             }
         })
         .await
-        .map_err(RepoError::from)
+        .map_err(tx_error)
     }
 
     async fn apply_transfer(&self, change: &TransferChange) -> Result<(), RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         conn.transaction::<(), TxError, _>(async |conn| {
             // The destination may be new; a concurrently created one wins and our CAS below misses.
             let to = change.to.inventory.record();
@@ -190,11 +188,11 @@ impl InventoryRepository for PgInventoryRepository {
             Ok(())
         })
         .await
-        .map_err(RepoError::from)
+        .map_err(tx_error)
     }
 
     async fn delete(&self, id: Uuid, now: OffsetDateTime) -> Result<(), RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let updated = diesel::update(inventory::table)
             .filter(inventory::id.eq(id).and(live()).and(inventory::quantity_reserved.eq(0)))
             .set((inventory::deleted_at.eq(now), inventory::updated_at.eq(now)))
@@ -205,11 +203,15 @@ impl InventoryRepository for PgInventoryRepository {
             return Ok(());
         }
         let exists = inventory_exists(&mut conn, id).await.map_err(from_diesel)?;
-        Err(if exists { RepoError::Domain(WarehouseError::StockReserved) } else { RepoError::NotFound })
+        Err(if exists {
+            RepoError::Refused(WarehouseError::StockReserved)
+        } else {
+            RepoError::Storage(StorageError::NotFound)
+        })
     }
 
     async fn availability(&self, product_id: Uuid) -> Result<Availability, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let sums: Sums = diesel::sql_query(
             "SELECT least(coalesce(sum(quantity_on_hand), 0), 9223372036854775807)::bigint AS on_hand, \
                     least(coalesce(sum(quantity_reserved), 0), 9223372036854775807)::bigint AS reserved, \

@@ -34,7 +34,7 @@ pub(crate) async fn apply_change(conn: &mut AsyncPgConnection, change: &Inventor
     Ok(true)
 }
 
-/// Whether a live record with this id exists (tells `StaleState` from `NotFound`).
+/// Whether a live record with this id exists (tells `Stale` from `NotFound`).
 pub(crate) async fn inventory_exists(conn: &mut AsyncPgConnection, id: Uuid) -> QueryResult<bool> {
     diesel::select(diesel::dsl::exists(
         inventory::table.filter(inventory::id.eq(id).and(inventory::deleted_at.is_null())),

@@ -13,7 +13,9 @@ use super::errors::{contains_pattern, from_diesel};
 use super::rows::LocationRow;
 use super::schema::locations;
 use super::sql::lower;
+use crate::storage::connect;
 use crate::DbPool;
+use shared_kernel::StorageError;
 
 #[derive(Clone)]
 pub struct PgLocationRepository {
@@ -23,10 +25,6 @@ pub struct PgLocationRepository {
 impl PgLocationRepository {
     pub fn new(pool: DbPool) -> Self {
         Self { pool }
-    }
-
-    async fn conn(&self) -> Result<crate::db::DbConn, RepoError> {
-        self.pool.get().await.map_err(|e| RepoError::Unavailable(e.to_string()))
     }
 }
 
@@ -50,7 +48,7 @@ async fn exists(conn: &mut crate::db::DbConn, id: Uuid) -> Result<bool, RepoErro
 #[async_trait]
 impl LocationRepository for PgLocationRepository {
     async fn create(&self, location: &Location) -> Result<(), RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         diesel::insert_into(locations::table)
             .values(LocationRow::of(location.record()))
             .execute(&mut conn)
@@ -60,7 +58,7 @@ impl LocationRepository for PgLocationRepository {
     }
 
     async fn get(&self, id: Uuid) -> Result<Location, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let row: LocationRow = locations::table
             .filter(locations::id.eq(id).and(live()))
             .select(LocationRow::as_select())
@@ -71,7 +69,7 @@ impl LocationRepository for PgLocationRepository {
     }
 
     async fn get_by_code(&self, code: &str) -> Result<Location, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let row: LocationRow = locations::table
             .filter(lower(locations::code).eq(lower(code.trim())).and(live()))
             .select(LocationRow::as_select())
@@ -82,7 +80,7 @@ impl LocationRepository for PgLocationRepository {
     }
 
     async fn list(&self, filter: &LocationFilter, page: PageRequest) -> Result<Page<Location>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let query = || {
             let mut query = locations::table.filter(live()).into_boxed();
             if let Some(location_type) = filter.location_type {
@@ -115,7 +113,7 @@ impl LocationRepository for PgLocationRepository {
     }
 
     async fn update(&self, location: &Location) -> Result<(), RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let updated = diesel::update(locations::table)
             .filter(locations::id.eq(location.id).and(live()))
             .set(LocationRow::of(location.record()))
@@ -125,12 +123,12 @@ impl LocationRepository for PgLocationRepository {
         if updated == 1 {
             Ok(())
         } else {
-            Err(RepoError::NotFound)
+            Err(RepoError::Storage(StorageError::NotFound))
         }
     }
 
     async fn change_active(&self, location: &Location, expected: bool) -> Result<(), RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let updated = diesel::update(locations::table)
             .filter(locations::id.eq(location.id).and(live()).and(locations::is_active.eq(expected)))
             .set((locations::is_active.eq(location.is_active), locations::updated_at.eq(location.updated_at)))
@@ -140,11 +138,15 @@ impl LocationRepository for PgLocationRepository {
         if updated == 1 {
             return Ok(());
         }
-        Err(if exists(&mut conn, location.id).await? { RepoError::StaleState } else { RepoError::NotFound })
+        Err(if exists(&mut conn, location.id).await? {
+            RepoError::Storage(StorageError::Stale)
+        } else {
+            RepoError::Storage(StorageError::NotFound)
+        })
     }
 
     async fn delete(&self, id: Uuid, now: OffsetDateTime) -> Result<(), RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         // One conditional statement: no live record at the location may hold stock.
         let updated = diesel::sql_query(
             "UPDATE locations SET deleted_at = $2, updated_at = $2 \
@@ -160,14 +162,14 @@ impl LocationRepository for PgLocationRepository {
             return Ok(());
         }
         Err(if exists(&mut conn, id).await? {
-            RepoError::Domain(WarehouseError::LocationHasStock)
+            RepoError::Refused(WarehouseError::LocationHasStock)
         } else {
-            RepoError::NotFound
+            RepoError::Storage(StorageError::NotFound)
         })
     }
 
     async fn quantity_on_hand(&self, id: Uuid) -> Result<i64, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let row: Total = diesel::sql_query(
             "SELECT least(coalesce(sum(quantity_on_hand), 0), 9223372036854775807)::bigint AS total FROM inventory \
              WHERE location_id = $1 AND deleted_at IS NULL",

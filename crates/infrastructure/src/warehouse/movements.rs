@@ -11,6 +11,7 @@ use warehouse_domain::{MovementFilter, RecentLimit, RepoError, StockMovement, St
 use super::errors::from_diesel;
 use super::rows::MovementRow;
 use super::schema::stock_movements;
+use crate::storage::connect;
 use crate::DbPool;
 
 #[derive(Clone)]
@@ -22,10 +23,6 @@ impl PgStockMovementRepository {
     pub fn new(pool: DbPool) -> Self {
         Self { pool }
     }
-
-    async fn conn(&self) -> Result<crate::db::DbConn, RepoError> {
-        self.pool.get().await.map_err(|e| RepoError::Unavailable(e.to_string()))
-    }
 }
 
 fn into_movements(rows: Vec<MovementRow>) -> Result<Vec<StockMovement>, RepoError> {
@@ -35,7 +32,7 @@ fn into_movements(rows: Vec<MovementRow>) -> Result<Vec<StockMovement>, RepoErro
 #[async_trait]
 impl StockMovementRepository for PgStockMovementRepository {
     async fn get(&self, id: Uuid) -> Result<StockMovement, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let row: MovementRow = stock_movements::table
             .find(id)
             .select(MovementRow::as_select())
@@ -46,7 +43,7 @@ impl StockMovementRepository for PgStockMovementRepository {
     }
 
     async fn list(&self, filter: &MovementFilter, page: PageRequest) -> Result<Page<StockMovement>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let query = || {
             let mut query = stock_movements::table.into_boxed();
             if let Some(kind) = filter.movement_type {
@@ -86,7 +83,7 @@ impl StockMovementRepository for PgStockMovementRepository {
     }
 
     async fn recent(&self, limit: RecentLimit) -> Result<Vec<StockMovement>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let rows: Vec<MovementRow> = stock_movements::table
             .order((stock_movements::created_at.desc(), stock_movements::id.desc()))
             .limit(i64::from(limit.get()))

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use order_domain::events::{OrderEventData, ORDER_CANCELLED, ORDER_CONFIRMED, ORDER_FULFILLED};
+use event_contracts::orders::{OrderEventData, ORDER_CANCELLED, ORDER_CONFIRMED, ORDER_FULFILLED};
 use shared_kernel::ports::{EventHandler, HandlerError};
 use shared_kernel::EventEnvelope;
 use time::OffsetDateTime;
@@ -34,8 +34,7 @@ impl EventHandler for OrderEventsHandler {
     }
 
     async fn handle(&self, event: &EventEnvelope) -> Result<(), HandlerError> {
-        let data: OrderEventData = serde_json::from_value(event.data.clone())
-            .map_err(|e| HandlerError::new(format!("malformed {} data: {e}", event.name)))?;
+        let data: OrderEventData = event.payload().map_err(|e| HandlerError::new(e.to_string()))?;
         // The system acts here, not a user.
         let stamp = Stamp { at: OffsetDateTime::now_utc(), by: None };
         let failed = |e: warehouse_domain::RepoError| HandlerError::new(format!("{}: {e}", event.name));

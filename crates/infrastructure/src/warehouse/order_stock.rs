@@ -20,12 +20,14 @@ use warehouse_domain::{
     ReferenceType, RepoError, ReservationLine, ReservationOutcome, SettleOutcome, Stamp, StockLevel,
 };
 
-use super::errors::TxError;
+use super::errors::{tx_error, TxError};
 use super::ledger::{apply_change, lock_by_ids};
 use super::rows::{InventoryRow, MovementRow};
 use super::schema::{order_stock_holds, stock_movements};
 use crate::events::{mark_handled, record_event};
+use crate::storage::connect;
 use crate::DbPool;
+use shared_kernel::StorageError;
 
 #[derive(Clone)]
 pub struct PgOrderStockRepository {
@@ -37,10 +39,6 @@ pub struct PgOrderStockRepository {
 impl PgOrderStockRepository {
     pub fn new(pool: DbPool, handler: &'static str) -> Self {
         Self { pool, handler }
-    }
-
-    async fn conn(&self) -> Result<crate::db::DbConn, RepoError> {
-        self.pool.get().await.map_err(|e| RepoError::Unavailable(e.to_string()))
     }
 }
 
@@ -89,7 +87,7 @@ async fn write(conn: &mut AsyncPgConnection, change: &InventoryChange) -> Result
     if apply_change(conn, change).await? {
         Ok(())
     } else {
-        Err(TxError::Repo(RepoError::StaleState))
+        Err(TxError::Refused(RepoError::Storage(StorageError::Stale)))
     }
 }
 
@@ -129,7 +127,7 @@ async fn settle(
             Settle::Release => record.release(quantity, order_id, stamp),
             Settle::Commit => record.commit(quantity, order_id, stamp),
         }
-        .map_err(|e| TxError::Repo(RepoError::Domain(e)))?;
+        .map_err(|e| TxError::Refused(RepoError::Refused(e)))?;
         write(conn, &change).await?;
         settled.push(InventoryQuantity { inventory_id: hold.inventory_id, quantity });
     }
@@ -145,7 +143,7 @@ impl OrderStockRepository for PgOrderStockRepository {
         lines: &[ReservationLine],
         stamp: Stamp,
     ) -> Result<ReservationOutcome, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let handler = self.handler;
         conn.transaction::<ReservationOutcome, TxError, _>(async |conn| {
             if !mark_handled(conn, event_id, handler).await? {
@@ -173,13 +171,13 @@ impl OrderStockRepository for PgOrderStockRepository {
                     let by_id: HashMap<Uuid, &InventoryRow> = rows.iter().map(|r| (r.id, r)).collect();
                     for total in totals_by_inventory(&allocations) {
                         let Some(row) = by_id.get(&total.inventory_id) else {
-                            return Err(TxError::Repo(RepoError::StaleState));
+                            return Err(TxError::Refused(RepoError::Storage(StorageError::Stale)));
                         };
                         let change = (*row)
                             .clone()
                             .into_inventory()
                             .reserve(total.quantity, order_id, stamp)
-                            .map_err(|e| TxError::Repo(RepoError::Domain(e)))?;
+                            .map_err(|e| TxError::Refused(RepoError::Refused(e)))?;
                         write(conn, &change).await?;
                     }
                     set_hold(conn, order_id, "reserved").await?;
@@ -195,7 +193,7 @@ impl OrderStockRepository for PgOrderStockRepository {
             }
         })
         .await
-        .map_err(RepoError::from)
+        .map_err(tx_error)
     }
 
     async fn release_for_order(
@@ -204,7 +202,7 @@ impl OrderStockRepository for PgOrderStockRepository {
         order_id: Uuid,
         stamp: Stamp,
     ) -> Result<SettleOutcome, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let handler = self.handler;
         conn.transaction::<SettleOutcome, TxError, _>(async |conn| {
             if !mark_handled(conn, event_id, handler).await? {
@@ -217,11 +215,11 @@ impl OrderStockRepository for PgOrderStockRepository {
             Ok(SettleOutcome::Settled(released))
         })
         .await
-        .map_err(RepoError::from)
+        .map_err(tx_error)
     }
 
     async fn commit_for_order(&self, event_id: Uuid, order_id: Uuid, stamp: Stamp) -> Result<SettleOutcome, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let handler = self.handler;
         conn.transaction::<SettleOutcome, TxError, _>(async |conn| {
             if !mark_handled(conn, event_id, handler).await? {
@@ -235,6 +233,6 @@ impl OrderStockRepository for PgOrderStockRepository {
             Ok(SettleOutcome::Settled(committed))
         })
         .await
-        .map_err(RepoError::from)
+        .map_err(tx_error)
     }
 }

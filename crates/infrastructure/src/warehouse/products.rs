@@ -13,7 +13,9 @@ use super::errors::{contains_pattern, from_diesel};
 use super::rows::ProductRow;
 use super::schema::products;
 use super::sql::{lower, lower_opt};
+use crate::storage::connect;
 use crate::DbPool;
+use shared_kernel::StorageError;
 
 #[derive(Clone)]
 pub struct PgProductRepository {
@@ -24,10 +26,6 @@ impl PgProductRepository {
     pub fn new(pool: DbPool) -> Self {
         Self { pool }
     }
-
-    async fn conn(&self) -> Result<crate::db::DbConn, RepoError> {
-        self.pool.get().await.map_err(|e| RepoError::Unavailable(e.to_string()))
-    }
 }
 
 fn live() -> diesel::dsl::IsNull<products::deleted_at> {
@@ -37,7 +35,7 @@ fn live() -> diesel::dsl::IsNull<products::deleted_at> {
 #[async_trait]
 impl ProductRepository for PgProductRepository {
     async fn create(&self, product: &Product) -> Result<(), RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         diesel::insert_into(products::table)
             .values(ProductRow::of(product.record()))
             .execute(&mut conn)
@@ -47,7 +45,7 @@ impl ProductRepository for PgProductRepository {
     }
 
     async fn get(&self, id: Uuid) -> Result<Product, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let row: ProductRow = products::table
             .filter(products::id.eq(id).and(live()))
             .select(ProductRow::as_select())
@@ -58,7 +56,7 @@ impl ProductRepository for PgProductRepository {
     }
 
     async fn get_by_sku(&self, sku: &str) -> Result<Product, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let row: ProductRow = products::table
             .filter(lower(products::sku).eq(lower(sku.trim())).and(live()))
             .select(ProductRow::as_select())
@@ -69,7 +67,7 @@ impl ProductRepository for PgProductRepository {
     }
 
     async fn list(&self, filter: &ProductFilter, page: PageRequest) -> Result<Page<Product>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let query = || {
             let mut query = products::table.filter(live()).into_boxed();
             if let Some(status) = filter.status {
@@ -111,7 +109,7 @@ impl ProductRepository for PgProductRepository {
     }
 
     async fn update(&self, product: &Product) -> Result<(), RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let updated = diesel::update(products::table)
             .filter(products::id.eq(product.id).and(live()))
             .set(ProductRow::of(product.record()))
@@ -121,12 +119,12 @@ impl ProductRepository for PgProductRepository {
         if updated == 1 {
             Ok(())
         } else {
-            Err(RepoError::NotFound)
+            Err(RepoError::Storage(StorageError::NotFound))
         }
     }
 
     async fn change_status(&self, product: &Product, expected: ProductStatus) -> Result<(), RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let updated = diesel::update(products::table)
             .filter(products::id.eq(product.id).and(live()).and(products::status.eq(expected.as_str())))
             .set((products::status.eq(product.status.as_str()), products::updated_at.eq(product.updated_at)))
@@ -141,11 +139,11 @@ impl ProductRepository for PgProductRepository {
                 .get_result(&mut conn)
                 .await
                 .map_err(from_diesel)?;
-        Err(if exists { RepoError::StaleState } else { RepoError::NotFound })
+        Err(if exists { RepoError::Storage(StorageError::Stale) } else { RepoError::Storage(StorageError::NotFound) })
     }
 
     async fn delete(&self, id: Uuid, now: OffsetDateTime) -> Result<(), RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         let updated = diesel::update(products::table)
             .filter(products::id.eq(id).and(live()))
             .set((products::deleted_at.eq(now), products::updated_at.eq(now)))
@@ -155,12 +153,12 @@ impl ProductRepository for PgProductRepository {
         if updated == 1 {
             Ok(())
         } else {
-            Err(RepoError::NotFound)
+            Err(RepoError::Storage(StorageError::NotFound))
         }
     }
 
     async fn categories(&self) -> Result<Vec<String>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         products::table
             .filter(live().and(products::category.is_not_null()))
             .select(products::category.assume_not_null())
@@ -172,7 +170,7 @@ impl ProductRepository for PgProductRepository {
     }
 
     async fn brands(&self) -> Result<Vec<String>, RepoError> {
-        let mut conn = self.conn().await?;
+        let mut conn = connect(&self.pool).await?;
         products::table
             .filter(live().and(products::brand.is_not_null()))
             .select(products::brand.assume_not_null())

@@ -85,6 +85,11 @@ async fn a_forged_left_most_forwarded_for_does_not_escape_the_limit() {
     for forged in ["1.2.3.4, 198.51.100.1", "5.6.7.8, 9.9.9.9, 198.51.100.1", "garbage, 198.51.100.1"] {
         assert_eq!(call(&app, via_proxy(forged)).await.0, StatusCode::TOO_MANY_REQUESTS, "{forged}");
     }
+    // A proxy that adds its own header line instead of appending: every line counts, in order.
+    let two_lines = login("/api/v1/identity/users/login", "10.1.1.1")
+        .append_header(("X-Forwarded-For", "9.9.9.9"))
+        .append_header(("X-Forwarded-For", "198.51.100.1"));
+    assert_eq!(call(&app, two_lines).await.0, StatusCode::TOO_MANY_REQUESTS);
     // A chain of trusted proxies is skipped from the right.
     assert_eq!(call(&app, via_proxy("7.7.7.7, 198.51.100.1, 10.2.2.2")).await.0, StatusCode::TOO_MANY_REQUESTS);
     // An untrusted peer's header is ignored: the peer is the client.

@@ -7,7 +7,7 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use super::views::CompanyResponse;
-use super::wire::{domain_error, now, present, repo_error};
+use super::wire::{now, present};
 use crate::app::AppState;
 use crate::http::{created, list, no_content, ok, ApiError, Json, PageQuery};
 
@@ -54,11 +54,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 }
 
 fn company_error(error: crm_domain::CompanyError) -> ApiError {
-    domain_error(&error, error.field())
+    ApiError::from_domain_field(&error, error.field())
 }
 
 async fn load(state: &AppState, id: Uuid) -> Result<Company, ApiError> {
-    let found = state.crm.companies.find_by_id(id).await.map_err(repo_error)?;
+    let found = state.crm.companies.find_by_id(id).await.map_err(ApiError::from)?;
     found.ok_or_else(|| ApiError::not_found("no such company"))
 }
 
@@ -73,7 +73,7 @@ pub async fn create_company(
 ) -> Result<HttpResponse, ApiError> {
     let input = NewCompany { name: body.name, website: body.website, industry: body.industry };
     let company = Company::new(input, now()).map_err(company_error)?;
-    let saved = state.crm.companies.create(&company).await.map_err(repo_error)?;
+    let saved = state.crm.companies.create(&company).await.map_err(ApiError::from)?;
     Ok(created(CompanyResponse::from(saved)))
 }
 
@@ -87,7 +87,7 @@ pub async fn list_companies(
     query: web::Query<CompanyListQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let filter = CompanyFilter { search: query.into_inner().search };
-    let companies = state.crm.companies.list(&filter, page.request()?).await.map_err(repo_error)?;
+    let companies = state.crm.companies.list(&filter, page.request()?).await.map_err(ApiError::from)?;
     Ok(list(companies.map(CompanyResponse::from)))
 }
 
@@ -114,7 +114,7 @@ pub async fn update_company(
     let next = company.update(changes, now()).map_err(company_error)?;
     let saved = state.crm.companies.update(&next).await.map_err(|e| match e {
         crm_domain::RepoError::NotFound => ApiError::not_found("no such company"),
-        other => repo_error(other),
+        other => ApiError::from(other),
     })?;
     Ok(ok(CompanyResponse::from(saved)))
 }
@@ -125,6 +125,6 @@ pub async fn update_company(
               (status = 403, description = "Lacks companies:delete")),
     security(("bearer" = [])))]
 pub async fn delete_company(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    state.crm.companies.soft_delete(id.into_inner(), now()).await.map_err(repo_error)?;
+    state.crm.companies.soft_delete(id.into_inner(), now()).await.map_err(ApiError::from)?;
     Ok(no_content())
 }

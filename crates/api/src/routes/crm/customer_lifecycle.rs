@@ -16,6 +16,7 @@ use super::customers::{customer_error, customer_write_error};
 use super::views::CustomerResponse;
 use super::wire::{ensure_active_user, existing_customer, now, present, required, timestamp};
 use crate::app::AppState;
+use crate::http::retry::{until_settled, Attempt};
 use crate::http::{ok, ApiError, Json};
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -62,25 +63,25 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(resource("tags").route(web::put().to(set_tags)));
 }
 
-/// Loads, moves and saves; on a concurrent change, re-runs the move once on the fresh state.
+/// Loads, moves and saves; on a concurrent change, re-decides on the fresh state (`http::retry`).
 async fn transition<F>(state: &AppState, id: Uuid, step: F) -> Result<Customer, ApiError>
 where
     F: Fn(&Customer, OffsetDateTime) -> Result<StatusTransition, CustomerError>,
 {
-    let mut attempts = 0;
-    loop {
-        attempts += 1;
+    let step = &step;
+    until_settled(|| async move {
         let customer = existing_customer(state, id).await?;
         let moved = step(&customer, now()).map_err(customer_error)?;
         match state.crm.customers.save_transition(&moved).await {
             Ok(saved) => {
                 state.outbox.notify();
-                return Ok(saved);
+                Ok(Attempt::Done(saved))
             }
-            Err(RepoError::StaleState) if attempts < 2 => continue,
-            Err(error) => return Err(customer_write_error(error)),
+            Err(RepoError::Stale) => Ok(Attempt::Stale),
+            Err(error) => Err(customer_write_error(error)),
         }
-    }
+    })
+    .await
 }
 
 fn status_data(c: &Customer) -> serde_json::Value {
@@ -183,20 +184,19 @@ pub async fn change_tier(
     Json(body): Json<TierBody>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
-    let mut attempts = 0;
-    loop {
-        attempts += 1;
-        let customer = existing_customer(&state, id).await?;
-        let change = customer.change_tier(body.tier, now()).map_err(customer_error)?;
+    let (state, tier) = (&state, body.tier);
+    let saved = until_settled(|| async move {
+        let customer = existing_customer(state, id).await?;
+        let change = customer.change_tier(tier, now()).map_err(customer_error)?;
         match state.crm.customers.save_tier_change(&change).await {
-            Ok(saved) => {
-                state.outbox.notify();
-                return Ok(ok(CustomerResponse::from(saved)));
-            }
-            Err(RepoError::StaleState) if attempts < 2 => continue,
-            Err(error) => return Err(customer_write_error(error)),
+            Ok(saved) => Ok(Attempt::Done(saved)),
+            Err(RepoError::Stale) => Ok(Attempt::Stale),
+            Err(error) => Err(customer_write_error(error)),
         }
-    }
+    })
+    .await?;
+    state.outbox.notify();
+    Ok(ok(CustomerResponse::from(saved)))
 }
 
 #[utoipa::path(put, path = "/api/v1/customer-mgmt/customers/{id}/tags", tag = "customer management",

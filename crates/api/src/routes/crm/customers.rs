@@ -11,8 +11,8 @@ use uuid::Uuid;
 
 use super::views::CustomerResponse;
 use super::wire::{
-    customer_not_found, domain_error, e164, ensure_active_user, ensure_user, existing_company, existing_customer, now,
-    present, repo_error, timestamp,
+    customer_not_found, e164, ensure_active_user, ensure_user, existing_company, existing_customer, now, present,
+    timestamp,
 };
 use crate::app::AppState;
 use crate::http::{created, list, no_content, ok, ApiError, Json, PageQuery};
@@ -89,14 +89,14 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 }
 
 pub(crate) fn customer_error(error: CustomerError) -> ApiError {
-    domain_error(&error, error.field())
+    ApiError::from_domain_field(&error, error.field())
 }
 
 /// Storage errors of a customer write, with a missing row reported as `CUSTOMER_NOT_FOUND`.
 pub(crate) fn customer_write_error(error: RepoError) -> ApiError {
     match error {
         RepoError::NotFound => customer_not_found(),
-        other => repo_error(other),
+        other => ApiError::from(other),
     }
 }
 
@@ -134,7 +134,7 @@ pub async fn create_customer(
     if let Some(user) = customer.user_id {
         ensure_user(&state, user, "user_id").await?;
     }
-    let saved = state.crm.customers.create(&created_customer).await.map_err(repo_error)?;
+    let saved = state.crm.customers.create(&created_customer).await.map_err(ApiError::from)?;
     state.outbox.notify();
     Ok(created(CustomerResponse::from(saved)))
 }
@@ -149,8 +149,8 @@ pub async fn list_customers(
     query: web::Query<CustomerQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let page = page.request()?;
-    let filter = CustomerFilter::from_query(&query).map_err(|e| domain_error(&e, e.field()))?;
-    let customers = state.crm.customers.list(&filter, page).await.map_err(repo_error)?;
+    let filter = CustomerFilter::from_query(&query).map_err(|e| ApiError::from_domain_field(&e, e.field()))?;
+    let customers = state.crm.customers.list(&filter, page).await.map_err(ApiError::from)?;
     Ok(list(customers.map(CustomerResponse::from)))
 }
 
@@ -164,14 +164,14 @@ pub async fn get_customer_by_email(
     email: web::Path<String>,
     query: web::Query<EmailLookupQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let email = Email::parse(&email).map_err(|e| domain_error(&e, Some("email")))?;
+    let email = Email::parse(&email).map_err(|e| ApiError::from_domain_field(&e, Some("email")))?;
     let scope = match query.company_id.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
         Some(text) => {
             EmailScope::Company(shared_kernel::id::parse_id(text).ok_or_else(|| ApiError::invalid_uuid("company_id"))?)
         }
         None => EmailScope::Newest,
     };
-    let found = state.crm.customers.find_by_email(&email, scope).await.map_err(repo_error)?;
+    let found = state.crm.customers.find_by_email(&email, scope).await.map_err(ApiError::from)?;
     Ok(ok(CustomerResponse::from(found.ok_or_else(customer_not_found)?)))
 }
 

@@ -11,8 +11,9 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::deals::{deal_error, existing_deal};
-use super::wire::{day, now, repo_error, timestamp};
+use super::wire::{day, now, timestamp};
 use crate::app::AppState;
+use crate::http::retry::{until_settled, Attempt};
 use crate::http::{ok, ApiError, Json};
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -48,23 +49,22 @@ async fn change_stage<F>(state: &AppState, id: Uuid, step: F) -> Result<Deal, Ap
 where
     F: Fn(&Deal, OffsetDateTime) -> Result<Option<StageTransition>, DealError>,
 {
-    let mut attempts = 0;
-    loop {
-        attempts += 1;
+    let step = &step;
+    until_settled(|| async move {
         let deal = existing_deal(state, id).await?;
         let Some(moved) = step(&deal, now()).map_err(deal_error)? else {
-            return Ok(deal);
+            return Ok(Attempt::Done(deal));
         };
         match state.crm.deals.save_stage_change(&moved).await {
             Ok(saved) => {
                 state.outbox.notify();
-                return Ok(saved);
+                Ok(Attempt::Done(saved))
             }
-            Err(RepoError::StaleState) if attempts < 2 => continue,
-            Err(RepoError::NotFound) => return Err(ApiError::not_found("no such deal")),
-            Err(error) => return Err(repo_error(error)),
+            Err(RepoError::Stale) => Ok(Attempt::Stale),
+            Err(error) => Err(ApiError::storage_or(error, || ApiError::not_found("no such deal"))),
         }
-    }
+    })
+    .await
 }
 
 #[utoipa::path(put, path = "/api/v1/customer-mgmt/deals/{id}/stage", tag = "customer management",

@@ -13,9 +13,7 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use super::views::DealResponse;
-use super::wire::{
-    active_currency, day, domain_error, ensure_active_user, existing_customer, now, repo_error, timestamp,
-};
+use super::wire::{active_currency, day, ensure_active_user, existing_customer, now, timestamp};
 use crate::app::AppState;
 use crate::http::{created, list, no_content, ok, ApiError, Json, PageQuery};
 
@@ -81,20 +79,20 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 }
 
 pub(crate) fn deal_error(error: DealError) -> ApiError {
-    domain_error(&error, error.field())
+    ApiError::from_domain_field(&error, error.field())
 }
 
 pub(crate) async fn existing_deal(state: &AppState, id: Uuid) -> Result<Deal, ApiError> {
-    let found = state.crm.deals.find_by_id(id).await.map_err(repo_error)?;
+    let found = state.crm.deals.find_by_id(id).await.map_err(ApiError::from)?;
     found.ok_or_else(|| ApiError::not_found("no such deal"))
 }
 
 /// Saves an edit of an open deal; a deal closed meanwhile is `DEAL_CLOSED`.
 async fn save_open(state: &AppState, deal: &Deal) -> Result<Deal, ApiError> {
     state.crm.deals.update_open(deal).await.map_err(|e| match e {
-        RepoError::StaleState => ApiError::conflict("DEAL_CLOSED", "the deal was closed meanwhile"),
+        RepoError::Stale => ApiError::conflict("DEAL_CLOSED", "the deal was closed meanwhile"),
         RepoError::NotFound => ApiError::not_found("no such deal"),
-        other => repo_error(other),
+        other => ApiError::from(other),
     })
 }
 
@@ -131,7 +129,7 @@ pub async fn create_deal(
     let created_deal = Deal::new(input, now()).map_err(deal_error)?;
     existing_customer(&state, body.customer_id).await?;
     ensure_active_user(&state, body.assigned_to, "assigned_to").await?;
-    let saved = state.crm.deals.create(&created_deal).await.map_err(repo_error)?;
+    let saved = state.crm.deals.create(&created_deal).await.map_err(ApiError::from)?;
     state.outbox.notify();
     Ok(created(DealResponse::from(saved)))
 }
@@ -154,7 +152,7 @@ pub async fn list_deals(
         customer_id: parse_id("customer_id", &query.customer_id)?,
         assigned_to: parse_id("assigned_to", &query.assigned_to)?,
     };
-    let deals = state.crm.deals.list(&filter, page).await.map_err(repo_error)?;
+    let deals = state.crm.deals.list(&filter, page).await.map_err(ApiError::from)?;
     Ok(list(deals.map(DealResponse::from)))
 }
 
@@ -168,7 +166,7 @@ pub async fn deals_in_stage(
     page: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let filter = DealFilter { stage: Some(parse_stage(&stage)?), ..DealFilter::default() };
-    let deals = state.crm.deals.list(&filter, page.request()?).await.map_err(repo_error)?;
+    let deals = state.crm.deals.list(&filter, page.request()?).await.map_err(ApiError::from)?;
     Ok(list(deals.map(DealResponse::from)))
 }
 
@@ -176,7 +174,7 @@ pub async fn deals_in_stage(
     responses((status = 200, description = "data.stats: each of the six stages mapped to its count of deals")),
     security(("bearer" = [])))]
 pub async fn pipeline_stats(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
-    let counts = state.crm.deals.pipeline_counts().await.map_err(repo_error)?;
+    let counts = state.crm.deals.pipeline_counts().await.map_err(ApiError::from)?;
     let stats: serde_json::Map<String, serde_json::Value> =
         counts.into_iter().map(|(stage, count)| (stage.as_str().to_owned(), json!(count))).collect();
     Ok(ok(json!({ "stats": stats })))
@@ -186,7 +184,7 @@ pub async fn pipeline_stats(state: web::Data<AppState>) -> Result<HttpResponse, 
     responses((status = 200, description = "data: count, total_value (cents in REPORTING_CURRENCY), currency, by_currency")),
     security(("bearer" = [])))]
 pub async fn won_stats(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
-    let totals = state.crm.deals.won_totals().await.map_err(repo_error)?;
+    let totals = state.crm.deals.won_totals().await.map_err(ApiError::from)?;
     let reporting = state.settings.reporting_currency;
     let by_currency: BTreeMap<&str, i64> = totals.by_currency.iter().map(|(c, v)| (c.as_str(), *v)).collect();
     Ok(ok(json!({
@@ -208,7 +206,7 @@ pub async fn get_deal(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result
     responses((status = 204, description = "Soft-deleted"), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn delete_deal(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    state.crm.deals.soft_delete(id.into_inner(), now()).await.map_err(repo_error)?;
+    state.crm.deals.soft_delete(id.into_inner(), now()).await.map_err(ApiError::from)?;
     Ok(no_content())
 }
 

@@ -9,8 +9,9 @@ use uuid::Uuid;
 
 use super::interactions::{existing_interaction, interaction_error};
 use super::views::InteractionResponse;
-use super::wire::{ensure_user, now, present, repo_error, required};
+use super::wire::{ensure_user, now, present, required};
 use crate::app::AppState;
+use crate::http::retry::{until_settled, Attempt};
 use crate::http::{ok, ApiError, Json};
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -64,7 +65,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 async fn save(state: &AppState, next: &Interaction) -> Result<HttpResponse, ApiError> {
     let saved = state.crm.interactions.update(next).await.map_err(|e| match e {
         RepoError::NotFound => ApiError::not_found("no such interaction"),
-        other => repo_error(other),
+        other => ApiError::from(other),
     })?;
     Ok(ok(InteractionResponse::from(saved)))
 }
@@ -111,19 +112,19 @@ pub async fn end_interaction(
     Json(body): Json<EndBody>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
-    let mut attempts = 0;
-    loop {
-        attempts += 1;
-        let interaction = existing_interaction(&state, id).await?;
-        let ended = interaction.end(body.ended_at, now()).map_err(interaction_error)?;
+    let (state, ended_at) = (&state, body.ended_at);
+    let saved = until_settled(|| async move {
+        let interaction = existing_interaction(state, id).await?;
+        let ended = interaction.end(ended_at, now()).map_err(interaction_error)?;
         match state.crm.interactions.save_end(&ended).await {
-            Ok(saved) => return Ok(ok(InteractionResponse::from(saved))),
+            Ok(saved) => Ok(Attempt::Done(saved)),
             // Ended meanwhile: the re-run answers INTERACTION_ALREADY_ENDED.
-            Err(RepoError::StaleState) if attempts < 2 => continue,
-            Err(RepoError::NotFound) => return Err(ApiError::not_found("no such interaction")),
-            Err(error) => return Err(repo_error(error)),
+            Err(RepoError::Stale) => Ok(Attempt::Stale),
+            Err(error) => Err(ApiError::storage_or(error, || ApiError::not_found("no such interaction"))),
         }
-    }
+    })
+    .await?;
+    Ok(ok(InteractionResponse::from(saved)))
 }
 
 #[utoipa::path(put, path = "/api/v1/customer-mgmt/interactions/{id}/follow-up", tag = "customer management",
@@ -152,7 +153,7 @@ pub async fn add_attendee(
 ) -> Result<HttpResponse, ApiError> {
     let interaction = existing_interaction(&state, id.into_inner()).await?;
     ensure_user(&state, body.attendee_id, "attendee_id").await?;
-    match interaction.add_attendee(body.attendee_id, now()) {
+    match interaction.add_attendee(body.attendee_id, now()).map_err(interaction_error)? {
         Some(next) => save(&state, &next).await,
         None => Ok(ok(InteractionResponse::from(interaction))),
     }

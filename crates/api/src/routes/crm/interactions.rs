@@ -11,7 +11,7 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use super::views::{InteractionListItem, InteractionResponse};
-use super::wire::{domain_error, existing_company, existing_customer, now, repo_error};
+use super::wire::{existing_company, existing_customer, now};
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::http::{created, list, no_content, ok, ApiError, Json, PageQuery};
@@ -65,16 +65,16 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 }
 
 pub(crate) fn interaction_error(error: InteractionError) -> ApiError {
-    domain_error(&error, error.field())
+    ApiError::from_domain_field(&error, error.field())
 }
 
 pub(crate) async fn existing_interaction(state: &AppState, id: Uuid) -> Result<Interaction, ApiError> {
-    let found = state.crm.interactions.find_by_id(id).await.map_err(repo_error)?;
+    let found = state.crm.interactions.find_by_id(id).await.map_err(ApiError::from)?;
     found.ok_or_else(|| ApiError::not_found("no such interaction"))
 }
 
 async fn listed(state: &AppState, filter: InteractionFilter, page: &PageQuery) -> Result<HttpResponse, ApiError> {
-    let rows = state.crm.interactions.list(&filter, page.request()?).await.map_err(repo_error)?;
+    let rows = state.crm.interactions.list(&filter, page.request()?).await.map_err(ApiError::from)?;
     Ok(list(rows.map(InteractionListItem::from)))
 }
 
@@ -107,7 +107,7 @@ pub async fn create_interaction(
         }
         None => interaction.company_id = customer.company_id,
     }
-    let saved = state.crm.interactions.create(&interaction).await.map_err(repo_error)?;
+    let saved = state.crm.interactions.create(&interaction).await.map_err(ApiError::from)?;
     Ok(created(InteractionResponse::from(saved)))
 }
 
@@ -189,7 +189,7 @@ pub async fn follow_ups(
         None => None,
     };
     let filter = FollowUpFilter { due_before, created_by };
-    let rows = state.crm.interactions.follow_ups(&filter, page).await.map_err(repo_error)?;
+    let rows = state.crm.interactions.follow_ups(&filter, page).await.map_err(ApiError::from)?;
     Ok(list(rows.map(InteractionListItem::from)))
 }
 
@@ -206,6 +206,6 @@ pub async fn get_interaction(state: web::Data<AppState>, id: web::Path<Uuid>) ->
     responses((status = 204, description = "Soft-deleted"), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn delete_interaction(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    state.crm.interactions.soft_delete(id.into_inner(), now()).await.map_err(repo_error)?;
+    state.crm.interactions.soft_delete(id.into_inner(), now()).await.map_err(ApiError::from)?;
     Ok(no_content())
 }

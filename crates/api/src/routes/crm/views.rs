@@ -47,7 +47,7 @@ impl From<Customer> for CustomerResponse {
             user_id: c.user_id,
             company_id: c.company_id,
             name: c.name,
-            email: c.email.into_inner(),
+            email: c.email.into_string(),
             phone: c.phone,
             status: c.status.as_str(),
             tier: c.tier.as_str(),

@@ -1,13 +1,10 @@
 //! Helpers shared by the customer-management routes: error mapping, reference checks, phone numbers,
 //! dates and "field present" deserialisation.
 
-use std::collections::BTreeMap;
-
 use actix_web::http::StatusCode;
-use crm_domain::{Company, Customer, RepoError};
+use crm_domain::{Company, Customer};
 use identity_domain::UserStatus;
 use serde::{Deserialize, Deserializer};
-use shared_kernel::error::Classified;
 use shared_kernel::CurrencyCode;
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -34,30 +31,6 @@ pub fn timestamp(at: OffsetDateTime) -> String {
     at.format(&time::format_description::well_known::Rfc3339).unwrap_or_else(|_| at.to_string())
 }
 
-fn with_field(error: ApiError, field: Option<&str>) -> ApiError {
-    match field {
-        Some(field) => {
-            let message = error.message.clone();
-            error.with_details(BTreeMap::from([(field.to_owned(), message)]))
-        }
-        None => error,
-    }
-}
-
-/// A domain error with its field (if any) in `details`.
-pub fn domain_error<E: Classified + std::fmt::Display>(error: &E, field: Option<&str>) -> ApiError {
-    with_field(ApiError::from_domain(error), field)
-}
-
-/// A storage error; duplicates and missing references name their field.
-pub fn repo_error(error: RepoError) -> ApiError {
-    let field = match &error {
-        RepoError::Duplicate { field } | RepoError::MissingReference { field } => Some(*field),
-        _ => None,
-    };
-    domain_error(&error, field)
-}
-
 /// A missing required body field that `Option<Option<_>>` lets through.
 pub fn required(field: &str) -> ApiError {
     ApiError::field(field, "is required")
@@ -68,18 +41,18 @@ pub fn customer_not_found() -> ApiError {
 }
 
 fn user_not_found(field: &str) -> ApiError {
-    with_field(ApiError::new(StatusCode::NOT_FOUND, "USER_NOT_FOUND", "no such active user"), Some(field))
+    ApiError::new(StatusCode::NOT_FOUND, "USER_NOT_FOUND", "no such active user").on_field(field)
 }
 
 /// The customer, or 404 `CUSTOMER_NOT_FOUND`.
 pub async fn existing_customer(state: &AppState, id: Uuid) -> Result<Customer, ApiError> {
-    state.crm.customers.find_by_id(id).await.map_err(repo_error)?.ok_or_else(customer_not_found)
+    state.crm.customers.find_by_id(id).await.map_err(ApiError::from)?.ok_or_else(customer_not_found)
 }
 
 /// The company, or 404 `NOT_FOUND` naming `company_id`.
 pub async fn existing_company(state: &AppState, id: Uuid) -> Result<Company, ApiError> {
-    let found = state.crm.companies.find_by_id(id).await.map_err(repo_error)?;
-    found.ok_or_else(|| with_field(ApiError::not_found("no such company"), Some("company_id")))
+    let found = state.crm.companies.find_by_id(id).await.map_err(ApiError::from)?;
+    found.ok_or_else(|| ApiError::not_found("no such company").on_field("company_id"))
 }
 
 /// `id` names an active user, or 404 `USER_NOT_FOUND` naming `field`.
@@ -104,14 +77,12 @@ pub fn e164(raw: Option<&str>) -> Result<Option<String>, ApiError> {
         return Ok(None);
     };
     let invalid = || {
-        with_field(
-            ApiError::new(
-                StatusCode::BAD_REQUEST,
-                "INVALID_PHONE",
-                "phone must be a valid international number starting with +",
-            ),
-            Some("phone"),
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "INVALID_PHONE",
+            "phone must be a valid international number starting with +",
         )
+        .on_field("phone")
     };
     if !text.starts_with('+') {
         return Err(invalid());

@@ -2,16 +2,17 @@
 
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpResponse};
+use event_contracts::identity::UserPasswordChanged;
+use event_contracts::Topic;
 use identity_domain::ports::{FailedLogin, NewUser, RepoError, UserRecord};
-use identity_domain::{events, Email, Password, Rotation, UserStatus};
+use identity_domain::{Email, Password, Rotation, UserStatus};
 use serde::{Deserialize, Serialize};
-use shared_kernel::EventEnvelope;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::contacts::identity_error;
-use super::users::{domain, registered_event};
+use super::users::registered_event;
 use crate::app::AppState;
 use crate::auth::caller::token_revoked;
 use crate::auth::tokens::{Subject, TokenPair, REFRESH_TTL};
@@ -110,7 +111,7 @@ async fn failed_credential(state: &AppState, user_id: Uuid) -> ApiError {
     match outcome {
         Ok(FailedLogin::AlreadyLocked) => locked(),
         Ok(FailedLogin::Counted | FailedLogin::LockedNow) => invalid_credentials(),
-        Err(error) => domain(error),
+        Err(error) => ApiError::from(error),
     }
 }
 
@@ -126,7 +127,7 @@ pub async fn register(state: web::Data<AppState>, Json(body): Json<RegisterBody>
     if !state.settings.registration_open {
         return Err(ApiError::new(StatusCode::FORBIDDEN, "REGISTRATION_CLOSED", "self-registration is closed"));
     }
-    let email = Email::parse(&body.email).map_err(identity_error)?;
+    let email = Email::parse(&body.email).map_err(|e| identity_error(e.into()))?;
     let name = body.name.trim();
     if name.is_empty() || name.chars().count() > 255 {
         return Err(ApiError::field("name", "must be 1 to 255 characters"));
@@ -134,11 +135,11 @@ pub async fn register(state: web::Data<AppState>, Json(body): Json<RegisterBody>
     let password = Password::parse("password", &body.password).map_err(identity_error)?;
     let password_hash = passwords::hash(password.expose().to_owned(), state.settings.bcrypt_cost).await?;
     let id = shared_kernel::new_id();
-    let event = registered_event(id, email.as_str(), name);
+    let event = registered_event(id, &email, name);
     let user = NewUser { id, email: email.into_string(), name: name.to_owned(), password_hash };
     let user = state.identity.users.create(user, vec![event]).await.map_err(|error| match error {
-        RepoError::Duplicate { .. } => ApiError::conflict("EMAIL_ALREADY_EXISTS", "this email is already registered"),
-        other => domain(other),
+        RepoError::Conflict { .. } => ApiError::conflict("EMAIL_ALREADY_EXISTS", "this email is already registered"),
+        other => ApiError::from(other),
     })?;
     state.outbox.notify();
     Ok(created(session(&state, &user, vec!["user".to_owned()])?))
@@ -150,10 +151,9 @@ pub async fn register(state: web::Data<AppState>, Json(body): Json<RegisterBody>
               (status = 429, description = "RATE_LIMIT_EXCEEDED")))]
 pub async fn login(state: web::Data<AppState>, Json(body): Json<LoginBody>) -> Result<HttpResponse, ApiError> {
     let settings = &state.settings;
-    let user = match Email::parse(&body.email) {
-        Ok(email) => state.identity.users.find_by_email(email.as_str()).await.map_err(domain)?,
-        Err(_) => None,
-    };
+    // An address stored under an older, looser rule still signs in: look it up as stored.
+    let lookup = Email::parse(&body.email).map_or_else(|_| body.email.trim().to_lowercase(), Email::into_string);
+    let user = state.identity.users.find_by_email(&lookup).await.map_err(ApiError::from)?;
     let now = OffsetDateTime::now_utc();
     if user.as_ref().is_some_and(|u| u.is_locked(now)) {
         return Err(locked());
@@ -178,7 +178,7 @@ pub async fn login(state: web::Data<AppState>, Json(body): Json<LoginBody>) -> R
         UserStatus::Active => {}
     }
     // A concurrent failure may have locked the account meanwhile.
-    if !state.identity.users.record_successful_login(user.id).await.map_err(domain)? {
+    if !state.identity.users.record_successful_login(user.id).await.map_err(ApiError::from)? {
         return Err(locked());
     }
     let roles = roles_of(&state, user.id).await?;
@@ -270,7 +270,7 @@ pub async fn change_password(
         .users
         .find_by_id(caller.user_id)
         .await
-        .map_err(domain)?
+        .map_err(ApiError::from)?
         .ok_or_else(super::users::user_not_found)?;
     // The current password is a credential like a login's: the same lock-out guards it.
     if user.is_locked(OffsetDateTime::now_utc()) {
@@ -281,8 +281,8 @@ pub async fn change_password(
         return Err(failed_credential(&state, user.id).await);
     }
     let hash = passwords::hash(new_password.expose().to_owned(), cost).await?;
-    let event = EventEnvelope::new(events::USER_PASSWORD_CHANGED, user.id, serde_json::json!({ "user_id": user.id }));
-    state.identity.users.change_password(user.id, hash, vec![event]).await.map_err(domain)?;
+    let event = UserPasswordChanged { user_id: user.id }.to_event(user.id, OffsetDateTime::now_utc());
+    state.identity.users.change_password(user.id, hash, vec![event]).await.map_err(ApiError::from)?;
     state.identity.access.invalidate_user(user.id).await;
     state.outbox.notify();
     Ok(ok(serde_json::json!({ "message": "password changed; sign in again" })))

@@ -171,7 +171,7 @@ fn repo_error(error: RepoError) -> ApiError {
         RepoError::MissingReference { field: "country" } => {
             ApiError::field("address.country", "must be a country code from the reference data")
         }
-        other => ApiError::from_domain(&other),
+        other => ApiError::from(other),
     }
 }
 
@@ -222,9 +222,10 @@ fn value_of(
         }
     }
     Ok(match kind {
-        ContactType::Email => {
-            email.map(|e| Email::parse(&e).map(ContactValue::Email)).transpose().map_err(identity_error)?
-        }
+        ContactType::Email => email
+            .map(|e| Email::parse(&e).map(ContactValue::Email))
+            .transpose()
+            .map_err(|e| identity_error(e.into()))?,
         ContactType::Phone => {
             phone.map(|p| parse_phone(&p).map(ContactValue::Phone)).transpose().map_err(identity_error)?
         }

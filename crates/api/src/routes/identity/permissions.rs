@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 use super::contacts::identity_error;
 use super::roles::PermissionView;
-use super::users::domain;
+
 use crate::app::AppState;
 use crate::http::{created, no_content, ok, ApiError, Json};
 
@@ -50,9 +50,9 @@ fn not_found() -> ApiError {
 
 fn write_error(error: RepoError) -> ApiError {
     match error {
-        RepoError::Duplicate { .. } => ApiError::conflict("ALREADY_EXISTS", "this resource:action pair already exists"),
+        RepoError::Conflict { .. } => ApiError::conflict("ALREADY_EXISTS", "this resource:action pair already exists"),
         RepoError::NotFound => not_found(),
-        other => domain(other),
+        other => ApiError::from(other),
     }
 }
 
@@ -71,7 +71,7 @@ pub async fn create_permission(
 #[utoipa::path(get, path = "/api/v1/identity/permissions", tag = "identity",
     responses((status = 200, body = [PermissionView])), security(("bearer" = [])))]
 pub async fn list_permissions(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
-    let permissions = state.identity.roles.list_permissions().await.map_err(domain)?;
+    let permissions = state.identity.roles.list_permissions().await.map_err(ApiError::from)?;
     Ok(ok(permissions.into_iter().map(PermissionView::from).collect::<Vec<_>>()))
 }
 
@@ -79,7 +79,7 @@ pub async fn list_permissions(state: web::Data<AppState>) -> Result<HttpResponse
     responses((status = 200, body = PermissionView), (status = 404)), security(("bearer" = [])))]
 pub async fn get_permission(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let permission =
-        state.identity.roles.find_permission(id.into_inner()).await.map_err(domain)?.ok_or_else(not_found)?;
+        state.identity.roles.find_permission(id.into_inner()).await.map_err(ApiError::from)?.ok_or_else(not_found)?;
     Ok(ok(PermissionView::from(permission)))
 }
 
@@ -87,7 +87,7 @@ pub async fn get_permission(state: web::Data<AppState>, id: web::Path<Uuid>) -> 
     responses((status = 200, body = PermissionView), (status = 404)), security(("bearer" = [])))]
 pub async fn permission_by_name(state: web::Data<AppState>, name: web::Path<String>) -> Result<HttpResponse, ApiError> {
     let permission =
-        state.identity.roles.find_permission_by_name(&name).await.map_err(domain)?.ok_or_else(not_found)?;
+        state.identity.roles.find_permission_by_name(&name).await.map_err(ApiError::from)?.ok_or_else(not_found)?;
     Ok(ok(PermissionView::from(permission)))
 }
 
@@ -99,7 +99,7 @@ pub async fn update_permission(
     Json(body): Json<UpdatePermissionBody>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
-    let current = state.identity.roles.find_permission(id).await.map_err(domain)?.ok_or_else(not_found)?;
+    let current = state.identity.roles.find_permission(id).await.map_err(ApiError::from)?.ok_or_else(not_found)?;
     if current.name == "*:*" {
         return Err(ApiError::forbidden("the *:* permission cannot change"));
     }
@@ -120,7 +120,7 @@ pub async fn update_permission(
     responses((status = 204), (status = 403, description = "*:*"), (status = 404)), security(("bearer" = [])))]
 pub async fn delete_permission(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
-    let current = state.identity.roles.find_permission(id).await.map_err(domain)?.ok_or_else(not_found)?;
+    let current = state.identity.roles.find_permission(id).await.map_err(ApiError::from)?.ok_or_else(not_found)?;
     if current.name == "*:*" {
         return Err(ApiError::forbidden("the *:* permission cannot be deleted"));
     }

@@ -4,7 +4,7 @@
 
 use actix_web::{web, HttpResponse};
 use identity_domain::ports::RepoError;
-use identity_domain::profile::{Moderation, NewProfile, ProfileFields, ProfileRecord};
+use identity_domain::profile::{Moderation, NewProfile, ProfileCreation, ProfileFields, ProfileRecord};
 use serde::{Deserialize, Serialize};
 use time::{Date, OffsetDateTime};
 use utoipa::ToSchema;
@@ -174,9 +174,9 @@ fn profile_not_found() -> ApiError {
 fn repo_error(error: RepoError) -> ApiError {
     match error {
         RepoError::NotFound => profile_not_found(),
-        RepoError::Duplicate { .. } => ApiError::conflict("ALREADY_EXISTS", "you already have a profile"),
+        RepoError::Conflict { .. } => ApiError::conflict("ALREADY_EXISTS", "you already have a profile"),
         RepoError::MissingReference { field } => ApiError::field(field, "must exist in the reference data"),
-        other => ApiError::from_domain(&other),
+        other => ApiError::from(other),
     }
 }
 
@@ -217,7 +217,15 @@ pub async fn create_profile(
 ) -> Result<HttpResponse, ApiError> {
     let fields = body.validate(true)?;
     let profile = NewProfile { id: shared_kernel::new_id(), user_id: caller.user_id, fields };
-    let profile = state.identity.profiles.create(profile).await.map_err(repo_error)?;
+    let profile = match state.identity.profiles.create(profile).await.map_err(repo_error)? {
+        ProfileCreation::Created(profile) => *profile,
+        ProfileCreation::Banned => {
+            return Err(ApiError::conflict(
+                "PROFILE_BANNED",
+                "your profile was banned; a new profile cannot be created",
+            ))
+        }
+    };
     state.outbox.notify();
     Ok(created(ProfileView::from(profile)))
 }

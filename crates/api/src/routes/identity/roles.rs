@@ -10,7 +10,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::contacts::identity_error;
-use super::users::{domain, guard_superadmin, user_not_found};
+use super::users::{guard_superadmin, user_not_found};
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::http::{created, no_content, ok, ApiError, Json};
@@ -133,8 +133,8 @@ fn role_not_found() -> ApiError {
 
 fn duplicate_name(error: RepoError) -> ApiError {
     match error {
-        RepoError::Duplicate { .. } => ApiError::conflict("ALREADY_EXISTS", "a role with this name already exists"),
-        other => domain(other),
+        RepoError::Conflict { .. } => ApiError::conflict("ALREADY_EXISTS", "a role with this name already exists"),
+        other => ApiError::from(other),
     }
 }
 
@@ -156,21 +156,23 @@ pub async fn create_role(
 #[utoipa::path(get, path = "/api/v1/identity/roles", tag = "identity",
     responses((status = 200, body = [RoleView])), security(("bearer" = [])))]
 pub async fn list_roles(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
-    let roles = state.identity.roles.list_roles().await.map_err(domain)?;
+    let roles = state.identity.roles.list_roles().await.map_err(ApiError::from)?;
     Ok(ok(roles.into_iter().map(RoleView::from).collect::<Vec<_>>()))
 }
 
 #[utoipa::path(get, path = "/api/v1/identity/roles/{id}", tag = "identity", params(("id" = Uuid, Path)),
     responses((status = 200, body = RoleView), (status = 404, description = "NOT_FOUND")), security(("bearer" = [])))]
 pub async fn get_role(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    let role = state.identity.roles.find_role(id.into_inner()).await.map_err(domain)?.ok_or_else(role_not_found)?;
+    let role =
+        state.identity.roles.find_role(id.into_inner()).await.map_err(ApiError::from)?.ok_or_else(role_not_found)?;
     Ok(ok(RoleView::from(role)))
 }
 
 #[utoipa::path(get, path = "/api/v1/identity/roles/name/{name}", tag = "identity", params(("name" = String, Path)),
     responses((status = 200, body = RoleView), (status = 404, description = "NOT_FOUND")), security(("bearer" = [])))]
 pub async fn role_by_name(state: web::Data<AppState>, name: web::Path<String>) -> Result<HttpResponse, ApiError> {
-    let role = state.identity.roles.find_role_by_name(&name).await.map_err(domain)?.ok_or_else(role_not_found)?;
+    let role =
+        state.identity.roles.find_role_by_name(&name).await.map_err(ApiError::from)?.ok_or_else(role_not_found)?;
     Ok(ok(RoleView::from(role)))
 }
 
@@ -199,13 +201,13 @@ pub async fn update_role(
     responses((status = 204), (status = 403, description = "System role"), (status = 404)), security(("bearer" = [])))]
 pub async fn delete_role(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
-    let role = state.identity.roles.find_role(id).await.map_err(domain)?.ok_or_else(role_not_found)?;
+    let role = state.identity.roles.find_role(id).await.map_err(ApiError::from)?.ok_or_else(role_not_found)?;
     if role.is_system {
         return Err(ApiError::forbidden("system roles cannot be deleted"));
     }
     state.identity.roles.delete_role(id).await.map_err(|e| match e {
         RepoError::NotFound => role_not_found(),
-        other => domain(other),
+        other => ApiError::from(other),
     })?;
     state.identity.access.invalidate_all().await;
     Ok(no_content())
@@ -227,7 +229,7 @@ pub async fn grant_permissions(
     let granted =
         state.identity.roles.grant_permissions(id.into_inner(), &permission_ids).await.map_err(|e| match e {
             RepoError::NotFound => ApiError::not_found("no such role, or a permission id names nothing"),
-            other => domain(other),
+            other => ApiError::from(other),
         })?;
     state.identity.access.invalidate_all().await;
     Ok(ok(serde_json::json!({ "message": "permissions assigned", "granted": granted })))
@@ -237,8 +239,8 @@ pub async fn grant_permissions(
     responses((status = 200, body = [PermissionView]), (status = 404)), security(("bearer" = [])))]
 pub async fn role_permissions(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
-    state.identity.roles.find_role(id).await.map_err(domain)?.ok_or_else(role_not_found)?;
-    let permissions = state.identity.roles.role_permissions(id).await.map_err(domain)?;
+    state.identity.roles.find_role(id).await.map_err(ApiError::from)?.ok_or_else(role_not_found)?;
+    let permissions = state.identity.roles.role_permissions(id).await.map_err(ApiError::from)?;
     Ok(ok(permissions.into_iter().map(PermissionView::from).collect::<Vec<_>>()))
 }
 
@@ -252,7 +254,7 @@ pub async fn revoke_permission(
     let (role_id, permission_id) = path.into_inner();
     state.identity.roles.revoke_permission(role_id, permission_id).await.map_err(|e| match e {
         RepoError::NotFound => ApiError::not_found("the role does not hold this permission"),
-        other => domain(other),
+        other => ApiError::from(other),
     })?;
     state.identity.access.invalidate_all().await;
     Ok(no_content())
@@ -270,12 +272,13 @@ pub async fn assign_role(
     Json(body): Json<AssignBody>,
 ) -> Result<HttpResponse, ApiError> {
     let user_id = id.into_inner();
-    let role = state.identity.roles.find_role(body.role_id).await.map_err(domain)?.ok_or_else(role_not_found)?;
+    let role =
+        state.identity.roles.find_role(body.role_id).await.map_err(ApiError::from)?.ok_or_else(role_not_found)?;
     guard_superadmin(&state, &caller, user_id, AccountAction::GrantRole(&role.name)).await?;
     let added = state.identity.roles.assign_role(user_id, body.role_id).await.map_err(|e| match e {
         RepoError::MissingReference { .. } => user_not_found(),
         RepoError::NotFound => role_not_found(),
-        other => domain(other),
+        other => ApiError::from(other),
     })?;
     state.identity.access.invalidate_user(user_id).await;
     let message = if added { "role assigned" } else { "the user already holds this role" };
@@ -286,8 +289,8 @@ pub async fn assign_role(
     responses((status = 200, body = [RoleView]), (status = 404, description = "USER_NOT_FOUND")), security(("bearer" = [])))]
 pub async fn user_roles(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let user_id = id.into_inner();
-    state.identity.users.find_by_id(user_id).await.map_err(domain)?.ok_or_else(user_not_found)?;
-    let roles = state.identity.roles.user_roles(user_id).await.map_err(domain)?;
+    state.identity.users.find_by_id(user_id).await.map_err(ApiError::from)?.ok_or_else(user_not_found)?;
+    let roles = state.identity.roles.user_roles(user_id).await.map_err(ApiError::from)?;
     Ok(ok(roles.into_iter().map(RoleView::from).collect::<Vec<_>>()))
 }
 
@@ -303,11 +306,11 @@ pub async fn unassign_role(
 ) -> Result<HttpResponse, ApiError> {
     let (user_id, role_id) = path.into_inner();
     let not_assigned = || ApiError::not_found("the user does not hold this role");
-    let role = state.identity.roles.find_role(role_id).await.map_err(domain)?.ok_or_else(not_assigned)?;
+    let role = state.identity.roles.find_role(role_id).await.map_err(ApiError::from)?.ok_or_else(not_assigned)?;
     guard_superadmin(&state, &caller, user_id, AccountAction::RemoveRole(&role.name)).await?;
     state.identity.roles.unassign_role(user_id, role_id).await.map_err(|e| match e {
         RepoError::NotFound => not_assigned(),
-        other => domain(other),
+        other => ApiError::from(other),
     })?;
     state.identity.access.invalidate_user(user_id).await;
     Ok(no_content())

@@ -1,8 +1,10 @@
 //! Users: the current user, administration of users and their status.
 
 use actix_web::{web, HttpResponse};
+use event_contracts::identity::{UserRegistered, UserStatusChanged};
+use event_contracts::Topic;
 use identity_domain::ports::{UserFilter, UserRecord};
-use identity_domain::{events, may_administer, AccountAction, UserStatus};
+use identity_domain::{may_administer, AccountAction, Email, UserStatus};
 use serde::{Deserialize, Serialize};
 use shared_kernel::EventEnvelope;
 use time::OffsetDateTime;
@@ -53,20 +55,14 @@ impl From<UserRecord> for UserView {
     }
 }
 
-pub fn registered_event(user_id: Uuid, email: &str, name: &str) -> EventEnvelope {
-    EventEnvelope::new(
-        events::USER_REGISTERED,
-        user_id,
-        serde_json::json!({ "user_id": user_id, "email": email, "name": name }),
-    )
+/// `identity.user.registered` for a new account (self-registered or the first admin).
+pub fn registered_event(user_id: Uuid, email: &Email, name: &str) -> EventEnvelope {
+    UserRegistered { user_id, email: email.clone(), name: name.to_owned() }.to_event(user_id, OffsetDateTime::now_utc())
 }
 
 fn status_event(user_id: Uuid, to: UserStatus, reason: Option<&str>) -> EventEnvelope {
-    EventEnvelope::new(to.event_name(), user_id, serde_json::json!({ "user_id": user_id, "reason": reason }))
-}
-
-pub(crate) fn domain(error: identity_domain::ports::RepoError) -> ApiError {
-    ApiError::from_domain(&error)
+    let payload = UserStatusChanged { user_id, reason: reason.map(str::to_owned) };
+    EventEnvelope::with_payload(to.event_name(), user_id, OffsetDateTime::now_utc(), &payload)
 }
 
 pub(crate) fn user_not_found() -> ApiError {
@@ -110,7 +106,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     responses((status = 200, body = UserView), (status = 401, description = "Missing, invalid, expired or revoked token")),
     security(("bearer" = [])))]
 pub async fn me(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
-    let user = state.identity.users.find_by_id(caller.user_id).await.map_err(domain)?.ok_or_else(user_not_found)?;
+    let user =
+        state.identity.users.find_by_id(caller.user_id).await.map_err(ApiError::from)?.ok_or_else(user_not_found)?;
     Ok(ok(UserView::from(user)))
 }
 
@@ -129,7 +126,7 @@ pub async fn list_users(
         None => None,
     };
     let filter = UserFilter { status, is_email_verified: query.is_email_verified, search: query.search.clone() };
-    let users = state.identity.users.list(&filter, page).await.map_err(domain)?;
+    let users = state.identity.users.list(&filter, page).await.map_err(ApiError::from)?;
     Ok(list(users.map(UserView::from)))
 }
 
@@ -147,7 +144,7 @@ pub async fn get_user(
     if id != caller.user_id {
         caller.require_any_role(&["admin", "superadmin", "manager"])?;
     }
-    let user = state.identity.users.find_by_id(id).await.map_err(domain)?.ok_or_else(user_not_found)?;
+    let user = state.identity.users.find_by_id(id).await.map_err(ApiError::from)?.ok_or_else(user_not_found)?;
     Ok(ok(UserView::from(user)))
 }
 
@@ -160,7 +157,7 @@ pub(crate) async fn guard_superadmin(
     target: Uuid,
     action: AccountAction<'_>,
 ) -> Result<(), ApiError> {
-    let roles = state.identity.roles.user_roles(target).await.map_err(domain)?;
+    let roles = state.identity.roles.user_roles(target).await.map_err(ApiError::from)?;
     let names: Vec<&str> = roles.iter().map(|r| r.name.as_str()).collect();
     may_administer(&caller.roles, &names, action).map_err(|e| ApiError::from_domain(&e))
 }
@@ -174,7 +171,7 @@ async fn move_status(
     to: UserStatus,
     reason: Option<&str>,
 ) -> Result<UserRecord, ApiError> {
-    let user = state.identity.users.find_by_id(id).await.map_err(domain)?.ok_or_else(user_not_found)?;
+    let user = state.identity.users.find_by_id(id).await.map_err(ApiError::from)?.ok_or_else(user_not_found)?;
     guard_superadmin(state, caller, id, AccountAction::ChangeStatus).await?;
     let change = user.status.move_to(to).map_err(|e| ApiError::from_domain(&e))?;
     let reason = reason.map(str::trim).filter(|r| !r.is_empty());
@@ -185,7 +182,7 @@ async fn move_status(
                 identity_domain::ports::RepoError::Stale => {
                     ApiError::conflict("INVALID_STATUS_TRANSITION", "the user's status changed meanwhile")
                 }
-                other => domain(other),
+                other => ApiError::from(other),
             }
         })?;
     state.identity.access.invalidate_user(id).await;
@@ -257,7 +254,7 @@ pub async fn set_status(
 pub async fn unlock(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let user = state.identity.users.unlock(id.into_inner()).await.map_err(|e| match e {
         identity_domain::ports::RepoError::NotFound => user_not_found(),
-        other => domain(other),
+        other => ApiError::from(other),
     })?;
     Ok(ok(UserView::from(user)))
 }

@@ -8,6 +8,7 @@ use super::views::{CancelBody, TransitionView};
 use super::{change_order, order_error, repo_error};
 use crate::app::AppState;
 use crate::commerce;
+use crate::http::retry::{until_settled, Attempt};
 use crate::http::{no_content, ok, ApiError, Json};
 
 #[utoipa::path(post, path = "/api/v1/order-mgmt/orders/{id}/confirm", tag = "orders", params(("id" = Uuid, Path)),
@@ -64,14 +65,15 @@ pub async fn cancel(
     security(("bearer" = [])))]
 pub async fn delete_order(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
-    for _ in 0..super::MAX_ATTEMPTS {
+    let state = &state;
+    until_settled(|| async move {
         let order = state.commerce.orders.get(id).await.map_err(repo_error)?;
         let deletion = order.delete().map_err(order_error)?;
         match state.commerce.orders.delete(&deletion, commerce::now()).await {
-            Ok(()) => return Ok(no_content()),
-            Err(RepoError::StaleState) => continue,
-            Err(other) => return Err(repo_error(other)),
+            Ok(()) => Ok(Attempt::Done(no_content())),
+            Err(RepoError::Stale) => Ok(Attempt::Stale),
+            Err(other) => Err(repo_error(other)),
         }
-    }
-    Err(ApiError::conflict("CONFLICT", "the order kept changing concurrently; try again"))
+    })
+    .await
 }

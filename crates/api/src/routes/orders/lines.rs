@@ -2,6 +2,7 @@
 
 use actix_web::{web, HttpResponse};
 use order_domain::{NewLine, OrderError};
+use shared_kernel::StorageError;
 use uuid::Uuid;
 use warehouse_domain::RepoError as WarehouseRepoError;
 
@@ -32,7 +33,7 @@ pub async fn add_line(
     }
     let currency = active_currency(&state, "currency", &body.currency).await?;
     let product = state.commerce.products.get(body.product_id).await.map_err(|e| match e {
-        WarehouseRepoError::NotFound => ApiError::not_found("no such product"),
+        WarehouseRepoError::Storage(StorageError::NotFound) => ApiError::not_found("no such product"),
         other => ApiError::from_domain(&other),
     })?;
     if !product.is_orderable() {

@@ -4,7 +4,7 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpResponse};
 use infrastructure::orders::references::{company_exists, customer_exists};
 use infrastructure::reference::queries::find_currency;
-use order_domain::{NewOrder, OrderDraft, OrderFilter, OrderNumber, OrderStatus, RepoError};
+use order_domain::{NewOrder, OrderDraft, OrderFilter, OrderNumber, OrderStatus};
 use shared_kernel::CurrencyCode;
 use uuid::Uuid;
 
@@ -29,7 +29,7 @@ fn customer_not_found() -> ApiError {
     ApiError::new(StatusCode::NOT_FOUND, "CUSTOMER_NOT_FOUND", "no such customer")
 }
 
-fn order_not_found() -> ApiError {
+pub(crate) fn order_not_found() -> ApiError {
     ApiError::new(StatusCode::NOT_FOUND, "ORDER_NOT_FOUND", "order not found")
 }
 
@@ -101,10 +101,7 @@ pub async fn get_order(state: web::Data<AppState>, id: web::Path<Uuid>) -> Resul
 pub async fn order_by_number(state: web::Data<AppState>, number: web::Path<String>) -> Result<HttpResponse, ApiError> {
     // A malformed number names no order.
     let number = OrderNumber::parse(&number).map_err(|_| order_not_found())?;
-    let order = state.commerce.orders.get_by_number(&number).await.map_err(|e| match e {
-        RepoError::NotFound => order_not_found(),
-        other => repo_error(other),
-    })?;
+    let order = state.commerce.orders.get_by_number(&number).await.map_err(repo_error)?;
     Ok(ok(OrderView::from(order)))
 }
 

@@ -4,6 +4,7 @@
 
 use actix_web::{web, HttpResponse};
 use shared_kernel::Money;
+use shared_kernel::StorageError;
 use uuid::Uuid;
 use warehouse_domain::{
     Inventory, InventoryChange, NewInventory, Receipt, ReferenceType, RepoError, Stamp, Thresholds, WarehouseError,
@@ -12,10 +13,11 @@ use warehouse_domain::{
 use super::bodies::{AdjustBody, DamageBody, OrderQuantityBody, ReceiveBody, ReturnBody, TransferBody};
 use super::inventory::load_inventory;
 use super::views::{InventoryView, MovementView, StockChangeView, TransferView};
-use super::{repo_error, too_much_contention, warehouse_error, MAX_ATTEMPTS};
+use super::{repo_error, warehouse_error};
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::commerce;
+use crate::http::retry::{until_settled, Attempt};
 use crate::http::{ok, ApiError, Json};
 use crate::routes::orders::queries::active_currency;
 
@@ -29,16 +31,17 @@ pub(crate) async fn change_inventory<F>(state: &AppState, id: Uuid, operation: F
 where
     F: Fn(&Inventory) -> Result<InventoryChange, WarehouseError>,
 {
-    for _ in 0..MAX_ATTEMPTS {
+    let operation = &operation;
+    until_settled(|| async move {
         let record = load_inventory(state, id).await?;
         let change = operation(&record).map_err(|e| warehouse_error(&e))?;
         match state.commerce.inventory.apply(&change).await {
-            Ok(()) => return Ok(change),
-            Err(RepoError::StaleState) => tokio::task::yield_now().await,
-            Err(other) => return Err(repo_error("inventory record", other)),
+            Ok(()) => Ok(Attempt::Done(change)),
+            Err(RepoError::Storage(StorageError::Stale)) => Ok(Attempt::Stale),
+            Err(other) => Err(repo_error("inventory record", other)),
         }
-    }
-    Err(too_much_contention())
+    })
+    .await
 }
 
 fn answer(change: InventoryChange) -> HttpResponse {
@@ -215,8 +218,9 @@ pub async fn transfer(
     let id = id.into_inner();
     let at = stamp(&caller);
     state.commerce.locations.get(body.to_location_id).await.map_err(|e| repo_error("destination location", e))?;
-    for _ in 0..MAX_ATTEMPTS {
-        let source = load_inventory(&state, id).await?;
+    let (state, body) = (&state, &body);
+    let change = until_settled(|| async move {
+        let source = load_inventory(state, id).await?;
         let found = state
             .commerce
             .inventory
@@ -238,16 +242,15 @@ pub async fn transfer(
         };
         let change = source.transfer(&destination, body.quantity, at).map_err(|e| warehouse_error(&e))?;
         match state.commerce.inventory.apply_transfer(&change).await {
-            Ok(()) => {
-                return Ok(ok(TransferView {
-                    from: InventoryView::from(&change.from.inventory),
-                    to: InventoryView::from(&change.to.inventory),
-                    movements: vec![MovementView::from(change.from.movement), MovementView::from(change.to.movement)],
-                }))
-            }
-            Err(RepoError::StaleState) => tokio::task::yield_now().await,
-            Err(other) => return Err(repo_error("inventory record", other)),
+            Ok(()) => Ok(Attempt::Done(change)),
+            Err(RepoError::Storage(StorageError::Stale)) => Ok(Attempt::Stale),
+            Err(other) => Err(repo_error("inventory record", other)),
         }
-    }
-    Err(too_much_contention())
+    })
+    .await?;
+    Ok(ok(TransferView {
+        from: InventoryView::from(&change.from.inventory),
+        to: InventoryView::from(&change.to.inventory),
+        movements: vec![MovementView::from(change.from.movement), MovementView::from(change.to.movement)],
+    }))
 }

@@ -2,6 +2,7 @@
 
 use actix_web::{web, HttpResponse};
 use infrastructure::reference::queries::find_country;
+use shared_kernel::StorageError;
 use time::OffsetDateTime;
 use uuid::Uuid;
 use warehouse_domain::{Address, CountryCode, Location, LocationInput, LocationType, RepoError, WarehouseError};
@@ -9,9 +10,10 @@ use warehouse_domain::{Address, CountryCode, Location, LocationInput, LocationTy
 use super::bodies::LocationBody;
 use super::location_queries as q;
 use super::views::LocationView;
-use super::{repo_error, too_much_contention, warehouse_error, MAX_ATTEMPTS};
+use super::{repo_error, warehouse_error};
 use crate::app::AppState;
 use crate::commerce;
+use crate::http::retry::{until_settled, Attempt};
 use crate::http::{created, no_content, ok, ApiError, Json};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -138,16 +140,16 @@ async fn set_active(
     id: Uuid,
     operation: fn(&Location, OffsetDateTime) -> Result<Location, WarehouseError>,
 ) -> Result<Location, ApiError> {
-    for _ in 0..MAX_ATTEMPTS {
+    until_settled(|| async move {
         let location = load_location(state, id).await?;
         let moved = operation(&location, commerce::now()).map_err(|e| warehouse_error(&e))?;
         match state.commerce.locations.change_active(&moved, location.is_active).await {
-            Ok(()) => return Ok(moved),
-            Err(RepoError::StaleState) => continue,
-            Err(other) => return Err(repo_error("location", other)),
+            Ok(()) => Ok(Attempt::Done(moved)),
+            Err(RepoError::Storage(StorageError::Stale)) => Ok(Attempt::Stale),
+            Err(other) => Err(repo_error("location", other)),
         }
-    }
-    Err(too_much_contention())
+    })
+    .await
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/locations/{id}/activate", tag = "warehouse", params(("id" = Uuid, Path)),

@@ -1,6 +1,7 @@
 //! Products: create, read, replace, delete, discontinue and activate (`products:*`).
 
 use actix_web::{web, HttpResponse};
+use shared_kernel::StorageError;
 use time::OffsetDateTime;
 use uuid::Uuid;
 use warehouse_domain::{Product, ProductInput, ProductStatus, RepoError};
@@ -8,9 +9,10 @@ use warehouse_domain::{Product, ProductInput, ProductStatus, RepoError};
 use super::bodies::ProductBody;
 use super::product_queries as q;
 use super::views::ProductView;
-use super::{repo_error, too_much_contention, warehouse_error, MAX_ATTEMPTS};
+use super::{repo_error, warehouse_error};
 use crate::app::AppState;
 use crate::commerce;
+use crate::http::retry::{until_settled, Attempt};
 use crate::http::{created, no_content, ok, ApiError, Json};
 use crate::routes::orders::queries::active_currency;
 
@@ -115,17 +117,17 @@ async fn move_status(
     id: Uuid,
     operation: fn(&Product, OffsetDateTime) -> Result<Product, warehouse_domain::WarehouseError>,
 ) -> Result<Product, ApiError> {
-    for _ in 0..MAX_ATTEMPTS {
+    until_settled(|| async move {
         let product = load_product(state, id).await?;
         let expected: ProductStatus = product.status;
         let moved = operation(&product, commerce::now()).map_err(|e| warehouse_error(&e))?;
         match state.commerce.products.change_status(&moved, expected).await {
-            Ok(()) => return Ok(moved),
-            Err(RepoError::StaleState) => continue,
-            Err(other) => return Err(repo_error("product", other)),
+            Ok(()) => Ok(Attempt::Done(moved)),
+            Err(RepoError::Storage(StorageError::Stale)) => Ok(Attempt::Stale),
+            Err(other) => Err(repo_error("product", other)),
         }
-    }
-    Err(too_much_contention())
+    })
+    .await
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/products/{id}/discontinue", tag = "warehouse", params(("id" = Uuid, Path)),

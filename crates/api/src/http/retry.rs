@@ -1,0 +1,70 @@
+//! Compare-and-set writes that lost a race are re-decided, under one policy.
+//!
+//! A handler loads the record, lets the domain decide, and writes the result
+//! conditionally on what it read (`UPDATE … WHERE version/state = …`). When the
+//! write matches nothing (`Stale`), someone else changed the record first: the
+//! handler reloads and decides again — which then succeeds, or fails with the
+//! exact domain answer (`INVALID_STATUS_TRANSITION`, `INSUFFICIENT_STOCK`, …).
+
+use std::future::Future;
+
+use super::ApiError;
+
+/// How often a write is re-decided. Every lost race means another writer
+/// succeeded, so this bounds how many writers a request waits behind, not the
+/// time; beyond it the answer is 409 `CONFLICT`.
+pub const MAX_ATTEMPTS: usize = 200;
+
+/// One attempt's outcome.
+pub enum Attempt<T> {
+    Done(T),
+    /// The conditional write matched nothing: reload and decide again.
+    Stale,
+}
+
+/// Runs `attempt` until it is not stale, at most [`MAX_ATTEMPTS`] times,
+/// letting other tasks run between attempts.
+pub async fn until_settled<T, F, Fut>(mut attempt: F) -> Result<T, ApiError>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<Attempt<T>, ApiError>>,
+{
+    for _ in 0..MAX_ATTEMPTS {
+        match attempt().await? {
+            Attempt::Done(value) => return Ok(value),
+            Attempt::Stale => tokio::task::yield_now().await,
+        }
+    }
+    Err(ApiError::conflict("CONFLICT", "the record kept changing concurrently; try again"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    #[tokio::test]
+    async fn stale_attempts_are_retried_until_one_settles() {
+        let calls = Cell::new(0);
+        let outcome = until_settled(|| {
+            calls.set(calls.get() + 1);
+            let n = calls.get();
+            async move { Ok(if n < 3 { Attempt::Stale } else { Attempt::Done(n) }) }
+        })
+        .await;
+        assert_eq!(outcome.map_err(|e| e.code), Ok(3));
+    }
+
+    #[tokio::test]
+    async fn errors_stop_at_once_and_endless_contention_is_a_conflict() {
+        let failed: Result<(), ApiError> = until_settled(|| async { Err(ApiError::not_found("gone")) }).await;
+        assert_eq!(failed.map_err(|e| e.code), Err("NOT_FOUND"));
+        let calls = Cell::new(0);
+        let busy: Result<(), ApiError> = until_settled(|| {
+            calls.set(calls.get() + 1);
+            async { Ok(Attempt::Stale) }
+        })
+        .await;
+        assert_eq!((busy.map_err(|e| e.code), calls.get()), (Err("CONFLICT"), MAX_ATTEMPTS));
+    }
+}

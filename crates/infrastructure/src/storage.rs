@@ -1,0 +1,123 @@
+//! The one way from the pool and diesel to [`StorageError`]: a connection
+//! helper, a transaction error that carries a decided refusal, and one
+//! diesel mapper driven by each context's table of constraint names.
+
+use diesel::result::{DatabaseErrorKind, Error as DieselError};
+use shared_kernel::StorageError;
+
+use crate::db::{DbConn, DbPool};
+use crate::DbError;
+
+/// A context's constraints, by name, and the request field each one guards.
+/// Unique and listed `CHECK` violations become `Conflict { field }`, foreign
+/// keys `MissingReference { field }`; an unlisted name reports `resource`.
+pub struct Constraints(&'static [(&'static str, &'static str)]);
+
+impl Constraints {
+    pub const fn new(names: &'static [(&'static str, &'static str)]) -> Self {
+        Self(names)
+    }
+
+    /// The request field `constraint` guards, if the table names it.
+    pub fn field(&self, constraint: Option<&str>) -> Option<&'static str> {
+        let name = constraint?;
+        self.0.iter().find(|(known, _)| *known == name).map(|(_, field)| *field)
+    }
+
+    /// The storage meaning of a diesel error.
+    pub fn map(&self, error: DieselError) -> StorageError {
+        match error {
+            DieselError::NotFound => StorageError::NotFound,
+            DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, info) => {
+                StorageError::Conflict { field: self.field(info.constraint_name()).unwrap_or("resource") }
+            }
+            DieselError::DatabaseError(DatabaseErrorKind::ForeignKeyViolation, info) => {
+                StorageError::MissingReference { field: self.field(info.constraint_name()).unwrap_or("resource") }
+            }
+            DieselError::DatabaseError(DatabaseErrorKind::CheckViolation, ref info)
+                if self.field(info.constraint_name()).is_some() =>
+            {
+                StorageError::Conflict { field: self.field(info.constraint_name()).unwrap_or("resource") }
+            }
+            DieselError::DatabaseError(DatabaseErrorKind::ClosedConnection, info) => {
+                StorageError::Unavailable(info.message().to_owned())
+            }
+            other => StorageError::Unknown(other.to_string()),
+        }
+    }
+}
+
+/// A pooled connection; a pool that cannot give one is `Unavailable`.
+pub async fn connect(pool: &DbPool) -> Result<DbConn, StorageError> {
+    pool.get().await.map_err(|e| StorageError::Unavailable(e.to_string()))
+}
+
+/// What a transaction body fails with: the database (the transaction rolls
+/// back and the error is mapped by the context's constraints) or a refusal
+/// the body decided (rolls back too, and is passed on as it is).
+#[derive(Debug)]
+pub enum TxError<E> {
+    Db(DieselError),
+    Refused(E),
+}
+
+impl<E> From<DieselError> for TxError<E> {
+    fn from(error: DieselError) -> Self {
+        Self::Db(error)
+    }
+}
+
+impl From<StorageError> for TxError<StorageError> {
+    fn from(error: StorageError) -> Self {
+        Self::Refused(error)
+    }
+}
+
+impl<E: From<StorageError>> TxError<E> {
+    /// The port's error: a database failure through `constraints`, a refusal as decided.
+    pub fn resolve(self, constraints: &Constraints) -> E {
+        match self {
+            Self::Db(error) => E::from(constraints.map(error)),
+            Self::Refused(error) => error,
+        }
+    }
+}
+
+/// A stored value the `CHECK` constraints should have made impossible.
+pub fn corrupt(what: &str, value: &str) -> StorageError {
+    StorageError::Unknown(format!("stored {what} '{value}' is not valid"))
+}
+
+impl From<DbError> for StorageError {
+    fn from(error: DbError) -> Self {
+        match error {
+            DbError::Unavailable(message) => StorageError::Unavailable(message),
+            DbError::Query(error) => Constraints::new(&[]).map(error),
+            other => StorageError::Unknown(other.to_string()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TABLE: Constraints = Constraints::new(&[("users_email_key", "email"), ("stock_check", "quantity")]);
+
+    #[test]
+    fn constraints_name_their_fields_exactly() {
+        assert_eq!(TABLE.field(Some("users_email_key")), Some("email"));
+        assert_eq!(TABLE.field(Some("users_email_key_2")), None, "no substring matching");
+        assert_eq!(TABLE.field(None), None);
+        assert_eq!(TABLE.map(DieselError::NotFound), StorageError::NotFound);
+        assert!(matches!(TABLE.map(DieselError::RollbackTransaction), StorageError::Unknown(_)));
+    }
+
+    #[test]
+    fn refusals_pass_through_a_transaction_and_database_errors_are_mapped() {
+        let refused: TxError<StorageError> = TxError::Refused(StorageError::Stale);
+        assert_eq!(refused.resolve(&TABLE), StorageError::Stale);
+        let failed: TxError<StorageError> = TxError::Db(DieselError::NotFound);
+        assert_eq!(failed.resolve(&TABLE), StorageError::NotFound);
+    }
+}
