@@ -4,7 +4,6 @@
 use std::sync::Arc;
 
 use infrastructure::orders::{PgOrderRepository, WarehouseRepliesHandler};
-use infrastructure::warehouse::order_events::HANDLER_NAME as WAREHOUSE_ORDER_EVENTS;
 use infrastructure::warehouse::{
     OrderEventsHandler, PgInventoryRepository, PgLocationRepository, PgOrderStockRepository, PgProductRepository,
     PgStockMovementRepository,
@@ -38,7 +37,7 @@ impl CommerceServices {
 
 /// The order flow's subscribers: the warehouse reacting to order events, the orders to its replies.
 pub fn event_handlers(pool: &DbPool) -> Vec<Arc<dyn EventHandler>> {
-    let stock = Arc::new(PgOrderStockRepository::new(pool.clone(), WAREHOUSE_ORDER_EVENTS));
+    let stock = PgOrderStockRepository::new(pool.clone());
     vec![Arc::new(OrderEventsHandler::new(stock)), Arc::new(WarehouseRepliesHandler::new(pool.clone()))]
 }
 

@@ -7,6 +7,6 @@ pub mod outbox;
 pub mod relay;
 
 pub use dead_letters::{DeadLetter, PgDeadLetterStore};
-pub use inbox::mark_handled;
+pub use inbox::Delivery;
 pub use outbox::record_event;
 pub use relay::{OutboxRelay, OutboxSignal};

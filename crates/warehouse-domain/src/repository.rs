@@ -202,8 +202,9 @@ pub enum SettleOutcome {
     AlreadyHandled,
 }
 
-/// The order flow. Each method is one transaction that starts by recording `event_id` in the inbox
-/// for this handler (`AlreadyHandled` when it was there), and ends by writing the reply event.
+/// The order flow. Each method is one transaction that locks the order's hold, lets
+/// [`crate::order_hold::decide`] say what the event does, and ends by writing the reply event. An
+/// adapter bound to an event delivery (the inbox) answers `AlreadyHandled` for a redelivery.
 #[async_trait]
 pub trait OrderStockRepository: Send + Sync {
     /// Locks the candidate records `FOR UPDATE` (active locations, id order), runs
@@ -213,7 +214,6 @@ pub trait OrderStockRepository: Send + Sync {
     /// already released (a cancel that overtook the confirm), so nothing stays reserved.
     async fn reserve_for_order(
         &self,
-        event_id: Uuid,
         order_id: Uuid,
         lines: &[ReservationLine],
         stamp: Stamp,
@@ -222,11 +222,10 @@ pub trait OrderStockRepository: Send + Sync {
     /// Releases exactly what the order holds ([`crate::held_for_order`]) with [`Inventory::release`],
     /// remembers that the order is released (so a late reservation reserves nothing), and writes
     /// `stock_released`.
-    async fn release_for_order(&self, event_id: Uuid, order_id: Uuid, stamp: Stamp)
-        -> Result<SettleOutcome, RepoError>;
+    async fn release_for_order(&self, order_id: Uuid, stamp: Stamp) -> Result<SettleOutcome, RepoError>;
 
     /// Commits exactly what the order holds with [`Inventory::commit`] and writes `stock_committed`.
-    async fn commit_for_order(&self, event_id: Uuid, order_id: Uuid, stamp: Stamp) -> Result<SettleOutcome, RepoError>;
+    async fn commit_for_order(&self, order_id: Uuid, stamp: Stamp) -> Result<SettleOutcome, RepoError>;
 }
 
 /// Read-only: movements are written only together with their quantity change.

@@ -10,7 +10,7 @@ use api::build_app;
 use api::startup::start_services;
 use async_trait::async_trait;
 use diesel_async::{AsyncConnection, RunQueryDsl};
-use infrastructure::events::{mark_handled, record_event};
+use infrastructure::events::{record_event, Delivery};
 use infrastructure::DbPool;
 use shared_kernel::ports::{EventHandler, HandlerError};
 use shared_kernel::EventEnvelope;
@@ -168,7 +168,7 @@ impl EventHandler for InboxCounter {
         let id = event.id;
         let first = conn
             .transaction::<bool, diesel::result::Error, _>(async |conn| {
-                mark_handled(conn, id, "test.inbox_counter").await
+                Delivery::new(id, "test.inbox_counter").claim(conn).await
             })
             .await
             .map_err(|e| HandlerError::new(e.to_string()))?;

@@ -16,7 +16,7 @@ use time::OffsetDateTime;
 
 use super::customer_rows::insert_customer;
 use super::schema::customers;
-use crate::events::mark_handled;
+use crate::events::Delivery;
 use crate::DbPool;
 
 pub const HANDLER_NAME: &str = "crm.customer_from_user";
@@ -63,7 +63,7 @@ impl EventHandler for CustomerFromUser {
         let created = Customer::new(input, now).map_err(failed)?;
         let mut conn = self.pool.get().await.map_err(failed)?;
         conn.transaction::<(), diesel::result::Error, _>(async |conn| {
-            if !mark_handled(conn, event.id, HANDLER_NAME).await? {
+            if !Delivery::new(event.id, HANDLER_NAME).claim(conn).await? {
                 return Ok(());
             }
             let already_linked: i64 = customers::table

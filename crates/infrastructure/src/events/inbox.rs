@@ -1,4 +1,9 @@
 //! The inbox: a handler's work for one event runs at most once.
+//!
+//! A consumer's adapter is bound to the [`Delivery`] it works for and claims
+//! it first inside the transaction that does the work, so the domain ports
+//! never see event ids: the mark commits or rolls back with the work, a failed
+//! attempt leaves no mark, and a redelivery finds the mark and does nothing.
 
 use diesel::prelude::*;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
@@ -6,16 +11,27 @@ use uuid::Uuid;
 
 use crate::schema::inbox;
 
-/// Marks `(event_id, handler)` as handled. Call it first inside the
-/// transaction that does the handler's work: `false` means an earlier
-/// delivery already did it, so skip the work. Because the mark commits or
-/// rolls back with the work, a failed attempt leaves no mark and a retry
-/// runs again.
-pub async fn mark_handled(conn: &mut AsyncPgConnection, event_id: Uuid, handler: &str) -> QueryResult<bool> {
-    let inserted = diesel::insert_into(inbox::table)
-        .values((inbox::event_id.eq(event_id), inbox::handler.eq(handler)))
-        .on_conflict_do_nothing()
-        .execute(conn)
-        .await?;
-    Ok(inserted == 1)
+/// One delivery of an event to a handler: the inbox key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Delivery {
+    pub event_id: Uuid,
+    /// The handler's stable name (`EventHandler::name`).
+    pub handler: &'static str,
+}
+
+impl Delivery {
+    pub fn new(event_id: Uuid, handler: &'static str) -> Self {
+        Self { event_id, handler }
+    }
+
+    /// Marks the delivery handled; call it first inside the work's
+    /// transaction. `false`: an earlier delivery did the work, skip it.
+    pub async fn claim(self, conn: &mut AsyncPgConnection) -> QueryResult<bool> {
+        let inserted = diesel::insert_into(inbox::table)
+            .values((inbox::event_id.eq(self.event_id), inbox::handler.eq(self.handler)))
+            .on_conflict_do_nothing()
+            .execute(conn)
+            .await?;
+        Ok(inserted == 1)
+    }
 }

@@ -15,7 +15,7 @@ use time::OffsetDateTime;
 
 use super::errors::TxError;
 use super::store;
-use crate::events::mark_handled;
+use crate::events::Delivery;
 use crate::DbPool;
 
 pub const HANDLER_NAME: &str = "orders.warehouse_replies";
@@ -63,7 +63,7 @@ impl EventHandler for WarehouseRepliesHandler {
         let mut conn = self.pool.get().await.map_err(|e| HandlerError::new(e.to_string()))?;
         let event_id = event.id;
         conn.transaction::<(), TxError, _>(async |conn| {
-            if !mark_handled(conn, event_id, HANDLER_NAME).await? {
+            if !Delivery::new(event_id, HANDLER_NAME).claim(conn).await? {
                 return Ok(());
             }
             let Some((row, lines)) = store::load(conn, reply.order_id(), true).await? else {

@@ -2,8 +2,6 @@
 //! `order.cancelled`, commit on `order.fulfilled` (decisions §8, "Order flow"). Idempotency, ordering
 //! and the replies are the repository's (one transaction per event, inbox first).
 
-use std::sync::Arc;
-
 use async_trait::async_trait;
 use event_contracts::orders::{OrderEventData, ORDER_CANCELLED, ORDER_CONFIRMED, ORDER_FULFILLED};
 use shared_kernel::ports::{EventHandler, HandlerError};
@@ -11,14 +9,17 @@ use shared_kernel::EventEnvelope;
 use time::OffsetDateTime;
 use warehouse_domain::{OrderStockRepository, ReservationLine, Stamp};
 
+use super::PgOrderStockRepository;
+use crate::events::Delivery;
+
 pub const HANDLER_NAME: &str = "warehouse.order_events";
 
 pub struct OrderEventsHandler {
-    stock: Arc<dyn OrderStockRepository>,
+    stock: PgOrderStockRepository,
 }
 
 impl OrderEventsHandler {
-    pub fn new(stock: Arc<dyn OrderStockRepository>) -> Self {
+    pub fn new(stock: PgOrderStockRepository) -> Self {
         Self { stock }
     }
 }
@@ -38,6 +39,8 @@ impl EventHandler for OrderEventsHandler {
         // The system acts here, not a user.
         let stamp = Stamp { at: OffsetDateTime::now_utc(), by: None };
         let failed = |e: warehouse_domain::RepoError| HandlerError::new(format!("{}: {e}", event.name));
+        // Bound to this delivery: a redelivered event finds its inbox mark and changes nothing.
+        let stock = self.stock.for_delivery(Delivery::new(event.id, HANDLER_NAME));
         match event.name.as_str() {
             ORDER_CONFIRMED => {
                 let lines: Vec<ReservationLine> = data
@@ -45,15 +48,14 @@ impl EventHandler for OrderEventsHandler {
                     .iter()
                     .map(|l| ReservationLine { line_id: l.line_id, product_id: l.product_id, quantity: l.quantity })
                     .collect();
-                let outcome =
-                    self.stock.reserve_for_order(event.id, data.order_id, &lines, stamp).await.map_err(failed)?;
+                let outcome = stock.reserve_for_order(data.order_id, &lines, stamp).await.map_err(failed)?;
                 tracing::info!(order_id = %data.order_id, ?outcome, "reservation for confirmed order");
             }
             ORDER_CANCELLED => {
-                self.stock.release_for_order(event.id, data.order_id, stamp).await.map_err(failed)?;
+                stock.release_for_order(data.order_id, stamp).await.map_err(failed)?;
             }
             ORDER_FULFILLED => {
-                self.stock.commit_for_order(event.id, data.order_id, stamp).await.map_err(failed)?;
+                stock.commit_for_order(data.order_id, stamp).await.map_err(failed)?;
             }
             _ => {}
         }

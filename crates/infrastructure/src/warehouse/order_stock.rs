@@ -1,11 +1,12 @@
 //! `OrderStockRepository` on PostgreSQL: the warehouse side of the order flow.
 //!
-//! Every method is one transaction that (1) records the event in the inbox, (2) locks the order's
-//! row in `order_stock_holds` — the per-order serialisation point, so a reservation and a release of
-//! one order never interleave, whatever order the bus delivers them in — (3) locks the inventory rows
-//! it touches `FOR UPDATE` in id order, (4) writes each quantity change with its movement and (5)
-//! writes the reply event to the outbox. A release that finds no reservation still marks the order
-//! `released`, so a reservation arriving later reserves nothing.
+//! Every method is one transaction that (1) claims the event's delivery in the inbox when the
+//! repository is bound to one, (2) locks the order's row in `order_stock_holds` — the per-order
+//! serialisation point, so a reservation and a release of one order never interleave, whatever order
+//! the bus delivers them in — and lets the domain's hold state machine decide what the event does,
+//! (3) locks the inventory rows it touches `FOR UPDATE` in id order, (4) writes each quantity change
+//! with its movement and (5) writes the reply event to the outbox. A release that finds no
+//! reservation still marks the order `released`, so a reservation arriving later reserves nothing.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -16,15 +17,16 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use uuid::Uuid;
 use warehouse_domain::events::{self, INSUFFICIENT_STOCK_REASON};
 use warehouse_domain::{
-    held_for_order, plan_reservation, totals_by_inventory, InventoryChange, InventoryQuantity, OrderStockRepository,
-    ReferenceType, RepoError, ReservationLine, ReservationOutcome, SettleOutcome, Stamp, StockLevel,
+    held_for_order, order_hold, plan_reservation, totals_by_inventory, HoldDecision, HoldEvent, HoldStatus,
+    InventoryChange, InventoryQuantity, OrderStockRepository, ReferenceType, RepoError, ReservationLine,
+    ReservationOutcome, SettleOutcome, Stamp, StockLevel,
 };
 
 use super::errors::{tx_error, TxError};
 use super::ledger::{apply_change, lock_by_ids};
 use super::rows::{InventoryRow, MovementRow};
 use super::schema::{order_stock_holds, stock_movements};
-use crate::events::{mark_handled, record_event};
+use crate::events::{record_event, Delivery};
 use crate::storage::connect;
 use crate::DbPool;
 use shared_kernel::StorageError;
@@ -32,36 +34,50 @@ use shared_kernel::StorageError;
 #[derive(Clone)]
 pub struct PgOrderStockRepository {
     pool: DbPool,
-    /// The inbox key: the name of the event handler this repository works for.
-    handler: &'static str,
+    /// The event delivery this instance works for; claimed first in every transaction.
+    delivery: Option<Delivery>,
 }
 
 impl PgOrderStockRepository {
-    pub fn new(pool: DbPool, handler: &'static str) -> Self {
-        Self { pool, handler }
+    pub fn new(pool: DbPool) -> Self {
+        Self { pool, delivery: None }
+    }
+
+    /// The same repository, doing its work at most once for `delivery`.
+    pub fn for_delivery(&self, delivery: Delivery) -> Self {
+        Self { pool: self.pool.clone(), delivery: Some(delivery) }
+    }
+}
+
+/// Claims the delivery, if any: `false` when an earlier delivery did the work.
+async fn first_delivery(conn: &mut AsyncPgConnection, delivery: Option<Delivery>) -> QueryResult<bool> {
+    match delivery {
+        Some(delivery) => delivery.claim(conn).await,
+        None => Ok(true),
     }
 }
 
 #[derive(QueryableByName)]
-struct HoldStatus {
+struct HoldRow {
     #[diesel(sql_type = Text)]
     status: String,
 }
 
-/// Locks the order's hold row (creating it with `initial` when absent) and returns its status.
-async fn claim_hold(conn: &mut AsyncPgConnection, order_id: Uuid, initial: &str) -> QueryResult<String> {
-    let row: HoldStatus = diesel::sql_query(
-        "INSERT INTO order_stock_holds (order_id, status) VALUES ($1, $2) \
+/// Locks the order's hold row, creating a `pending` placeholder when absent, and returns the status
+/// it had (`None`: no decision stored yet).
+async fn claim_hold(conn: &mut AsyncPgConnection, order_id: Uuid) -> QueryResult<Option<HoldStatus>> {
+    let row: HoldRow = diesel::sql_query(
+        "INSERT INTO order_stock_holds (order_id, status) VALUES ($1, 'pending') \
          ON CONFLICT (order_id) DO UPDATE SET updated_at = order_stock_holds.updated_at RETURNING status",
     )
     .bind::<SqlUuid, _>(order_id)
-    .bind::<Text, _>(initial)
     .get_result(conn)
     .await?;
-    Ok(row.status)
+    Ok(HoldStatus::parse(&row.status))
 }
 
-async fn set_hold(conn: &mut AsyncPgConnection, order_id: Uuid, status: &str) -> QueryResult<usize> {
+async fn set_hold(conn: &mut AsyncPgConnection, order_id: Uuid, status: HoldStatus) -> QueryResult<usize> {
+    let status = status.as_str();
     diesel::update(order_stock_holds::table.find(order_id))
         .set((order_stock_holds::status.eq(status), order_stock_holds::updated_at.eq(diesel::dsl::now)))
         .execute(conn)
@@ -138,22 +154,22 @@ async fn settle(
 impl OrderStockRepository for PgOrderStockRepository {
     async fn reserve_for_order(
         &self,
-        event_id: Uuid,
         order_id: Uuid,
         lines: &[ReservationLine],
         stamp: Stamp,
     ) -> Result<ReservationOutcome, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        let handler = self.handler;
+        let delivery = self.delivery;
         conn.transaction::<ReservationOutcome, TxError, _>(async |conn| {
-            if !mark_handled(conn, event_id, handler).await? {
+            if !first_delivery(conn, delivery).await? {
                 return Ok(ReservationOutcome::AlreadyHandled);
             }
-            match claim_hold(conn, order_id, "pending").await?.as_str() {
-                "pending" => {}
-                "released" => return Ok(ReservationOutcome::AlreadyReleased),
-                // Reserved, failed or committed by an earlier confirmation of this order.
-                _ => return Ok(ReservationOutcome::AlreadyHandled),
+            match order_hold::decide(claim_hold(conn, order_id).await?, HoldEvent::Reserve) {
+                HoldDecision::PlanReservation => {}
+                HoldDecision::SkipReleased => return Ok(ReservationOutcome::AlreadyReleased),
+                HoldDecision::SkipHandled | HoldDecision::Settle { .. } => {
+                    return Ok(ReservationOutcome::AlreadyHandled)
+                }
             }
             let products: Vec<Uuid> = lines.iter().map(|l| l.product_id).collect::<BTreeSet<_>>().into_iter().collect();
             let rows = lock_candidates(conn, &products).await?;
@@ -163,7 +179,7 @@ impl OrderStockRepository for PgOrderStockRepository {
                     inventory_id: r.id,
                     product_id: r.product_id,
                     location_id: r.location_id,
-                    available: r.quantity_on_hand - r.quantity_reserved,
+                    available: r.quantities().available(),
                 })
                 .collect();
             match plan_reservation(lines, &levels) {
@@ -180,12 +196,12 @@ impl OrderStockRepository for PgOrderStockRepository {
                             .map_err(|e| TxError::Refused(RepoError::Refused(e)))?;
                         write(conn, &change).await?;
                     }
-                    set_hold(conn, order_id, "reserved").await?;
+                    set_hold(conn, order_id, order_hold::after_planning(true)).await?;
                     record_event(conn, &[events::stock_reserved(order_id, &allocations, stamp.at)]).await?;
                     Ok(ReservationOutcome::Reserved(allocations))
                 }
                 Err(short_lines) => {
-                    set_hold(conn, order_id, "failed").await?;
+                    set_hold(conn, order_id, order_hold::after_planning(false)).await?;
                     let reply = events::reservation_failed(order_id, INSUFFICIENT_STOCK_REASON, &short_lines, stamp.at);
                     record_event(conn, &[reply]).await?;
                     Ok(ReservationOutcome::Failed(short_lines))
@@ -196,41 +212,42 @@ impl OrderStockRepository for PgOrderStockRepository {
         .map_err(tx_error)
     }
 
-    async fn release_for_order(
+    async fn release_for_order(&self, order_id: Uuid, stamp: Stamp) -> Result<SettleOutcome, RepoError> {
+        self.settle_for_order(order_id, HoldEvent::Release, stamp).await
+    }
+
+    async fn commit_for_order(&self, order_id: Uuid, stamp: Stamp) -> Result<SettleOutcome, RepoError> {
+        self.settle_for_order(order_id, HoldEvent::Commit, stamp).await
+    }
+}
+
+impl PgOrderStockRepository {
+    /// Release (`order.cancelled`) or commit (`order.fulfilled`) what the order holds, as the hold
+    /// state machine decides, and write the reply.
+    async fn settle_for_order(
         &self,
-        event_id: Uuid,
         order_id: Uuid,
+        event: HoldEvent,
         stamp: Stamp,
     ) -> Result<SettleOutcome, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        let handler = self.handler;
+        let delivery = self.delivery;
         conn.transaction::<SettleOutcome, TxError, _>(async |conn| {
-            if !mark_handled(conn, event_id, handler).await? {
+            if !first_delivery(conn, delivery).await? {
                 return Ok(SettleOutcome::AlreadyHandled);
             }
-            claim_hold(conn, order_id, "released").await?;
-            set_hold(conn, order_id, "released").await?;
-            let released = settle(conn, order_id, Settle::Release, stamp).await?;
-            record_event(conn, &[events::stock_released(order_id, &released, stamp.at)]).await?;
-            Ok(SettleOutcome::Settled(released))
-        })
-        .await
-        .map_err(tx_error)
-    }
-
-    async fn commit_for_order(&self, event_id: Uuid, order_id: Uuid, stamp: Stamp) -> Result<SettleOutcome, RepoError> {
-        let mut conn = connect(&self.pool).await?;
-        let handler = self.handler;
-        conn.transaction::<SettleOutcome, TxError, _>(async |conn| {
-            if !mark_handled(conn, event_id, handler).await? {
+            let HoldDecision::Settle { status } = order_hold::decide(claim_hold(conn, order_id).await?, event) else {
                 return Ok(SettleOutcome::AlreadyHandled);
-            }
-            if claim_hold(conn, order_id, "committed").await? != "released" {
-                set_hold(conn, order_id, "committed").await?;
-            }
-            let committed = settle(conn, order_id, Settle::Commit, stamp).await?;
-            record_event(conn, &[events::stock_committed(order_id, &committed, stamp.at)]).await?;
-            Ok(SettleOutcome::Settled(committed))
+            };
+            set_hold(conn, order_id, status).await?;
+            let how = if event == HoldEvent::Commit { Settle::Commit } else { Settle::Release };
+            let settled = settle(conn, order_id, how, stamp).await?;
+            let reply = match how {
+                Settle::Commit => events::stock_committed(order_id, &settled, stamp.at),
+                Settle::Release => events::stock_released(order_id, &settled, stamp.at),
+            };
+            record_event(conn, &[reply]).await?;
+            Ok(SettleOutcome::Settled(settled))
         })
         .await
         .map_err(tx_error)
