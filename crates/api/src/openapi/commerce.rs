@@ -10,7 +10,7 @@ use crate::routes::warehouse::{
 #[derive(OpenApi)]
 #[openapi(
     paths(
-        queries::create_order, queries::list_orders, queries::order_by_number, queries::orders_by_customer,
+        lifecycle::create_order, queries::list_orders, queries::order_by_number, queries::orders_by_customer,
         queries::orders_by_status, queries::get_order, lifecycle::confirm, lifecycle::process, lifecycle::fulfill,
         lifecycle::cancel, lifecycle::delete_order, lines::add_line, lines::change_line, lines::remove_line,
         products::create_product, product_queries::list_products, product_queries::categories, product_queries::brands,

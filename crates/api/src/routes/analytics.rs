@@ -1,14 +1,14 @@
 //! Customer analytics (`/customer-mgmt/analytics`, read-only, permission `analytics:read`).
 //! Figures come from `infrastructure::analytics`; formulas and choices are in `docs/analytics.md`.
 
-pub mod params;
-pub mod views;
+pub mod requests;
+pub mod responses;
 
 use actix_web::{web, HttpResponse};
 use infrastructure::analytics;
 
-use self::params::{today_utc, LifecycleQuery, PerformanceQuery, SeriesQuery};
-use self::views::{
+use self::requests::{today_utc, LifecycleQuery, PerformanceQuery, SeriesQuery};
+use self::responses::{
     ConversionsView, CustomerOverviewView, InteractionInsightsView, LifecycleView, PipelineView, RepsView,
     RevenuePointView, SegmentationView,
 };

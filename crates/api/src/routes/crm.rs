@@ -8,7 +8,8 @@ pub mod deal_stages;
 pub mod deals;
 pub mod interaction_edits;
 pub mod interactions;
-pub mod views;
+pub mod requests;
+pub mod responses;
 pub mod wire;
 
 use std::sync::Arc;

@@ -4,6 +4,8 @@ pub mod auth;
 pub mod contacts;
 pub mod permissions;
 pub mod profiles;
+pub mod requests;
+pub mod responses;
 pub mod roles;
 pub mod users;
 

@@ -7,7 +7,8 @@
 pub mod lifecycle;
 pub mod lines;
 pub mod queries;
-pub mod views;
+pub mod requests;
+pub mod responses;
 
 use std::collections::BTreeMap;
 
@@ -27,7 +28,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(
         web::resource("/order-mgmt/orders")
             .route(web::get().to(queries::list_orders))
-            .route(web::post().to(queries::create_order)),
+            .route(web::post().to(lifecycle::create_order)),
     )
     .service(web::resource("/order-mgmt/orders/number/{order_number}").route(web::get().to(queries::order_by_number)))
     .service(

@@ -5,7 +5,6 @@
 //! the operation, apply it `WHERE` the quantities are still those it was computed from; when another
 //! request won the race, reload and decide again.
 
-pub mod bodies;
 pub mod inventory;
 pub mod inventory_ops;
 pub mod location_queries;
@@ -13,7 +12,8 @@ pub mod locations;
 pub mod movements;
 pub mod product_queries;
 pub mod products;
-pub mod views;
+pub mod requests;
+pub mod responses;
 
 use shared_kernel::StorageError;
 

@@ -2,42 +2,13 @@
 
 use actix_web::{web, HttpResponse};
 use crm_domain::{Company, CompanyChanges, CompanyFilter, NewCompany};
-use serde::Deserialize;
-use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
-use super::views::CompanyResponse;
-use super::wire::{now, present};
+use super::requests::{CompanyListQuery, CreateCompanyBody, UpdateCompanyBody};
+use super::responses::CompanyView;
+use super::wire::now;
 use crate::app::AppState;
 use crate::http::{created, list, no_content, ok, ApiError, Json, PageQuery};
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct CreateCompanyBody {
-    /// 1..=255 characters.
-    pub name: String,
-    /// http(s) URL, at most 500 characters.
-    pub website: Option<String>,
-    /// At most 100 characters.
-    pub industry: Option<String>,
-}
-
-/// Absent fields stay; `null` clears `website` or `industry`.
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct UpdateCompanyBody {
-    pub name: Option<String>,
-    #[serde(default, deserialize_with = "present")]
-    #[schema(value_type = Option<String>)]
-    pub website: Option<Option<String>>,
-    #[serde(default, deserialize_with = "present")]
-    #[schema(value_type = Option<String>)]
-    pub industry: Option<Option<String>>,
-}
-
-#[derive(Debug, Deserialize, IntoParams)]
-pub struct CompanyListQuery {
-    /// Case-insensitive substring of the name.
-    pub search: Option<String>,
-}
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(
@@ -64,7 +35,7 @@ async fn load(state: &AppState, id: Uuid) -> Result<Company, ApiError> {
 
 #[utoipa::path(post, path = "/api/v1/customer-mgmt/companies", tag = "customer management",
     request_body = CreateCompanyBody,
-    responses((status = 201, body = CompanyResponse), (status = 400, description = "VALIDATION_ERROR"),
+    responses((status = 201, body = CompanyView), (status = 400, description = "VALIDATION_ERROR"),
               (status = 403, description = "Lacks companies:create")),
     security(("bearer" = [])))]
 pub async fn create_company(
@@ -74,12 +45,12 @@ pub async fn create_company(
     let input = NewCompany { name: body.name, website: body.website, industry: body.industry };
     let company = Company::new(input, now()).map_err(company_error)?;
     let saved = state.crm.companies.create(&company).await.map_err(ApiError::from)?;
-    Ok(created(CompanyResponse::from(saved)))
+    Ok(created(CompanyView::from(saved)))
 }
 
 #[utoipa::path(get, path = "/api/v1/customer-mgmt/companies", tag = "customer management",
     params(PageQuery, CompanyListQuery),
-    responses((status = 200, body = [CompanyResponse]), (status = 403, description = "Lacks companies:read")),
+    responses((status = 200, body = [CompanyView]), (status = 403, description = "Lacks companies:read")),
     security(("bearer" = [])))]
 pub async fn list_companies(
     state: web::Data<AppState>,
@@ -88,20 +59,20 @@ pub async fn list_companies(
 ) -> Result<HttpResponse, ApiError> {
     let filter = CompanyFilter { search: query.into_inner().search };
     let companies = state.crm.companies.list(&filter, page.request()?).await.map_err(ApiError::from)?;
-    Ok(list(companies.map(CompanyResponse::from)))
+    Ok(list(companies.map(CompanyView::from)))
 }
 
 #[utoipa::path(get, path = "/api/v1/customer-mgmt/companies/{id}", tag = "customer management",
     params(("id" = Uuid, Path)),
-    responses((status = 200, body = CompanyResponse), (status = 404, description = "NOT_FOUND")),
+    responses((status = 200, body = CompanyView), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn get_company(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    Ok(ok(CompanyResponse::from(load(&state, id.into_inner()).await?)))
+    Ok(ok(CompanyView::from(load(&state, id.into_inner()).await?)))
 }
 
 #[utoipa::path(put, path = "/api/v1/customer-mgmt/companies/{id}", tag = "customer management",
     params(("id" = Uuid, Path)), request_body = UpdateCompanyBody,
-    responses((status = 200, body = CompanyResponse), (status = 400, description = "VALIDATION_ERROR"),
+    responses((status = 200, body = CompanyView), (status = 400, description = "VALIDATION_ERROR"),
               (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn update_company(
@@ -116,7 +87,7 @@ pub async fn update_company(
         crm_domain::RepoError::NotFound => ApiError::not_found("no such company"),
         other => ApiError::from(other),
     })?;
-    Ok(ok(CompanyResponse::from(saved)))
+    Ok(ok(CompanyView::from(saved)))
 }
 
 #[utoipa::path(delete, path = "/api/v1/customer-mgmt/companies/{id}", tag = "customer management",

@@ -5,51 +5,18 @@
 //! answer (`INVALID_STATUS_TRANSITION` …) rather than a generic conflict.
 
 use actix_web::{web, HttpResponse};
-use crm_domain::{Customer, CustomerError, CustomerStatus, RepoError, StatusTransition, Tier};
-use serde::Deserialize;
+use crm_domain::{Customer, CustomerError, CustomerStatus, RepoError, StatusTransition};
 use serde_json::json;
 use time::OffsetDateTime;
-use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::customers::{customer_error, customer_write_error};
-use super::views::CustomerResponse;
-use super::wire::{ensure_active_user, existing_customer, now, present, required, timestamp};
+use super::requests::{AssignBody, ChurnBody, StatusBody, TagsBody, TierBody};
+use super::responses::CustomerView;
+use super::wire::{ensure_active_user, existing_customer, now, required, timestamp};
 use crate::app::AppState;
 use crate::http::retry::{until_settled, Attempt};
 use crate::http::{ok, ApiError, Json};
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct ChurnBody {
-    pub reason: Option<String>,
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct StatusBody {
-    /// The target status; only the moves of the lifecycle are allowed.
-    pub status: String,
-    pub reason: Option<String>,
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct AssignBody {
-    /// The sales rep (an active user), or `null` to unassign.
-    #[serde(default, deserialize_with = "present")]
-    #[schema(value_type = Option<Uuid>)]
-    pub assigned_to: Option<Option<Uuid>>,
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct TierBody {
-    /// A higher tier than the current one.
-    #[schema(value_type = String)]
-    pub tier: Tier,
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct TagsBody {
-    pub tags: Vec<String>,
-}
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     let resource = |tail: &str| web::resource(format!("/customer-mgmt/customers/{{id}}/{tail}"));
@@ -126,12 +93,12 @@ pub async fn churn(
 
 #[utoipa::path(post, path = "/api/v1/customer-mgmt/customers/{id}/reactivate", tag = "customer management",
     params(("id" = Uuid, Path)),
-    responses((status = 200, body = CustomerResponse, description = "Back to prospect, churned_at cleared"),
+    responses((status = 200, body = CustomerView, description = "Back to prospect, churned_at cleared"),
               (status = 404, description = "CUSTOMER_NOT_FOUND"), (status = 409, description = "INVALID_STATUS_TRANSITION")),
     security(("bearer" = [])))]
 pub async fn reactivate(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let saved = transition(&state, id.into_inner(), |c, at| c.reactivate(at)).await?;
-    Ok(ok(CustomerResponse::from(saved)))
+    Ok(ok(CustomerView::from(saved)))
 }
 
 #[utoipa::path(patch, path = "/api/v1/customer-mgmt/customers/{id}/status", tag = "customer management",
@@ -175,7 +142,7 @@ pub async fn assign(
 
 #[utoipa::path(put, path = "/api/v1/customer-mgmt/customers/{id}/tier", tag = "customer management",
     params(("id" = Uuid, Path)), request_body = TierBody,
-    responses((status = 200, body = CustomerResponse), (status = 404, description = "CUSTOMER_NOT_FOUND"),
+    responses((status = 200, body = CustomerView), (status = 404, description = "CUSTOMER_NOT_FOUND"),
               (status = 409, description = "INVALID_TIER_CHANGE (not an upgrade)")),
     security(("bearer" = [])))]
 pub async fn change_tier(
@@ -196,12 +163,12 @@ pub async fn change_tier(
     })
     .await?;
     state.outbox.notify();
-    Ok(ok(CustomerResponse::from(saved)))
+    Ok(ok(CustomerView::from(saved)))
 }
 
 #[utoipa::path(put, path = "/api/v1/customer-mgmt/customers/{id}/tags", tag = "customer management",
     params(("id" = Uuid, Path)), request_body = TagsBody,
-    responses((status = 200, body = CustomerResponse), (status = 400, description = "VALIDATION_ERROR"),
+    responses((status = 200, body = CustomerView), (status = 400, description = "VALIDATION_ERROR"),
               (status = 404, description = "CUSTOMER_NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn set_tags(
@@ -212,5 +179,5 @@ pub async fn set_tags(
     let customer = existing_customer(&state, id.into_inner()).await?;
     let next = customer.set_tags(body.tags, now()).map_err(customer_error)?;
     let saved = state.crm.customers.update(&next).await.map_err(customer_write_error)?;
-    Ok(ok(CustomerResponse::from(saved)))
+    Ok(ok(CustomerView::from(saved)))
 }

@@ -2,76 +2,17 @@
 
 use actix_web::{web, HttpResponse};
 use crm_domain::{
-    Customer, CustomerChanges, CustomerError, CustomerFilter, CustomerQuery, CustomerStatus, Email, EmailScope,
-    NewCustomer, RepoError, Tier,
+    Customer, CustomerChanges, CustomerError, CustomerFilter, CustomerQuery, Email, EmailScope, NewCustomer, RepoError,
 };
-use serde::Deserialize;
-use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
-use super::views::CustomerResponse;
+use super::requests::{CreateCustomerBody, CustomerListParams, EmailLookupQuery, UpdateCustomerBody};
+use super::responses::CustomerView;
 use super::wire::{
-    customer_not_found, e164, ensure_active_user, ensure_user, existing_company, existing_customer, now, present,
-    timestamp,
+    customer_not_found, e164, ensure_active_user, ensure_user, existing_company, existing_customer, now, timestamp,
 };
 use crate::app::AppState;
 use crate::http::{created, list, no_content, ok, ApiError, Json, PageQuery};
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct CreateCustomerBody {
-    pub name: String,
-    pub email: String,
-    /// International format starting with `+`; stored as E.164.
-    pub phone: Option<String>,
-    /// lead (default), prospect, customer or churned.
-    #[schema(value_type = Option<String>)]
-    pub status: Option<CustomerStatus>,
-    /// free (default), basic, pro or enterprise.
-    #[schema(value_type = Option<String>)]
-    pub tier: Option<Tier>,
-    pub source: Option<String>,
-    #[serde(default)]
-    pub tags: Vec<String>,
-    pub company_id: Option<Uuid>,
-    pub assigned_to: Option<Uuid>,
-    /// The user account of an individual customer (not with `company_id`).
-    pub user_id: Option<Uuid>,
-}
-
-/// Any subset; `phone: null` clears the phone.
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct UpdateCustomerBody {
-    pub name: Option<String>,
-    #[serde(default, deserialize_with = "present")]
-    #[schema(value_type = Option<String>)]
-    pub phone: Option<Option<String>>,
-    pub tags: Option<Vec<String>>,
-}
-
-#[derive(Debug, Deserialize, IntoParams)]
-pub struct CustomerListParams {
-    /// lead, prospect, customer or churned.
-    pub status: Option<String>,
-    /// free, basic, pro or enterprise.
-    pub tier: Option<String>,
-    pub assigned_to: Option<String>,
-    /// Comma-separated; a customer must carry all of them.
-    pub tags: Option<String>,
-    /// individual or company.
-    #[serde(rename = "type")]
-    #[param(rename = "type")]
-    pub customer_type: Option<String>,
-    /// Case-insensitive substring of name, email or phone.
-    pub search: Option<String>,
-    /// Comma-separated of created_at, updated_at, name, email, status, tier; `-` for descending.
-    pub sort: Option<String>,
-}
-
-#[derive(Debug, Deserialize, IntoParams)]
-pub struct EmailLookupQuery {
-    /// Picks the company's customer when several share the email.
-    pub company_id: Option<String>,
-}
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(
@@ -102,7 +43,7 @@ pub(crate) fn customer_write_error(error: RepoError) -> ApiError {
 
 #[utoipa::path(post, path = "/api/v1/customer-mgmt/customers", tag = "customer management",
     request_body = CreateCustomerBody,
-    responses((status = 201, body = CustomerResponse),
+    responses((status = 201, body = CustomerView),
               (status = 400, description = "VALIDATION_ERROR / INVALID_EMAIL / INVALID_PHONE"),
               (status = 404, description = "NOT_FOUND (company_id) / USER_NOT_FOUND (assigned_to, user_id)"),
               (status = 409, description = "ALREADY_EXISTS")),
@@ -136,12 +77,12 @@ pub async fn create_customer(
     }
     let saved = state.crm.customers.create(&created_customer).await.map_err(ApiError::from)?;
     state.outbox.notify();
-    Ok(created(CustomerResponse::from(saved)))
+    Ok(created(CustomerView::from(saved)))
 }
 
 #[utoipa::path(get, path = "/api/v1/customer-mgmt/customers", tag = "customer management",
     params(PageQuery, CustomerListParams),
-    responses((status = 200, body = [CustomerResponse]), (status = 400, description = "VALIDATION_ERROR / INVALID_UUID")),
+    responses((status = 200, body = [CustomerView]), (status = 400, description = "VALIDATION_ERROR / INVALID_UUID")),
     security(("bearer" = [])))]
 pub async fn list_customers(
     state: web::Data<AppState>,
@@ -151,12 +92,12 @@ pub async fn list_customers(
     let page = page.request()?;
     let filter = CustomerFilter::from_query(&query).map_err(|e| ApiError::from_domain_field(&e, e.field()))?;
     let customers = state.crm.customers.list(&filter, page).await.map_err(ApiError::from)?;
-    Ok(list(customers.map(CustomerResponse::from)))
+    Ok(list(customers.map(CustomerView::from)))
 }
 
 #[utoipa::path(get, path = "/api/v1/customer-mgmt/customers/email/{email}", tag = "customer management",
     params(("email" = String, Path), EmailLookupQuery),
-    responses((status = 200, body = CustomerResponse), (status = 400, description = "INVALID_EMAIL / INVALID_UUID"),
+    responses((status = 200, body = CustomerView), (status = 400, description = "INVALID_EMAIL / INVALID_UUID"),
               (status = 404, description = "CUSTOMER_NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn get_customer_by_email(
@@ -172,15 +113,15 @@ pub async fn get_customer_by_email(
         None => EmailScope::Newest,
     };
     let found = state.crm.customers.find_by_email(&email, scope).await.map_err(ApiError::from)?;
-    Ok(ok(CustomerResponse::from(found.ok_or_else(customer_not_found)?)))
+    Ok(ok(CustomerView::from(found.ok_or_else(customer_not_found)?)))
 }
 
 #[utoipa::path(get, path = "/api/v1/customer-mgmt/customers/{id}", tag = "customer management",
     params(("id" = Uuid, Path)),
-    responses((status = 200, body = CustomerResponse), (status = 404, description = "CUSTOMER_NOT_FOUND")),
+    responses((status = 200, body = CustomerView), (status = 404, description = "CUSTOMER_NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn get_customer(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    Ok(ok(CustomerResponse::from(existing_customer(&state, id.into_inner()).await?)))
+    Ok(ok(CustomerView::from(existing_customer(&state, id.into_inner()).await?)))
 }
 
 #[utoipa::path(put, path = "/api/v1/customer-mgmt/customers/{id}", tag = "customer management",

@@ -3,40 +3,17 @@
 //! meanwhile then answers `MOVE_STAGE_FAILED`).
 
 use actix_web::{web, HttpResponse};
-use crm_domain::{Deal, DealError, DealStage, RepoError, StageTransition};
-use serde::Deserialize;
+use crm_domain::{Deal, DealError, RepoError, StageTransition};
 use serde_json::json;
-use time::{Date, OffsetDateTime};
-use utoipa::ToSchema;
+use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::deals::{deal_error, existing_deal};
-use super::wire::{day, now, timestamp};
+use super::requests::{LoseBody, StageBody, WinBody};
+use super::wire::{now, timestamp};
 use crate::app::AppState;
 use crate::http::retry::{until_settled, Attempt};
 use crate::http::{ok, ApiError, Json};
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct StageBody {
-    /// Any stage; a closed one closes the deal today.
-    #[schema(value_type = String, example = "proposal")]
-    pub stage: DealStage,
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct WinBody {
-    #[serde(with = "day")]
-    #[schema(value_type = String, format = Date)]
-    pub close_date: Date,
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct LoseBody {
-    #[serde(with = "day")]
-    #[schema(value_type = String, format = Date)]
-    pub close_date: Date,
-    pub reason: Option<String>,
-}
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(web::resource("/customer-mgmt/deals/{id}/stage").route(web::put().to(move_stage)))

@@ -4,65 +4,16 @@
 use std::collections::BTreeMap;
 
 use actix_web::{web, HttpResponse};
-use crm_domain::{Deal, DealError, DealFilter, DealSource, DealStage, NewDeal, RepoError};
-use serde::Deserialize;
+use crm_domain::{Deal, DealError, DealFilter, DealStage, NewDeal, RepoError};
 use serde_json::json;
-use shared_kernel::CurrencyCode;
-use time::Date;
-use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
-use super::views::DealResponse;
-use super::wire::{active_currency, day, ensure_active_user, existing_customer, now, timestamp};
+use super::requests::{BasicInfoBody, CreateDealBody, DealListQuery, ValueBody};
+use super::responses::DealView;
+use super::wire::{ensure_active_user, existing_customer, now, timestamp};
 use crate::app::AppState;
 use crate::http::{created, list, no_content, ok, ApiError, Json, PageQuery};
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct CreateDealBody {
-    pub customer_id: Uuid,
-    /// An active user.
-    pub assigned_to: Uuid,
-    /// 1..=200 characters.
-    pub name: String,
-    /// Positive, in cents.
-    pub value: i64,
-    /// Default USD.
-    #[schema(value_type = Option<String>, example = "USD")]
-    pub currency: Option<CurrencyCode>,
-    /// After today (UTC).
-    #[serde(with = "day")]
-    #[schema(value_type = String, format = Date)]
-    pub expected_close_date: Date,
-    /// inbound (default), outbound, referral or partner.
-    #[schema(value_type = Option<String>)]
-    pub source: Option<DealSource>,
-    #[serde(default)]
-    pub tags: Vec<String>,
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct BasicInfoBody {
-    pub name: Option<String>,
-    #[serde(default, with = "day::option")]
-    #[schema(value_type = Option<String>, format = Date)]
-    pub expected_close_date: Option<Date>,
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct ValueBody {
-    /// Positive, in cents.
-    pub value: i64,
-    /// Default: the deal's current currency.
-    #[schema(value_type = Option<String>, example = "EUR")]
-    pub currency: Option<CurrencyCode>,
-}
-
-#[derive(Debug, Deserialize, IntoParams)]
-pub struct DealListQuery {
-    pub stage: Option<String>,
-    pub customer_id: Option<String>,
-    pub assigned_to: Option<String>,
-}
+use crate::routes::reference::active_currency;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(
@@ -108,14 +59,17 @@ fn parse_stage(raw: &str) -> Result<DealStage, ApiError> {
 }
 
 #[utoipa::path(post, path = "/api/v1/customer-mgmt/deals", tag = "customer management", request_body = CreateDealBody,
-    responses((status = 201, body = DealResponse), (status = 400, description = "VALIDATION_ERROR"),
+    responses((status = 201, body = DealView), (status = 400, description = "VALIDATION_ERROR"),
               (status = 404, description = "CUSTOMER_NOT_FOUND / USER_NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn create_deal(
     state: web::Data<AppState>,
     Json(body): Json<CreateDealBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let currency = body.currency.map(active_currency).transpose()?;
+    let currency = match &body.currency {
+        Some(code) => Some(active_currency(&state, "currency", code.as_str()).await?),
+        None => None,
+    };
     let input = NewDeal {
         customer_id: body.customer_id,
         assigned_to: body.assigned_to,
@@ -131,11 +85,11 @@ pub async fn create_deal(
     ensure_active_user(&state, body.assigned_to, "assigned_to").await?;
     let saved = state.crm.deals.create(&created_deal).await.map_err(ApiError::from)?;
     state.outbox.notify();
-    Ok(created(DealResponse::from(saved)))
+    Ok(created(DealView::from(saved)))
 }
 
 #[utoipa::path(get, path = "/api/v1/customer-mgmt/deals", tag = "customer management", params(PageQuery, DealListQuery),
-    responses((status = 200, body = [DealResponse]), (status = 400, description = "VALIDATION_ERROR / INVALID_UUID")),
+    responses((status = 200, body = [DealView]), (status = 400, description = "VALIDATION_ERROR / INVALID_UUID")),
     security(("bearer" = [])))]
 pub async fn list_deals(
     state: web::Data<AppState>,
@@ -153,12 +107,12 @@ pub async fn list_deals(
         assigned_to: parse_id("assigned_to", &query.assigned_to)?,
     };
     let deals = state.crm.deals.list(&filter, page).await.map_err(ApiError::from)?;
-    Ok(list(deals.map(DealResponse::from)))
+    Ok(list(deals.map(DealView::from)))
 }
 
 #[utoipa::path(get, path = "/api/v1/customer-mgmt/deals/stage/{stage}", tag = "customer management",
     params(("stage" = String, Path), PageQuery),
-    responses((status = 200, body = [DealResponse]), (status = 400, description = "VALIDATION_ERROR (unknown stage)")),
+    responses((status = 200, body = [DealView]), (status = 400, description = "VALIDATION_ERROR (unknown stage)")),
     security(("bearer" = [])))]
 pub async fn deals_in_stage(
     state: web::Data<AppState>,
@@ -167,7 +121,7 @@ pub async fn deals_in_stage(
 ) -> Result<HttpResponse, ApiError> {
     let filter = DealFilter { stage: Some(parse_stage(&stage)?), ..DealFilter::default() };
     let deals = state.crm.deals.list(&filter, page.request()?).await.map_err(ApiError::from)?;
-    Ok(list(deals.map(DealResponse::from)))
+    Ok(list(deals.map(DealView::from)))
 }
 
 #[utoipa::path(get, path = "/api/v1/customer-mgmt/deals/stats/pipeline", tag = "customer management",
@@ -196,10 +150,10 @@ pub async fn won_stats(state: web::Data<AppState>) -> Result<HttpResponse, ApiEr
 }
 
 #[utoipa::path(get, path = "/api/v1/customer-mgmt/deals/{id}", tag = "customer management", params(("id" = Uuid, Path)),
-    responses((status = 200, body = DealResponse), (status = 404, description = "NOT_FOUND")),
+    responses((status = 200, body = DealView), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn get_deal(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    Ok(ok(DealResponse::from(existing_deal(&state, id.into_inner()).await?)))
+    Ok(ok(DealView::from(existing_deal(&state, id.into_inner()).await?)))
 }
 
 #[utoipa::path(delete, path = "/api/v1/customer-mgmt/deals/{id}", tag = "customer management", params(("id" = Uuid, Path)),
@@ -248,7 +202,10 @@ pub async fn update_value(
     id: web::Path<Uuid>,
     Json(body): Json<ValueBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let currency = body.currency.map(active_currency).transpose()?;
+    let currency = match &body.currency {
+        Some(code) => Some(active_currency(&state, "currency", code.as_str()).await?),
+        None => None,
+    };
     let deal = existing_deal(&state, id.into_inner()).await?;
     let next = deal.update_value(body.value, currency.unwrap_or(deal.currency), now()).map_err(deal_error)?;
     let saved = save_open(&state, &next).await?;

@@ -1,55 +1,16 @@
 //! Edits of a logged interaction: content, outcome, end, follow-up and attendees.
 
 use actix_web::{web, HttpResponse};
-use crm_domain::{Interaction, Outcome, RepoError};
-use serde::Deserialize;
-use time::OffsetDateTime;
-use utoipa::ToSchema;
+use crm_domain::{Interaction, RepoError};
 use uuid::Uuid;
 
 use super::interactions::{existing_interaction, interaction_error};
-use super::views::InteractionResponse;
-use super::wire::{ensure_user, now, present, required};
+use super::requests::{AttendeeBody, ContentBody, EndBody, FollowUpBody, OutcomeBody};
+use super::responses::InteractionView;
+use super::wire::{ensure_user, now, required};
 use crate::app::AppState;
 use crate::http::retry::{until_settled, Attempt};
 use crate::http::{ok, ApiError, Json};
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct ContentBody {
-    pub subject: String,
-    pub description: Option<String>,
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct OutcomeBody {
-    /// An outcome, or `null` to clear it.
-    #[serde(default, deserialize_with = "present")]
-    #[schema(value_type = Option<String>, example = "successful")]
-    pub outcome: Option<Option<Outcome>>,
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct EndBody {
-    /// Not before `started_at`; years 1900..=2200.
-    #[serde(with = "shared_kernel::bounds::rfc3339")]
-    #[schema(value_type = String, format = DateTime)]
-    pub ended_at: OffsetDateTime,
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct FollowUpBody {
-    pub follow_up_required: bool,
-    /// RFC 3339, years 1900..=2200.
-    #[serde(default, with = "shared_kernel::bounds::rfc3339::option")]
-    #[schema(value_type = Option<String>, format = DateTime)]
-    pub follow_up_date: Option<OffsetDateTime>,
-    pub follow_up_notes: Option<String>,
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct AttendeeBody {
-    pub attendee_id: Uuid,
-}
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     let resource = |tail: &str| web::resource(format!("/customer-mgmt/interactions/{{id}}/{tail}"));
@@ -67,12 +28,12 @@ async fn save(state: &AppState, next: &Interaction) -> Result<HttpResponse, ApiE
         RepoError::NotFound => ApiError::not_found("no such interaction"),
         other => ApiError::from(other),
     })?;
-    Ok(ok(InteractionResponse::from(saved)))
+    Ok(ok(InteractionView::from(saved)))
 }
 
 #[utoipa::path(put, path = "/api/v1/customer-mgmt/interactions/{id}/content", tag = "customer management",
     params(("id" = Uuid, Path)), request_body = ContentBody,
-    responses((status = 200, body = InteractionResponse), (status = 400, description = "VALIDATION_ERROR"),
+    responses((status = 200, body = InteractionView), (status = 400, description = "VALIDATION_ERROR"),
               (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn update_content(
@@ -87,7 +48,7 @@ pub async fn update_content(
 
 #[utoipa::path(put, path = "/api/v1/customer-mgmt/interactions/{id}/outcome", tag = "customer management",
     params(("id" = Uuid, Path)), request_body = OutcomeBody,
-    responses((status = 200, body = InteractionResponse), (status = 400, description = "VALIDATION_ERROR"),
+    responses((status = 200, body = InteractionView), (status = 400, description = "VALIDATION_ERROR"),
               (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn set_outcome(
@@ -102,7 +63,7 @@ pub async fn set_outcome(
 
 #[utoipa::path(put, path = "/api/v1/customer-mgmt/interactions/{id}/end", tag = "customer management",
     params(("id" = Uuid, Path)), request_body = EndBody,
-    responses((status = 200, body = InteractionResponse, description = "With the computed duration_sec"),
+    responses((status = 200, body = InteractionView, description = "With the computed duration_sec"),
               (status = 400, description = "VALIDATION_ERROR (ended_at before started_at)"),
               (status = 404, description = "NOT_FOUND"), (status = 409, description = "INTERACTION_ALREADY_ENDED")),
     security(("bearer" = [])))]
@@ -124,12 +85,12 @@ pub async fn end_interaction(
         }
     })
     .await?;
-    Ok(ok(InteractionResponse::from(saved)))
+    Ok(ok(InteractionView::from(saved)))
 }
 
 #[utoipa::path(put, path = "/api/v1/customer-mgmt/interactions/{id}/follow-up", tag = "customer management",
     params(("id" = Uuid, Path)), request_body = FollowUpBody,
-    responses((status = 200, body = InteractionResponse), (status = 404, description = "NOT_FOUND")),
+    responses((status = 200, body = InteractionView), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn set_follow_up(
     state: web::Data<AppState>,
@@ -143,7 +104,7 @@ pub async fn set_follow_up(
 
 #[utoipa::path(post, path = "/api/v1/customer-mgmt/interactions/{id}/attendees", tag = "customer management",
     params(("id" = Uuid, Path)), request_body = AttendeeBody,
-    responses((status = 200, body = InteractionResponse, description = "A duplicate is not added"),
+    responses((status = 200, body = InteractionView, description = "A duplicate is not added"),
               (status = 404, description = "NOT_FOUND / USER_NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn add_attendee(
@@ -155,13 +116,13 @@ pub async fn add_attendee(
     ensure_user(&state, body.attendee_id, "attendee_id").await?;
     match interaction.add_attendee(body.attendee_id, now()).map_err(interaction_error)? {
         Some(next) => save(&state, &next).await,
-        None => Ok(ok(InteractionResponse::from(interaction))),
+        None => Ok(ok(InteractionView::from(interaction))),
     }
 }
 
 #[utoipa::path(delete, path = "/api/v1/customer-mgmt/interactions/{id}/attendees/{attendee_id}",
     tag = "customer management", params(("id" = Uuid, Path), ("attendee_id" = Uuid, Path)),
-    responses((status = 200, body = InteractionResponse), (status = 404, description = "NOT_FOUND (not an attendee)")),
+    responses((status = 200, body = InteractionView), (status = 404, description = "NOT_FOUND (not an attendee)")),
     security(("bearer" = [])))]
 pub async fn remove_attendee(
     state: web::Data<AppState>,

@@ -2,52 +2,16 @@
 //! Edits of a logged interaction are in `interaction_edits.rs`.
 
 use actix_web::{web, HttpResponse};
-use crm_domain::{
-    Direction, FollowUpFilter, Interaction, InteractionError, InteractionFilter, InteractionType, NewInteraction,
-};
-use serde::Deserialize;
-use time::OffsetDateTime;
-use utoipa::{IntoParams, ToSchema};
+use crm_domain::{FollowUpFilter, Interaction, InteractionError, InteractionFilter, InteractionType, NewInteraction};
 use uuid::Uuid;
 
-use super::views::{InteractionListItem, InteractionResponse};
+use super::requests::{CreateInteractionBody, FollowUpQuery};
+use super::responses::{InteractionListItem, InteractionView};
 use super::wire::{existing_company, existing_customer, now};
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::http::{created, list, no_content, ok, ApiError, Json, PageQuery};
 use crate::routes::query_params;
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct CreateInteractionBody {
-    pub customer_id: Uuid,
-    /// call, email, meeting, note, sms or chat.
-    #[serde(rename = "type")]
-    #[schema(value_type = String, example = "call")]
-    pub interaction_type: InteractionType,
-    /// inbound or outbound.
-    #[schema(value_type = String, example = "outbound")]
-    pub direction: Direction,
-    /// At most 255 characters.
-    pub subject: String,
-    /// RFC 3339, years 1900..=2200.
-    #[serde(with = "shared_kernel::bounds::rfc3339")]
-    #[schema(value_type = String, format = DateTime)]
-    pub started_at: OffsetDateTime,
-    pub description: Option<String>,
-    /// Default: the customer's company.
-    pub company_id: Option<Uuid>,
-    /// Existing users, at most 100; duplicates are dropped.
-    #[serde(default)]
-    pub attendees: Vec<Uuid>,
-}
-
-#[derive(Debug, Deserialize, IntoParams)]
-pub struct FollowUpQuery {
-    /// RFC 3339 (years 1900..=2200); only follow-ups due before this instant.
-    pub due_before: Option<String>,
-    /// Only interactions logged by this user.
-    pub created_by: Option<String>,
-}
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     let base = "/customer-mgmt/interactions";
@@ -80,7 +44,7 @@ async fn listed(state: &AppState, filter: InteractionFilter, page: &PageQuery) -
 
 #[utoipa::path(post, path = "/api/v1/customer-mgmt/interactions", tag = "customer management",
     request_body = CreateInteractionBody,
-    responses((status = 201, body = InteractionResponse), (status = 400, description = "VALIDATION_ERROR"),
+    responses((status = 201, body = InteractionView), (status = 400, description = "VALIDATION_ERROR"),
               (status = 404, description = "CUSTOMER_NOT_FOUND / NOT_FOUND (company) / USER_NOT_FOUND (attendee)")),
     security(("bearer" = [])))]
 pub async fn create_interaction(
@@ -108,7 +72,7 @@ pub async fn create_interaction(
         None => interaction.company_id = customer.company_id,
     }
     let saved = state.crm.interactions.create(&interaction).await.map_err(ApiError::from)?;
-    Ok(created(InteractionResponse::from(saved)))
+    Ok(created(InteractionView::from(saved)))
 }
 
 #[utoipa::path(get, path = "/api/v1/customer-mgmt/interactions", tag = "customer management", params(PageQuery),
@@ -195,10 +159,10 @@ pub async fn follow_ups(
 
 #[utoipa::path(get, path = "/api/v1/customer-mgmt/interactions/{id}", tag = "customer management",
     params(("id" = Uuid, Path)),
-    responses((status = 200, body = InteractionResponse), (status = 404, description = "NOT_FOUND")),
+    responses((status = 200, body = InteractionView), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn get_interaction(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    Ok(ok(InteractionResponse::from(existing_interaction(&state, id.into_inner()).await?)))
+    Ok(ok(InteractionView::from(existing_interaction(&state, id.into_inner()).await?)))
 }
 
 #[utoipa::path(delete, path = "/api/v1/customer-mgmt/interactions/{id}", tag = "customer management",

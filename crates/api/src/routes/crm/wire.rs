@@ -5,7 +5,6 @@ use actix_web::http::StatusCode;
 use crm_domain::{Company, Customer};
 use identity_domain::UserStatus;
 use serde::{Deserialize, Deserializer};
-use shared_kernel::CurrencyCode;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
@@ -92,15 +91,6 @@ pub fn e164(raw: Option<&str>) -> Result<Option<String>, ApiError> {
         return Err(invalid());
     }
     Ok(Some(number.format().mode(phonenumber::Mode::E164).to_string()))
-}
-
-/// An active ISO 4217 currency of the reference data, or 400 naming `currency`.
-pub fn active_currency(code: CurrencyCode) -> Result<CurrencyCode, ApiError> {
-    if reference_data::currencies().iter().any(|c| c.code == code.as_str()) {
-        Ok(code)
-    } else {
-        Err(ApiError::field("currency", "must be an active ISO 4217 currency code"))
-    }
 }
 
 #[cfg(test)]

@@ -6,64 +6,18 @@ use event_contracts::identity::UserPasswordChanged;
 use event_contracts::Topic;
 use identity_domain::ports::{FailedLogin, NewUser, RepoError, UserRecord};
 use identity_domain::{Email, Password, Rotation, UserStatus};
-use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
-use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::contacts::identity_error;
+use super::requests::{LoginBody, PasswordBody, RefreshBody, RegisterBody, RevokeBody};
+use super::responses::{Session, SessionUser};
 use super::users::registered_event;
 use crate::app::AppState;
 use crate::auth::caller::token_revoked;
 use crate::auth::tokens::{Subject, TokenPair, REFRESH_TTL};
 use crate::auth::{passwords, Caller, TokenKind};
 use crate::http::{created, ok, ApiError, Json};
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct RegisterBody {
-    pub email: String,
-    pub name: String,
-    /// 8..=72 bytes.
-    pub password: String,
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct LoginBody {
-    pub email: String,
-    pub password: String,
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct RefreshBody {
-    pub refresh_token: String,
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct RevokeBody {
-    /// The access or refresh token to revoke.
-    pub token: String,
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct PasswordBody {
-    pub current_password: String,
-    pub new_password: String,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct SessionUser {
-    pub id: Uuid,
-    pub email: String,
-    pub name: String,
-    pub status: &'static str,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct Session {
-    #[serde(flatten)]
-    pub tokens: TokenPair,
-    pub user: SessionUser,
-}
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(web::resource("/identity/users/register").route(web::post().to(register)))

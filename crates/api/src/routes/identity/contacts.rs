@@ -8,50 +8,13 @@ use identity_domain::contact::{
 };
 use identity_domain::ports::RepoError;
 use identity_domain::{Email, IdentityError};
-use serde::{Deserialize, Serialize};
-use time::OffsetDateTime;
-use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
+use super::requests::{AddressBody, ContactListQuery, CreateContactBody, UpdateContactBody, VerifyContactBody};
+use super::responses::{AddressView, ContactView};
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::http::{created, no_content, ok, ApiError, Json};
-
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct AddressView {
-    pub street: Option<String>,
-    pub city: Option<String>,
-    pub state: Option<String>,
-    pub postal_code: Option<String>,
-    /// ISO 3166-1 alpha-2 code from the reference data.
-    #[schema(example = "UA")]
-    pub country: String,
-}
-
-/// A contact as clients see it; only the value of its `type` is set.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ContactView {
-    pub id: Uuid,
-    pub user_id: Uuid,
-    #[serde(rename = "type")]
-    #[schema(example = "email")]
-    pub contact_type: &'static str,
-    pub label: String,
-    pub email: Option<String>,
-    /// E.164.
-    #[schema(example = "+380441234567")]
-    pub phone: Option<String>,
-    pub address: Option<AddressView>,
-    pub is_primary: bool,
-    pub is_verified: bool,
-    pub is_public: bool,
-    #[serde(with = "time::serde::rfc3339")]
-    #[schema(value_type = String, format = DateTime)]
-    pub created_at: OffsetDateTime,
-    #[serde(with = "time::serde::rfc3339")]
-    #[schema(value_type = String, format = DateTime)]
-    pub updated_at: OffsetDateTime,
-}
 
 impl From<ContactRecord> for ContactView {
     fn from(c: ContactRecord) -> Self {
@@ -76,66 +39,6 @@ impl From<ContactRecord> for ContactView {
             updated_at: c.updated_at,
         }
     }
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct AddressBody {
-    pub street: Option<String>,
-    pub city: Option<String>,
-    pub state: Option<String>,
-    pub postal_code: Option<String>,
-    /// Required: an ISO 3166-1 alpha-2 code that exists in the reference data.
-    #[schema(example = "UA")]
-    pub country: Option<String>,
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct CreateContactBody {
-    /// email, phone or address.
-    #[serde(rename = "type")]
-    #[schema(example = "email")]
-    pub contact_type: String,
-    /// Free text, at most 100 characters.
-    pub label: Option<String>,
-    pub is_primary: Option<bool>,
-    pub is_public: Option<bool>,
-    /// Required when the type is email.
-    pub email: Option<String>,
-    /// Required when the type is phone: `+`, country code and number.
-    #[schema(example = "+380441234567")]
-    pub phone: Option<String>,
-    /// Required when the type is address.
-    pub address: Option<AddressBody>,
-}
-
-/// Every field is optional; the type cannot change, and only the value of
-/// the contact's own type may be given.
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct UpdateContactBody {
-    /// If given, must equal the contact's type.
-    #[serde(rename = "type")]
-    pub contact_type: Option<String>,
-    pub label: Option<String>,
-    pub is_primary: Option<bool>,
-    pub is_public: Option<bool>,
-    pub email: Option<String>,
-    pub phone: Option<String>,
-    pub address: Option<AddressBody>,
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct VerifyContactBody {
-    /// Accepted but not checked: no delivery channel exists yet.
-    pub verification_code: Option<String>,
-}
-
-#[derive(Debug, Deserialize, IntoParams)]
-pub struct ContactListQuery {
-    /// email, phone or address.
-    #[serde(rename = "type")]
-    #[param(rename = "type")]
-    pub contact_type: Option<String>,
-    pub is_primary: Option<bool>,
 }
 
 pub fn configure(cfg: &mut web::ServiceConfig) {

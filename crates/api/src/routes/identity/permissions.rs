@@ -3,31 +3,14 @@
 use actix_web::{web, HttpResponse};
 use identity_domain::ports::RepoError;
 use identity_domain::PermissionName;
-use serde::Deserialize;
-use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::contacts::identity_error;
-use super::roles::PermissionView;
 
+use super::requests::{CreatePermissionBody, UpdatePermissionBody};
+use super::responses::PermissionView;
 use crate::app::AppState;
 use crate::http::{created, no_content, ok, ApiError, Json};
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct CreatePermissionBody {
-    /// Lower-case resource name or `*`.
-    pub resource: String,
-    /// Lower-case action name or `*`.
-    pub action: String,
-    pub description: Option<String>,
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct UpdatePermissionBody {
-    pub resource: Option<String>,
-    pub action: Option<String>,
-    pub description: Option<String>,
-}
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(

@@ -5,55 +5,17 @@
 use actix_web::{web, HttpResponse};
 use identity_domain::ports::RepoError;
 use identity_domain::profile::{Moderation, NewProfile, ProfileCreation, ProfileFields, ProfileRecord};
-use serde::{Deserialize, Serialize};
-use time::{Date, OffsetDateTime};
-use utoipa::ToSchema;
+use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::contacts::identity_error;
+use super::requests::{ProfileBody, VisibilityBody};
+use super::responses::ProfileView;
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::http::{created, list, no_content, ok, ApiError, Json, PageQuery};
 
 time::serde::format_description!(iso_date, Date, "[year]-[month]-[day]");
-
-/// A profile as clients see it.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ProfileView {
-    pub id: Uuid,
-    pub user_id: Uuid,
-    pub display_name: String,
-    pub first_name: Option<String>,
-    pub last_name: Option<String>,
-    /// male, female, other or not_specify.
-    #[schema(value_type = Option<String>, example = "not_specify")]
-    pub gender: Option<&'static str>,
-    #[serde(with = "shared_kernel::bounds::date::option")]
-    #[schema(value_type = Option<String>, format = Date)]
-    pub date_of_birth: Option<Date>,
-    pub bio: Option<String>,
-    pub avatar_url: Option<String>,
-    #[schema(example = "Europe/Kyiv")]
-    pub timezone: Option<String>,
-    #[schema(example = "uk")]
-    pub language: Option<String>,
-    #[schema(example = "UA")]
-    pub country: Option<String>,
-    pub website: Option<String>,
-    pub linkedin_url: Option<String>,
-    pub twitter_url: Option<String>,
-    pub github_url: Option<String>,
-    pub is_public: bool,
-    pub is_active: bool,
-    pub is_banned: bool,
-    pub is_verified: bool,
-    #[serde(with = "time::serde::rfc3339")]
-    #[schema(value_type = String, format = DateTime)]
-    pub created_at: OffsetDateTime,
-    #[serde(with = "time::serde::rfc3339")]
-    #[schema(value_type = String, format = DateTime)]
-    pub updated_at: OffsetDateTime,
-}
 
 impl From<ProfileRecord> for ProfileView {
     fn from(p: ProfileRecord) -> Self {
@@ -84,40 +46,6 @@ impl From<ProfileRecord> for ProfileView {
     }
 }
 
-/// Profile fields. On creation `display_name` is required; on update every
-/// field is optional, and an empty string clears an optional text field.
-#[derive(Debug, Default, Deserialize, ToSchema)]
-pub struct ProfileBody {
-    /// At most 255 characters.
-    pub display_name: Option<String>,
-    pub first_name: Option<String>,
-    pub last_name: Option<String>,
-    /// male, female, other or not_specify.
-    pub gender: Option<String>,
-    /// `YYYY-MM-DD`, not in the future.
-    #[serde(default, with = "shared_kernel::bounds::date::option")]
-    #[schema(value_type = Option<String>, format = Date)]
-    pub date_of_birth: Option<Date>,
-    /// At most 500 characters.
-    pub bio: Option<String>,
-    /// http(s) URL, at most 500 characters.
-    pub avatar_url: Option<String>,
-    /// IANA zone from the reference data.
-    #[schema(example = "Europe/Kyiv")]
-    pub timezone: Option<String>,
-    /// ISO 639-1 code from the reference data.
-    #[schema(example = "uk")]
-    pub language: Option<String>,
-    /// ISO 3166-1 alpha-2 code from the reference data.
-    #[schema(example = "UA")]
-    pub country: Option<String>,
-    pub website: Option<String>,
-    pub linkedin_url: Option<String>,
-    pub twitter_url: Option<String>,
-    pub github_url: Option<String>,
-    pub is_public: Option<bool>,
-}
-
 impl ProfileBody {
     fn validate(self, creating: bool) -> Result<ProfileFields, ApiError> {
         ProfileFields {
@@ -140,11 +68,6 @@ impl ProfileBody {
         .validate(creating, OffsetDateTime::now_utc().date())
         .map_err(identity_error)
     }
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct VisibilityBody {
-    pub is_public: bool,
 }
 
 pub fn configure(cfg: &mut web::ServiceConfig) {

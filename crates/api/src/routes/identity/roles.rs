@@ -4,32 +4,15 @@ use actix_web::{web, HttpResponse};
 use identity_domain::ports::RepoError;
 use identity_domain::roles::{parse_display_name, NewRole, PermissionRecord, RoleChanges, RoleRecord};
 use identity_domain::{AccountAction, RoleName};
-use serde::{Deserialize, Serialize};
-use time::OffsetDateTime;
-use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::contacts::identity_error;
+use super::requests::{AssignBody, CreateRoleBody, GrantBody, UpdateRoleBody};
+use super::responses::{PermissionView, RoleView};
 use super::users::{guard_superadmin, user_not_found};
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::http::{created, no_content, ok, ApiError, Json};
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct RoleView {
-    pub id: Uuid,
-    pub name: String,
-    pub display_name: String,
-    pub description: String,
-    pub is_system: bool,
-    pub permissions_count: i64,
-    #[serde(with = "time::serde::rfc3339")]
-    #[schema(value_type = String, format = DateTime)]
-    pub created_at: OffsetDateTime,
-    #[serde(with = "time::serde::rfc3339")]
-    #[schema(value_type = String, format = DateTime)]
-    pub updated_at: OffsetDateTime,
-}
 
 impl From<RoleRecord> for RoleView {
     fn from(r: RoleRecord) -> Self {
@@ -46,19 +29,6 @@ impl From<RoleRecord> for RoleView {
     }
 }
 
-#[derive(Debug, Serialize, ToSchema)]
-pub struct PermissionView {
-    pub id: Uuid,
-    pub resource: String,
-    pub action: String,
-    /// `resource:action`, derived.
-    pub name: String,
-    pub description: String,
-    #[serde(with = "time::serde::rfc3339")]
-    #[schema(value_type = String, format = DateTime)]
-    pub created_at: OffsetDateTime,
-}
-
 impl From<PermissionRecord> for PermissionView {
     fn from(p: PermissionRecord) -> Self {
         Self {
@@ -72,34 +42,8 @@ impl From<PermissionRecord> for PermissionView {
     }
 }
 
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct CreateRoleBody {
-    /// `^[a-z][a-z0-9_-]{1,49}$`
-    pub name: String,
-    pub display_name: String,
-    pub description: Option<String>,
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct UpdateRoleBody {
-    pub name: Option<String>,
-    pub display_name: Option<String>,
-    pub description: Option<String>,
-}
-
 /// The most permission ids one grant may carry (decisions §12.1), counted as sent.
 pub const MAX_PERMISSION_IDS: usize = 200;
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct GrantBody {
-    /// 1 to 200 permission ids; duplicates are dropped.
-    pub permission_ids: Vec<Uuid>,
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct AssignBody {
-    pub role_id: Uuid,
-}
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(web::resource("/identity/roles").route(web::post().to(create_role)).route(web::get().to(list_roles)))

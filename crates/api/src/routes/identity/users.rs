@@ -5,37 +5,15 @@ use event_contracts::identity::{UserRegistered, UserStatusChanged};
 use event_contracts::Topic;
 use identity_domain::ports::{UserFilter, UserRecord};
 use identity_domain::{may_administer, AccountAction, Email, UserStatus};
-use serde::{Deserialize, Serialize};
 use shared_kernel::EventEnvelope;
 use time::OffsetDateTime;
-use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
+use super::requests::{ReasonBody, StatusBody, UserListQuery};
+use super::responses::UserView;
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::http::{list, ok, ApiError, Json};
-
-/// A user as clients see it (never the password hash).
-#[derive(Debug, Serialize, ToSchema)]
-pub struct UserView {
-    pub id: Uuid,
-    pub email: String,
-    pub name: String,
-    #[schema(example = "active")]
-    pub status: &'static str,
-    pub is_email_verified: bool,
-    pub is_locked: bool,
-    pub failed_login_attempts: i32,
-    #[serde(with = "time::serde::rfc3339::option")]
-    #[schema(value_type = Option<String>, format = DateTime)]
-    pub last_login_at: Option<OffsetDateTime>,
-    #[serde(with = "time::serde::rfc3339")]
-    #[schema(value_type = String, format = DateTime)]
-    pub created_at: OffsetDateTime,
-    #[serde(with = "time::serde::rfc3339")]
-    #[schema(value_type = String, format = DateTime)]
-    pub updated_at: OffsetDateTime,
-}
 
 impl From<UserRecord> for UserView {
     fn from(u: UserRecord) -> Self {
@@ -67,29 +45,6 @@ fn status_event(user_id: Uuid, to: UserStatus, reason: Option<&str>) -> EventEnv
 
 pub(crate) fn user_not_found() -> ApiError {
     ApiError::new(actix_web::http::StatusCode::NOT_FOUND, "USER_NOT_FOUND", "no such user")
-}
-
-#[derive(Debug, Deserialize, IntoParams)]
-pub struct UserListQuery {
-    pub page: Option<i64>,
-    pub page_size: Option<i64>,
-    /// active, suspended or banned.
-    pub status: Option<String>,
-    pub is_email_verified: Option<bool>,
-    /// Case-insensitive substring of email or name.
-    pub search: Option<String>,
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct ReasonBody {
-    pub reason: Option<String>,
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct StatusBody {
-    /// active, suspended or banned.
-    pub status: String,
-    pub reason: Option<String>,
 }
 
 pub fn configure(cfg: &mut web::ServiceConfig) {

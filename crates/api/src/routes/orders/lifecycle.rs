@@ -1,15 +1,55 @@
-//! Status moves (confirm, process, fulfil, cancel) and deletion.
+//! An order's life: creation, the status moves (confirm, process, fulfil, cancel) and deletion.
 
+use actix_web::http::StatusCode;
 use actix_web::{web, HttpResponse};
-use order_domain::{Order, RepoError};
+use infrastructure::orders::references::{company_exists, customer_exists};
+use order_domain::{NewOrder, Order, OrderDraft, RepoError};
 use uuid::Uuid;
 
-use super::views::{CancelBody, TransitionView};
+use super::requests::{CancelBody, CreateOrderBody};
+use super::responses::{OrderView, TransitionView};
 use super::{change_order, order_error, repo_error};
 use crate::app::AppState;
 use crate::commerce;
 use crate::http::retry::{until_settled, Attempt};
-use crate::http::{no_content, ok, ApiError, Json};
+use crate::http::{created, no_content, ok, ApiError, Json};
+use crate::routes::reference::active_currency;
+
+fn customer_not_found() -> ApiError {
+    ApiError::new(StatusCode::NOT_FOUND, "CUSTOMER_NOT_FOUND", "no such customer")
+}
+
+#[utoipa::path(post, path = "/api/v1/order-mgmt/orders", tag = "orders", request_body = CreateOrderBody,
+    responses((status = 201, body = OrderView, description = "A pending order with its generated order_number"),
+              (status = 400, description = "VALIDATION_ERROR (currency, tax, discount, notes)"),
+              (status = 404, description = "CUSTOMER_NOT_FOUND; NOT_FOUND for company_id")),
+    security(("bearer" = [])))]
+pub async fn create_order(
+    state: web::Data<AppState>,
+    Json(body): Json<CreateOrderBody>,
+) -> Result<HttpResponse, ApiError> {
+    let currency = active_currency(&state, "currency", &body.currency).await?;
+    let input = NewOrder {
+        customer_id: body.customer_id,
+        company_id: body.company_id,
+        currency,
+        tax: body.tax.unwrap_or(0),
+        discount: body.discount.unwrap_or(0),
+        notes: body.notes,
+    };
+    let draft = OrderDraft::new(input, commerce::now()).map_err(order_error)?;
+    if !customer_exists(&state.pool, body.customer_id).await? {
+        return Err(customer_not_found());
+    }
+    if let Some(company_id) = body.company_id {
+        if !company_exists(&state.pool, company_id).await? {
+            return Err(ApiError::not_found("no such company"));
+        }
+    }
+    let order = state.commerce.orders.create(draft).await.map_err(repo_error)?;
+    state.outbox.notify();
+    Ok(created(OrderView::from(order)))
+}
 
 #[utoipa::path(post, path = "/api/v1/order-mgmt/orders/{id}/confirm", tag = "orders", params(("id" = Uuid, Path)),
     responses((status = 200, body = TransitionView, description = "id, status, confirmed_at; the warehouse is asked to reserve"),

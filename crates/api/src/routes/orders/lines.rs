@@ -6,11 +6,12 @@ use shared_kernel::StorageError;
 use uuid::Uuid;
 use warehouse_domain::RepoError as WarehouseRepoError;
 
-use super::queries::active_currency;
-use super::views::{AddLineBody, LineQuantityBody, OrderView};
+use super::requests::{AddLineBody, LineQuantityBody};
+use super::responses::OrderView;
 use super::{change_order, order_error};
 use crate::app::AppState;
 use crate::http::{created, ok, ApiError, Json};
+use crate::routes::reference::active_currency;
 
 #[utoipa::path(post, path = "/api/v1/order-mgmt/orders/{id}/lines", tag = "orders", params(("id" = Uuid, Path)),
     request_body = AddLineBody,

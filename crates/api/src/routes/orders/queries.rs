@@ -1,68 +1,19 @@
-//! Creating and reading orders.
+//! Reading orders: one, a page, and the lookups by number, customer and status.
 
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpResponse};
-use infrastructure::orders::references::{company_exists, customer_exists};
-use infrastructure::reference::queries::find_currency;
-use order_domain::{NewOrder, OrderDraft, OrderFilter, OrderNumber, OrderStatus};
-use shared_kernel::CurrencyCode;
+use order_domain::{OrderFilter, OrderNumber, OrderStatus};
 use uuid::Uuid;
 
-use super::views::{CreateOrderBody, OrderListQuery, OrderView};
+use super::requests::OrderListQuery;
+use super::responses::OrderView;
 use super::{order_error, repo_error};
 use crate::app::AppState;
-use crate::commerce;
-use crate::http::{created, list, ok, ApiError, Json, PageQuery};
+use crate::http::{list, ok, ApiError, PageQuery};
 use crate::routes::query_params;
-
-/// An active ISO 4217 code from the reference data; anything else is 400 on `field`.
-pub(crate) async fn active_currency(state: &AppState, field: &str, code: &str) -> Result<CurrencyCode, ApiError> {
-    let invalid = || ApiError::field(field, "must be an active ISO 4217 currency code");
-    let currency = CurrencyCode::parse(code).map_err(|_| invalid())?;
-    match find_currency(&state.pool, currency.as_str()).await? {
-        Some(row) if row.is_active => Ok(currency),
-        _ => Err(invalid()),
-    }
-}
-
-fn customer_not_found() -> ApiError {
-    ApiError::new(StatusCode::NOT_FOUND, "CUSTOMER_NOT_FOUND", "no such customer")
-}
 
 pub(crate) fn order_not_found() -> ApiError {
     ApiError::new(StatusCode::NOT_FOUND, "ORDER_NOT_FOUND", "order not found")
-}
-
-#[utoipa::path(post, path = "/api/v1/order-mgmt/orders", tag = "orders", request_body = CreateOrderBody,
-    responses((status = 201, body = OrderView, description = "A pending order with its generated order_number"),
-              (status = 400, description = "VALIDATION_ERROR (currency, tax, discount, notes)"),
-              (status = 404, description = "CUSTOMER_NOT_FOUND; NOT_FOUND for company_id")),
-    security(("bearer" = [])))]
-pub async fn create_order(
-    state: web::Data<AppState>,
-    Json(body): Json<CreateOrderBody>,
-) -> Result<HttpResponse, ApiError> {
-    let currency = active_currency(&state, "currency", &body.currency).await?;
-    let input = NewOrder {
-        customer_id: body.customer_id,
-        company_id: body.company_id,
-        currency,
-        tax: body.tax.unwrap_or(0),
-        discount: body.discount.unwrap_or(0),
-        notes: body.notes,
-    };
-    let draft = OrderDraft::new(input, commerce::now()).map_err(order_error)?;
-    if !customer_exists(&state.pool, body.customer_id).await? {
-        return Err(customer_not_found());
-    }
-    if let Some(company_id) = body.company_id {
-        if !company_exists(&state.pool, company_id).await? {
-            return Err(ApiError::not_found("no such company"));
-        }
-    }
-    let order = state.commerce.orders.create(draft).await.map_err(repo_error)?;
-    state.outbox.notify();
-    Ok(created(OrderView::from(order)))
 }
 
 #[utoipa::path(get, path = "/api/v1/order-mgmt/orders", tag = "orders", params(OrderListQuery),

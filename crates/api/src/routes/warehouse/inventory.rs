@@ -4,9 +4,9 @@ use actix_web::{web, HttpResponse};
 use uuid::Uuid;
 use warehouse_domain::{Inventory, InventoryFilter, NewInventory, Stamp, Thresholds};
 
-use super::bodies::{CreateInventoryBody, InventoryListQuery, ThresholdsBody};
 use super::inventory_ops as ops;
-use super::views::InventoryView;
+use super::requests::{CreateInventoryBody, InventoryListQuery, ThresholdsBody};
+use super::responses::InventoryView;
 use super::{repo_error, warehouse_error};
 use crate::app::AppState;
 use crate::auth::Caller;

@@ -10,16 +10,16 @@ use warehouse_domain::{
     Inventory, InventoryChange, NewInventory, Receipt, ReferenceType, RepoError, Stamp, Thresholds, WarehouseError,
 };
 
-use super::bodies::{AdjustBody, DamageBody, OrderQuantityBody, ReceiveBody, ReturnBody, TransferBody};
 use super::inventory::load_inventory;
-use super::views::{InventoryView, MovementView, StockChangeView, TransferView};
+use super::requests::{AdjustBody, DamageBody, OrderQuantityBody, ReceiveBody, ReturnBody, TransferBody};
+use super::responses::{InventoryView, MovementView, StockChangeView, TransferView};
 use super::{repo_error, warehouse_error};
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::commerce;
 use crate::http::retry::{until_settled, Attempt};
 use crate::http::{ok, ApiError, Json};
-use crate::routes::orders::queries::active_currency;
+use crate::routes::reference::active_currency;
 
 fn stamp(caller: &Caller) -> Stamp {
     Stamp { at: commerce::now(), by: Some(caller.user_id) }

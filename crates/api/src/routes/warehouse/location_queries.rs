@@ -4,9 +4,9 @@ use actix_web::{web, HttpResponse};
 use uuid::Uuid;
 use warehouse_domain::{InventoryFilter, LocationFilter, LocationType, MovementFilter};
 
-use super::bodies::LocationListQuery;
 use super::locations::{known_country, load_location};
-use super::views::{InventoryView, LocationView, MovementView, UtilizationView};
+use super::requests::LocationListQuery;
+use super::responses::{InventoryView, LocationView, MovementView, UtilizationView};
 use super::{repo_error, warehouse_error};
 use crate::app::AppState;
 use crate::http::{list, ok, ApiError, PageQuery};

@@ -7,9 +7,9 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 use warehouse_domain::{Address, CountryCode, Location, LocationInput, LocationType, RepoError, WarehouseError};
 
-use super::bodies::LocationBody;
 use super::location_queries as q;
-use super::views::LocationView;
+use super::requests::LocationBody;
+use super::responses::LocationView;
 use super::{repo_error, warehouse_error};
 use crate::app::AppState;
 use crate::commerce;
@@ -53,7 +53,7 @@ pub(crate) async fn known_country(state: &AppState, field: &'static str, code: &
 async fn location_input(state: &AppState, body: LocationBody) -> Result<LocationInput, ApiError> {
     let location_type = LocationType::parse(&body.location_type).map_err(|e| warehouse_error(&e))?;
     let country = known_country(state, "country", &body.country).await?;
-    let address = body.address.unwrap_or(super::bodies::AddressBody {
+    let address = body.address.unwrap_or(super::requests::AddressBody {
         street: None,
         city: None,
         state: None,

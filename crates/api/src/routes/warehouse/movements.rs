@@ -4,10 +4,10 @@ use actix_web::{web, HttpResponse};
 use uuid::Uuid;
 use warehouse_domain::{MovementFilter, MovementType, RecentLimit, Stamp, WarehouseError};
 
-use super::bodies::{MovementBody, MovementListQuery, RecentQuery};
 use super::inventory::load_inventory;
 use super::inventory_ops::{change_inventory, receipt};
-use super::views::MovementView;
+use super::requests::{MovementBody, MovementListQuery, RecentQuery};
+use super::responses::MovementView;
 use super::{repo_error, warehouse_error};
 use crate::app::AppState;
 use crate::auth::Caller;

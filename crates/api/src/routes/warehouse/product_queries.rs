@@ -4,9 +4,9 @@ use actix_web::{web, HttpResponse};
 use uuid::Uuid;
 use warehouse_domain::{InventoryFilter, MovementFilter, ProductFilter, ProductSort, ProductStatus};
 
-use super::bodies::ProductListQuery;
 use super::products::load_product;
-use super::views::{AvailabilityView, InventoryView, MovementView, ProductView};
+use super::requests::ProductListQuery;
+use super::responses::{AvailabilityView, InventoryView, MovementView, ProductView};
 use super::{repo_error, warehouse_error};
 use crate::app::AppState;
 use crate::http::{list, ok, ApiError, PageQuery};

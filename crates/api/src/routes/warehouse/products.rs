@@ -6,15 +6,15 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 use warehouse_domain::{Product, ProductInput, ProductStatus, RepoError};
 
-use super::bodies::ProductBody;
 use super::product_queries as q;
-use super::views::ProductView;
+use super::requests::ProductBody;
+use super::responses::ProductView;
 use super::{repo_error, warehouse_error};
 use crate::app::AppState;
 use crate::commerce;
 use crate::http::retry::{until_settled, Attempt};
 use crate::http::{created, no_content, ok, ApiError, Json};
-use crate::routes::orders::queries::active_currency;
+use crate::routes::reference::active_currency;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(

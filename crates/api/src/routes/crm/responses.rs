@@ -1,6 +1,6 @@
 //! What clients see of customers, deals, interactions and companies.
 
-use crm_domain::{Company, Customer, Deal, Interaction, InteractionView};
+use crm_domain::{Company, Customer, Deal, Interaction, InteractionView as InteractionWithNames};
 use serde::Serialize;
 use time::{Date, OffsetDateTime};
 use utoipa::ToSchema;
@@ -9,7 +9,7 @@ use uuid::Uuid;
 use super::wire::day;
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct CustomerResponse {
+pub struct CustomerView {
     pub id: Uuid,
     pub user_id: Option<Uuid>,
     pub company_id: Option<Uuid>,
@@ -39,7 +39,7 @@ pub struct CustomerResponse {
     pub churned_at: Option<OffsetDateTime>,
 }
 
-impl From<Customer> for CustomerResponse {
+impl From<Customer> for CustomerView {
     fn from(c: Customer) -> Self {
         Self {
             customer_type: c.customer_type().as_str(),
@@ -62,7 +62,7 @@ impl From<Customer> for CustomerResponse {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct DealResponse {
+pub struct DealView {
     pub id: Uuid,
     pub customer_id: Uuid,
     pub assigned_to: Uuid,
@@ -93,7 +93,7 @@ pub struct DealResponse {
     pub updated_at: OffsetDateTime,
 }
 
-impl From<Deal> for DealResponse {
+impl From<Deal> for DealView {
     fn from(d: Deal) -> Self {
         Self {
             id: d.id,
@@ -116,7 +116,7 @@ impl From<Deal> for DealResponse {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct InteractionResponse {
+pub struct InteractionView {
     pub id: Uuid,
     pub customer_id: Uuid,
     pub company_id: Option<Uuid>,
@@ -152,7 +152,7 @@ pub struct InteractionResponse {
     pub updated_at: OffsetDateTime,
 }
 
-impl From<Interaction> for InteractionResponse {
+impl From<Interaction> for InteractionView {
     fn from(i: Interaction) -> Self {
         Self {
             id: i.id,
@@ -181,14 +181,14 @@ impl From<Interaction> for InteractionResponse {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct InteractionListItem {
     #[serde(flatten)]
-    pub interaction: InteractionResponse,
+    pub interaction: InteractionView,
     pub customer_name: String,
     pub company_name: Option<String>,
     pub created_by_name: Option<String>,
 }
 
-impl From<InteractionView> for InteractionListItem {
-    fn from(v: InteractionView) -> Self {
+impl From<InteractionWithNames> for InteractionListItem {
+    fn from(v: InteractionWithNames) -> Self {
         Self {
             interaction: v.interaction.into(),
             customer_name: v.customer_name,
@@ -199,7 +199,7 @@ impl From<InteractionView> for InteractionListItem {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct CompanyResponse {
+pub struct CompanyView {
     pub id: Uuid,
     pub name: String,
     pub website: Option<String>,
@@ -212,7 +212,7 @@ pub struct CompanyResponse {
     pub updated_at: OffsetDateTime,
 }
 
-impl From<Company> for CompanyResponse {
+impl From<Company> for CompanyView {
     fn from(c: Company) -> Self {
         Self {
             id: c.id,
