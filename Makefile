@@ -13,7 +13,7 @@ IO_CRATES := diesel diesel-async tokio-postgres actix-web redis deadpool tokio
 # reference-data and event-contracts, where the events crossing a boundary live, are shared and allowed).
 CONTEXT_DOMAIN_CRATES := identity-domain crm-domain order-domain warehouse-domain
 
-.PHONY: run test lint fmt check-boundaries unit integration bench bench-analytics services
+.PHONY: run test lint fmt check-boundaries unit integration contract fuzz bench bench-analytics services
 
 $(DEV_ENV):
 	@umask 077; random() { head -c 64 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c "$$1"; }; \
@@ -30,6 +30,18 @@ run: services $(DEV_ENV)
 
 test: lint check-boundaries services
 	$(CARGO) test --workspace --all-targets
+	$(MAKE) contract
+
+# The published OpenAPI document proved from outside: a validator, a generated Python client and a
+# short flow with it against a real server (tools pinned in tests/contract/requirements.txt).
+contract: services
+	bash tests/contract/check.sh
+
+# Property-based fuzzing of every operation with schemathesis against a real server, every check,
+# bounded by FUZZ_SECONDS (default 900). Not part of `make test`: it is slow and randomized.
+FUZZ_SECONDS ?= 900
+fuzz: services
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/contract/fuzz.sh
 
 lint:
 	$(CARGO) fmt --all -- --check

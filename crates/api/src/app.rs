@@ -143,7 +143,10 @@ pub fn build_app(
         .configure(routes::health::configure)
         .configure(routes::operations::configure)
         .service(web::resource("/docs").route(web::get().to(docs_redirect)))
-        .service(SwaggerUi::new("/docs/{_:.*}").url("/api/v1/openapi.json", crate::openapi::document()))
+        .service(
+            SwaggerUi::new("/docs/{_:.*}")
+                .external_url_unchecked("/api/v1/openapi.json", crate::openapi::document().clone()),
+        )
         .service(
             web::scope("/api/v1")
                 .configure(routes::reference::configure)

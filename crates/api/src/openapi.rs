@@ -7,6 +7,7 @@ use crate::routes::identity::{auth, contacts, permissions, profiles, roles, user
 use crate::routes::{analytics, events, health, operations, reference};
 
 mod commerce;
+mod contract;
 mod crm;
 
 struct BearerAuth;
@@ -61,13 +62,24 @@ impl Modify for BearerAuth {
 )]
 struct ApiDoc;
 
-/// The whole document; later contexts merge their own into it here.
-pub fn document() -> utoipa::openapi::OpenApi {
+/// What the handlers' annotations describe, every context merged.
+fn annotated() -> utoipa::openapi::OpenApi {
     let mut doc = ApiDoc::openapi();
     doc.merge(commerce::CommerceDoc::openapi());
     doc.merge(crm::CrmDoc::openapi());
     doc.info.version = env!("CARGO_PKG_VERSION").to_owned();
     doc
+}
+
+/// The published contract: the annotated document with the wire conventions
+/// applied (`contract::finish`). Built once; the app and the tests share it.
+pub fn document() -> &'static serde_json::Value {
+    static DOCUMENT: std::sync::LazyLock<serde_json::Value> = std::sync::LazyLock::new(|| {
+        let mut document = serde_json::to_value(annotated()).expect("the OpenAPI document serializes");
+        contract::finish(&mut document);
+        document
+    });
+    &DOCUMENT
 }
 
 #[cfg(test)]
@@ -89,12 +101,86 @@ mod tests {
         }
     }
 
+    fn operations() -> Vec<(String, String, serde_json::Value)> {
+        let document = super::document();
+        let mut found = Vec::new();
+        for (path, item) in document["paths"].as_object().expect("paths") {
+            for (method, operation) in item.as_object().expect("path item") {
+                found.push((method.clone(), path.clone(), operation.clone()));
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn operation_ids_are_unique() {
+        let mut seen = std::collections::HashSet::new();
+        for (method, path, operation) in operations() {
+            let id = operation["operationId"].as_str().unwrap_or_else(|| panic!("{method} {path} has no operationId"));
+            assert!(seen.insert(id.to_owned()), "operationId {id} is used twice ({method} {path})");
+        }
+    }
+
+    /// Security in the document is the gate's table: a documented operation
+    /// the table does not know would be refused to everyone.
+    #[test]
+    fn every_operation_is_in_the_route_table() {
+        for (method, path, operation) in operations() {
+            let access = super::contract::table_access(&method, &path)
+                .unwrap_or_else(|| panic!("{method} {path} is documented but not in auth::route_access::ROUTES"));
+            let public = operation.get("security") == Some(&serde_json::json!([]));
+            assert_eq!(public, !access.needs_token(), "{method} {path}: security disagrees with the route table");
+        }
+    }
+
+    /// What a generator needs: a description on every answer, the success
+    /// envelope around every JSON success body, the error envelope on every error.
+    #[test]
+    fn every_response_is_described_and_enveloped() {
+        let document = super::document();
+        let schemas = &document["components"]["schemas"];
+        for (method, path, operation) in operations() {
+            for (status, response) in operation["responses"].as_object().expect("responses") {
+                let what = format!("{method} {path} {status}");
+                assert!(response["description"].as_str().is_some_and(|d| !d.is_empty()), "{what}: no description");
+                let Some(schema) = response.pointer("/content/application~1json/schema") else {
+                    assert!(!status.starts_with('4') && !status.starts_with('5'), "{what}: error without a body");
+                    continue;
+                };
+                let resolved = match schema["$ref"].as_str() {
+                    Some(reference) => &schemas[reference.trim_start_matches("#/components/schemas/")],
+                    None => schema,
+                };
+                let kind = if status.starts_with('2') { "success" } else { "error" };
+                if path.starts_with("/health") {
+                    continue;
+                }
+                assert_eq!(resolved["properties"]["status"]["enum"][0], kind, "{what}: not in the {kind} envelope");
+            }
+        }
+    }
+
+    #[test]
+    fn paginated_lists_carry_pagination() {
+        let document = super::document();
+        let schemas = &document["components"]["schemas"];
+        for (method, path, operation) in operations() {
+            let paged = operation["parameters"].as_array().is_some_and(|p| p.iter().any(|p| p["name"] == "page_size"));
+            let Some(reference) = operation.pointer("/responses/200/content/application~1json/schema/$ref") else {
+                continue;
+            };
+            let schema = &schemas[reference.as_str().unwrap_or("").trim_start_matches("#/components/schemas/")];
+            let has_pagination = schema["required"].as_array().is_some_and(|r| r.contains(&"pagination".into()));
+            assert_eq!(paged, has_pagination, "{method} {path}: page parameters and the list envelope disagree");
+        }
+    }
+
     /// The whole published contract, so any change to it shows up in review as a snapshot diff.
     #[test]
     fn openapi_document_matches_the_snapshot() {
-        let mut document = super::document();
+        let mut document = super::document().clone();
         // The crate version moves with releases, not with the contract.
-        document.info.version = "[version]".to_owned();
+        document["info"]["version"] = "[version]".into();
         let _hint = UpdateHint;
         insta::with_settings!({
             description => format!("The OpenAPI document of /api/v1/openapi.json. To accept a change: {UPDATE}"),

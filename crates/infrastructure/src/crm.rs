@@ -3,7 +3,7 @@
 
 mod customer_rows;
 mod deal_rows;
-mod errors;
+pub(crate) mod errors;
 mod interaction_rows;
 pub mod schema;
 

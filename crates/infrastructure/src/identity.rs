@@ -18,7 +18,7 @@ pub use roles::PgRoleRepository;
 pub use users::PgUserRepository;
 
 /// The request field each constraint of `migrations/…_identity` guards.
-pub(crate) const CONSTRAINTS: Constraints = Constraints::new(&[
+pub(crate) static CONSTRAINTS: Constraints = Constraints::new(&[
     ("users_email_key", "email"),
     ("roles_name_key", "name"),
     ("permissions_name_key", "name"),

@@ -1,7 +1,7 @@
 //! PostgreSQL adapters of order management: the order repository, the reference checks of order
 //! creation, and the subscriber that folds the warehouse's replies into orders.
 
-mod errors;
+pub(crate) mod errors;
 mod rows;
 pub mod schema;
 mod store;

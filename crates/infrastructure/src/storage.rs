@@ -18,6 +18,11 @@ impl Constraints {
         Self(names)
     }
 
+    /// Every constraint name the table knows (the schema tests check they exist).
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.0.iter().map(|(name, _)| *name)
+    }
+
     /// The request field `constraint` guards, if the table names it.
     pub fn field(&self, constraint: Option<&str>) -> Option<&'static str> {
         let name = constraint?;
@@ -31,8 +36,16 @@ impl Constraints {
             DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, info) => {
                 StorageError::Conflict { field: self.field(info.constraint_name()).unwrap_or("resource") }
             }
+            // A foreign key the table does not name is the adapter's bug, not the caller's mistake.
             DieselError::DatabaseError(DatabaseErrorKind::ForeignKeyViolation, info) => {
-                StorageError::MissingReference { field: self.field(info.constraint_name()).unwrap_or("resource") }
+                match self.field(info.constraint_name()) {
+                    Some(field) => StorageError::MissingReference { field },
+                    None => StorageError::Unknown(format!(
+                        "unlisted foreign key {}: {}",
+                        info.constraint_name().unwrap_or("?"),
+                        info.message()
+                    )),
+                }
             }
             DieselError::DatabaseError(DatabaseErrorKind::CheckViolation, ref info)
                 if self.field(info.constraint_name()).is_some() =>
@@ -45,6 +58,16 @@ impl Constraints {
             other => StorageError::Unknown(other.to_string()),
         }
     }
+}
+
+/// Every context's constraint table, for the schema guard.
+pub fn context_constraints() -> [&'static Constraints; 4] {
+    [
+        &crate::identity::CONSTRAINTS,
+        &crate::crm::errors::CONSTRAINTS,
+        &crate::orders::errors::CONSTRAINTS,
+        &crate::warehouse::errors::CONSTRAINTS,
+    ]
 }
 
 /// A pooled connection; a pool that cannot give one is `Unavailable`.

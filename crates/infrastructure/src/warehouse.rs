@@ -1,7 +1,7 @@
 //! PostgreSQL adapters of warehouse management: products, locations, inventory with its ledger of
 //! stock movements, and the order flow (reserve / release / commit on order events).
 
-mod errors;
+pub(crate) mod errors;
 mod ledger;
 mod rows;
 pub mod schema;

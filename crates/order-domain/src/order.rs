@@ -15,7 +15,7 @@ use uuid::Uuid;
 use crate::change::{LineChange, OrderChange};
 use crate::error::OrderError;
 use crate::events::{self, ORDER_CREATED};
-use crate::line::OrderLine;
+use crate::line::{NewLine, OrderLine};
 use crate::number::OrderNumber;
 use crate::status::{OrderStatus, ReservationStatus};
 use crate::text;
@@ -138,6 +138,8 @@ pub struct OrderDraft {
     id: Uuid,
     input: NewOrder,
     totals: Totals,
+    /// The `items` variant of creation: lines stored together with the order.
+    lines: Vec<OrderLine>,
     created_at: OffsetDateTime,
 }
 
@@ -147,7 +149,24 @@ impl OrderDraft {
     pub fn new(input: NewOrder, now: OffsetDateTime) -> Result<Self, OrderError> {
         let totals = Totals::compute([], input.tax, input.discount)?;
         let notes = text::optional(input.notes, "notes", MAX_NOTES_CHARS)?;
-        Ok(Self { id: shared_kernel::new_id(), input: NewOrder { notes, ..input }, totals, created_at: now })
+        Ok(Self {
+            id: shared_kernel::new_id(),
+            input: NewOrder { notes, ..input },
+            totals,
+            lines: Vec::new(),
+            created_at: now,
+        })
+    }
+
+    /// The order with these lines from the start (`POST /orders` with `items`, decisions §12.2): each
+    /// line is checked as `add_line` checks it, and the totals include them.
+    pub fn with_lines(self, lines: Vec<NewLine>) -> Result<Self, OrderError> {
+        let lines = lines
+            .into_iter()
+            .map(|line| OrderLine::build(self.id, self.input.currency, line, self.created_at))
+            .collect::<Result<Vec<_>, _>>()?;
+        let totals = Totals::compute(lines.iter().map(|l| l.subtotal), self.input.tax, self.input.discount)?;
+        Ok(Self { lines, totals, ..self })
     }
 
     pub fn id(&self) -> Uuid {
@@ -177,7 +196,7 @@ impl OrderDraft {
             company_id: self.input.company_id,
             status: OrderStatus::Pending,
             currency: self.input.currency,
-            lines: Vec::new(),
+            lines: self.lines,
             subtotal: self.totals.subtotal,
             tax: self.totals.tax,
             discount: self.totals.discount,
@@ -296,5 +315,28 @@ pub(crate) mod tests {
         assert!(json["confirmed_at"].is_null());
         assert!(json["created_at"].as_str().expect("string").ends_with('Z'));
         assert!(json.get("version").is_none());
+    }
+
+    #[test]
+    fn a_draft_with_items_carries_its_lines_and_totals() {
+        let line = |quantity, unit_price| NewLine {
+            product_id: Uuid::from_u128(9),
+            quantity,
+            unit_price,
+            currency: usd(),
+            description: Some("Widget".into()),
+            sku: Some("W-1".into()),
+        };
+        let draft = OrderDraft::new(new_order(100, 50), at(0)).expect("valid");
+        let draft = draft.with_lines(vec![line(2, 1_000), line(1, 500)]).expect("valid lines");
+        let (order, events) = draft.into_order(OrderNumber::new(at(0).year(), 1).expect("number")).expect("order");
+        assert_eq!(order.lines.len(), 2);
+        assert_eq!((order.subtotal, order.total), (2_500, 2_550));
+        assert!(order.lines.iter().all(|l| l.order_id == order.id));
+        assert_eq!(events.len(), 1);
+        let bad = OrderDraft::new(new_order(0, 0), at(0)).expect("valid").with_lines(vec![line(0, 1)]);
+        assert_eq!(bad.map(|_| ()), Err(OrderError::InvalidQuantity));
+        let huge = OrderDraft::new(new_order(0, 0), at(0)).expect("valid").with_lines(vec![line(i64::MAX, 2)]);
+        assert!(huge.is_err(), "overflow is refused");
     }
 }

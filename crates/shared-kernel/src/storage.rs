@@ -21,7 +21,7 @@ pub enum StorageError {
     Conflict { field: &'static str },
     /// A conditional write (compare-and-set on a version or state) matched no
     /// row: the record changed since it was read. Callers reload and re-decide
-    /// (see the retry policy of the adapters), else 409 `CONFLICT`.
+    /// (`api::http::retry`), else 409 `CONFLICT`.
     #[error("the record changed concurrently")]
     Stale,
     /// A referenced record does not exist; `field` names the reference. 400

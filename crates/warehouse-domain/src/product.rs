@@ -1,7 +1,7 @@
 //! Products: SKU-identified catalogue entries with an `active` / `discontinued` lifecycle.
 //!
 //! Decisions: the SKU is trimmed and otherwise stored as given; its uniqueness is case-insensitive and
-//! enforced by the adapter (unique index on `lower(sku)` among non-deleted rows → `Duplicate{sku}`).
+//! enforced by the adapter (unique index on `lower(sku)` among non-deleted rows → `Storage(Conflict { field: "sku" })`).
 //! Limits not fixed by the specification: category and brand 1..=100 characters, description up to
 //! 5000. A price needs a currency. Discontinuing a discontinued product (or activating an active one)
 //! is `INVALID_STATUS_TRANSITION` 409, like every other refused status move in Tally.

@@ -143,13 +143,15 @@ impl Availability {
 
 #[async_trait]
 pub trait ProductRepository: Send + Sync {
-    /// `Duplicate{sku}` when the SKU is taken (case-insensitively).
+    /// `Storage(Conflict { field: "sku" })` when the SKU is taken (case-insensitively).
     async fn create(&self, product: &Product) -> Result<(), RepoError>;
     async fn get(&self, id: Uuid) -> Result<Product, RepoError>;
+    /// The live products among `ids`, in one query (missing ones are simply absent).
+    async fn get_many(&self, ids: &[Uuid]) -> Result<Vec<Product>, RepoError>;
     /// Case-insensitive.
     async fn get_by_sku(&self, sku: &str) -> Result<Product, RepoError>;
     async fn list(&self, filter: &ProductFilter, page: PageRequest) -> Result<Page<Product>, RepoError>;
-    /// Writes the editable fields (`PUT`): `Duplicate{sku}`, `NotFound`.
+    /// Writes the editable fields (`PUT`): `Storage(Conflict { field: "sku" })`, `NotFound`.
     async fn update(&self, product: &Product) -> Result<(), RepoError>;
     /// Writes `status`/`updated_at` `WHERE id = … AND status = expected`; `Stale` otherwise.
     async fn change_status(&self, product: &Product, expected: ProductStatus) -> Result<(), RepoError>;
@@ -162,7 +164,7 @@ pub trait ProductRepository: Send + Sync {
 
 #[async_trait]
 pub trait InventoryRepository: Send + Sync {
-    /// Inserts the record and its initial Receipt, if any; `Duplicate{location_id}` when the product
+    /// Inserts the record and its initial Receipt, if any; `Storage(Conflict { field: "location_id" })` when the product
     /// already has a record at that location.
     async fn create(&self, inventory: &Inventory, initial: Option<&StockMovement>) -> Result<(), RepoError>;
     async fn get(&self, id: Uuid) -> Result<Inventory, RepoError>;
@@ -175,7 +177,7 @@ pub trait InventoryRepository: Send + Sync {
     /// Both ends in one transaction, rows touched in id order; the destination record is inserted
     /// `ON CONFLICT DO NOTHING` first (it may be new).
     async fn apply_transfer(&self, change: &TransferChange) -> Result<(), RepoError>;
-    /// Soft delete `WHERE quantity_reserved = 0`; `Domain(StockReserved)` otherwise.
+    /// Soft delete `WHERE quantity_reserved = 0`; `Refused(StockReserved)` otherwise.
     async fn delete(&self, id: Uuid, now: OffsetDateTime) -> Result<(), RepoError>;
     async fn availability(&self, product_id: Uuid) -> Result<Availability, RepoError>;
 }
@@ -240,16 +242,16 @@ pub trait StockMovementRepository: Send + Sync {
 
 #[async_trait]
 pub trait LocationRepository: Send + Sync {
-    /// `Duplicate{code}` when the code is taken (case-insensitively).
+    /// `Storage(Conflict { field: "code" })` when the code is taken (case-insensitively).
     async fn create(&self, location: &Location) -> Result<(), RepoError>;
     async fn get(&self, id: Uuid) -> Result<Location, RepoError>;
     async fn get_by_code(&self, code: &str) -> Result<Location, RepoError>;
     async fn list(&self, filter: &LocationFilter, page: PageRequest) -> Result<Page<Location>, RepoError>;
-    /// Writes the editable fields (`PUT`): `Duplicate{code}`, `NotFound`.
+    /// Writes the editable fields (`PUT`): `Storage(Conflict { field: "code" })`, `NotFound`.
     async fn update(&self, location: &Location) -> Result<(), RepoError>;
     /// Writes `is_active`/`updated_at` `WHERE id = … AND is_active = expected`; `Stale` otherwise.
     async fn change_active(&self, location: &Location, expected: bool) -> Result<(), RepoError>;
-    /// Soft delete unless any record there has stock on hand: `Domain(LocationHasStock)`.
+    /// Soft delete unless any record there has stock on hand: `Refused(LocationHasStock)`.
     async fn delete(&self, id: Uuid, now: OffsetDateTime) -> Result<(), RepoError>;
     /// Σ on hand over the location's records (for [`Location::utilization`]).
     async fn quantity_on_hand(&self, id: Uuid) -> Result<i64, RepoError>;

@@ -259,11 +259,11 @@ async fn inventory_rejections_have_their_codes() {
         StatusCode::BAD_REQUEST,
         "INVALID_QUANTITY",
     );
-    assert_error(
-        &post(&app, &admin, &op("receive"), json!({"quantity": 1, "unit_cost": 5})).await,
-        StatusCode::BAD_REQUEST,
-        "VALIDATION_ERROR",
-    );
+    // A unit cost without a currency is in the product's currency (decisions §12.2), not an error.
+    let (status, defaulted) = post(&app, &admin, &op("receive"), json!({"quantity": 1, "unit_cost": 5})).await;
+    assert_eq!((status, defaulted["data"]["movement"]["currency"].as_str()), (StatusCode::OK, Some("USD")));
+    let (status, _) = post(&app, &admin, &op("adjust"), json!({"quantity_delta": -1, "reason": "undo"})).await;
+    assert_eq!(status, StatusCode::OK, "back to the quantities the rest of this test expects");
     assert_error(
         &post(&app, &admin, &op("receive"), json!({"quantity": 1, "reference_type": "invoice"})).await,
         StatusCode::BAD_REQUEST,
@@ -365,5 +365,67 @@ async fn fifty_concurrent_reservations_of_one_against_ten_on_hand() {
     let (_, reservations) = get(&app, &admin, &format!("{MOVEMENTS}/type/Reservation")).await;
     assert_eq!(reservations["pagination"]["total"], 10, "one movement per successful reservation");
     assert_ledger_balances(&t.state.pool).await;
+    t.stop().await;
+}
+
+/// Decisions §12.2: a unit cost without a currency is in the product's currency, else in
+/// `REPORTING_CURRENCY`; on `/receive` and on a Receipt posted to `/stock-movements`.
+#[actix_web::test]
+async fn a_unit_cost_without_currency_takes_the_products_then_the_reporting_currency() {
+    let options = tally_tests::TestOptions::default().with_env("REPORTING_CURRENCY", "GBP");
+    let t = TestApp::start_with(options).await;
+    let app = init_service(build_app(t.state.clone())).await;
+    let admin = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    let kyiv = location(&app, &admin, "KYIV").await;
+    let (status, priced) = post(
+        &app,
+        &admin,
+        "/api/v1/warehouse/products",
+        json!({"sku": "EUR-1", "name": "Priced", "price": 500, "currency": "EUR"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{priced}");
+    let (status, unpriced) =
+        post(&app, &admin, "/api/v1/warehouse/products", json!({"sku": "NONE-1", "name": "Unpriced"})).await;
+    assert_eq!(status, StatusCode::CREATED, "{unpriced}");
+    for (item, expected) in [(&priced["data"], "EUR"), (&unpriced["data"], "GBP")] {
+        let record = stock(&app, &admin, item, &kyiv, 0).await;
+        let id = record["id"].as_str().expect("id").to_owned();
+        let (status, received) =
+            post(&app, &admin, &format!("{INVENTORY}/{id}/receive"), json!({"quantity": 2, "unit_cost": 150})).await;
+        assert_eq!(status, StatusCode::OK, "{received}");
+        let m = &received["data"]["movement"];
+        assert_eq!((m["currency"].as_str(), m["total_cost"].as_i64()), (Some(expected), Some(300)), "{received}");
+        let (status, posted) = post(
+            &app,
+            &admin,
+            MOVEMENTS,
+            json!({"inventory_id": id, "type": "Receipt", "quantity": 1, "unit_cost": 70}),
+        )
+        .await;
+        assert_eq!(status, StatusCode::CREATED, "{posted}");
+        assert_eq!(
+            posted["data"]["movement"]["currency"].as_str().or(posted["data"]["currency"].as_str()),
+            Some(expected),
+            "{posted}"
+        );
+        // An explicit currency still wins, and must be an active code.
+        let (_, explicit) = post(
+            &app,
+            &admin,
+            &format!("{INVENTORY}/{id}/receive"),
+            json!({"quantity": 1, "unit_cost": 5, "currency": "USD"}),
+        )
+        .await;
+        assert_eq!(explicit["data"]["movement"]["currency"], "USD");
+        let bad = post(
+            &app,
+            &admin,
+            &format!("{INVENTORY}/{id}/receive"),
+            json!({"quantity": 1, "unit_cost": 5, "currency": "XXX"}),
+        )
+        .await;
+        assert_error(&bad, StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
+    }
     t.stop().await;
 }

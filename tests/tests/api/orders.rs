@@ -358,3 +358,46 @@ async fn the_openapi_document_covers_every_order_and_warehouse_endpoint() {
     assert_eq!(operations("/api/v1/warehouse/locations"), 14);
     t.stop().await;
 }
+
+/// Decisions §12.2: `POST /orders` with `items` creates the order and its lines in one transaction.
+#[actix_web::test]
+async fn an_order_created_with_items_has_its_lines_and_totals() {
+    let t = TestApp::start().await;
+    let app = init_service(build_app(t.state.clone())).await;
+    let admin = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    let customer_id = customer(&t.state.pool).await;
+    let (widget, gadget) = (product(&app, &admin, "W-1").await, product(&app, &admin, "G-1").await);
+    let body = json!({"customer_id": customer_id, "currency": "USD", "tax": 100, "discount": 50, "items": [
+        {"product_id": widget["id"], "quantity": 2, "unit_price": 1000},
+        {"product_id": gadget["id"], "quantity": 1, "unit_price": 500},
+    ]});
+    let (status, created) = post(&app, &admin, ORDERS, body).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let order = &created["data"];
+    assert_eq!(order["lines"].as_array().map(Vec::len), Some(2), "{created}");
+    assert_eq!((order["subtotal"].as_i64(), order["total"].as_i64()), (Some(2500), Some(2550)));
+    assert_eq!(order["lines"][0]["sku"], "W-1", "the product's SKU is copied");
+    let id = order["id"].as_str().expect("id");
+    let (_, read) = get(&app, &admin, &format!("{ORDERS}/{id}")).await;
+    assert_eq!(read["data"]["lines"].as_array().map(Vec::len), Some(2), "stored with the order");
+
+    // One bad item refuses the whole order: nothing is created.
+    let before = crate::commerce_support::scalar(&t.state.pool, "SELECT count(*) AS n FROM orders").await;
+    let missing = json!({"customer_id": customer_id, "currency": "USD", "items": [
+        {"product_id": widget["id"], "quantity": 1, "unit_price": 1},
+        {"product_id": Uuid::now_v7(), "quantity": 1, "unit_price": 1},
+    ]});
+    let refused = post(&app, &admin, ORDERS, missing).await;
+    assert_error(&refused, StatusCode::NOT_FOUND, "NOT_FOUND");
+    assert!(refused.1["error"]["details"]["items[1].product_id"].is_string(), "{}", refused.1);
+    let zero = json!({"customer_id": customer_id, "currency": "USD", "items": [{"product_id": widget["id"], "quantity": 0, "unit_price": 1}]});
+    assert_error(&post(&app, &admin, ORDERS, zero).await, StatusCode::BAD_REQUEST, "INVALID_QUANTITY");
+    let overflow = json!({"customer_id": customer_id, "currency": "USD", "items": [{"product_id": widget["id"], "quantity": i64::MAX, "unit_price": 2}]});
+    assert_eq!(post(&app, &admin, ORDERS, overflow).await.0, StatusCode::BAD_REQUEST);
+    let too_many: Vec<_> =
+        (0..101).map(|_| json!({"product_id": widget["id"], "quantity": 1, "unit_price": 1})).collect();
+    let crowded = json!({"customer_id": customer_id, "currency": "USD", "items": too_many});
+    assert_error(&post(&app, &admin, ORDERS, crowded).await, StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
+    assert_eq!(crate::commerce_support::scalar(&t.state.pool, "SELECT count(*) AS n FROM orders").await, before);
+    t.stop().await;
+}

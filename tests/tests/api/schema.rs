@@ -4,7 +4,9 @@
 //! - [`table_macros`]: every diesel `table!` in `crates/` matches the migrated database column by
 //!   column (name, SQL type, nullability), and declares every column of its table;
 //! - [`migrations`]: every migration reverts cleanly, leaves nothing behind, and applies again to the
-//!   same schema.
+//!   same schema;
+//! - [`constraint_tables`]: every constraint name the storage mapper's tables know exists in the
+//!   migrated database (a renamed constraint would silently lose its field in `details`).
 //!
 //! Each guard's checking function is a plain function with unit tests that feed it a deliberately
 //! broken input, so the guard is proven to fail without a scratch commit.
@@ -1010,5 +1012,47 @@ mod migrations {
             ["lost: column a.id integer not null default -", "new: column a.id bigint not null default -"]
         );
         assert!(definition_changes(&before, &before).is_empty());
+    }
+}
+
+/// The storage mapper's constraint tables name real constraints or unique indexes.
+mod constraint_tables {
+    use diesel::sql_types::Text;
+    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+    use tally_tests::TestDb;
+
+    #[derive(diesel::QueryableByName)]
+    struct Name {
+        #[diesel(sql_type = Text)]
+        name: String,
+    }
+
+    /// The names in `known` that `existing` lacks.
+    pub fn unknown<'a>(known: &[&'a str], existing: &[String]) -> Vec<&'a str> {
+        known.iter().copied().filter(|name| !existing.iter().any(|e| e == name)).collect()
+    }
+
+    #[actix_web::test]
+    async fn every_listed_constraint_exists() {
+        let db = TestDb::new().await;
+        let mut conn = AsyncPgConnection::establish(&db.url).await.expect("connect");
+        let existing: Vec<Name> = diesel::sql_query(
+            "SELECT conname::text AS name FROM pg_constraint \
+             UNION SELECT indexrelid::regclass::text FROM pg_index WHERE indisunique",
+        )
+        .load(&mut conn)
+        .await
+        .expect("names");
+        let existing: Vec<String> = existing.into_iter().map(|n| n.name).collect();
+        let known: Vec<&str> = infrastructure::storage::context_constraints().iter().flat_map(|t| t.names()).collect();
+        assert!(known.len() > 30, "only {} names listed", known.len());
+        let missing = unknown(&known, &existing);
+        assert!(missing.is_empty(), "constraint tables name what the database lacks: {missing:?}");
+    }
+
+    #[test]
+    fn the_check_reports_a_renamed_constraint() {
+        let existing = vec!["users_email_key".to_owned()];
+        assert_eq!(unknown(&["users_email_key", "users_mail_key"], &existing), vec!["users_mail_key"]);
     }
 }

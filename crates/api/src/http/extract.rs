@@ -98,6 +98,7 @@ fn describe_json_error(path: &str, error: &serde_json::Error) -> (String, String
 
 /// `?page=&page_size=` with the decided bounds.
 #[derive(Debug, Deserialize, Default, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct PageQuery {
     /// 1-based page number (default 1).
     pub page: Option<i64>,

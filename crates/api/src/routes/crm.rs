@@ -1,6 +1,7 @@
 //! Customer management (`/customer-mgmt`): customers, companies, deals and interactions.
 //! Every handler checks its `resource:action` permission first.
 
+pub mod change_views;
 pub mod companies;
 pub mod customer_lifecycle;
 pub mod customers;

@@ -79,6 +79,7 @@ impl From<DeadLetter> for DeadLetterRecord {
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct EventQuery {
     pub page: Option<i64>,
     pub page_size: Option<i64>,

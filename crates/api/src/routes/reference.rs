@@ -105,6 +105,7 @@ impl From<TimezoneRow> for Timezone {
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct CountryQuery {
     pub is_active: Option<bool>,
     /// One of the six regions, any case.
@@ -114,6 +115,7 @@ pub struct CountryQuery {
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ActiveSearchQuery {
     pub is_active: Option<bool>,
     /// Case-insensitive substring of code or name.
@@ -121,6 +123,7 @@ pub struct ActiveSearchQuery {
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct TimezoneQuery {
     /// Area of the zone id, e.g. `Europe`.
     pub region: Option<String>,

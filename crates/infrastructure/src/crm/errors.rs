@@ -7,7 +7,7 @@ use crm_domain::RepoError;
 use diesel::result::Error as DieselError;
 
 /// The request field each constraint of `migrations/…_crm` guards.
-pub(crate) const CONSTRAINTS: Constraints = Constraints::new(&[
+pub(crate) static CONSTRAINTS: Constraints = Constraints::new(&[
     ("customers_email_key", "email"),
     ("customers_company_email_key", "email"),
     ("customers_user_key", "user_id"),

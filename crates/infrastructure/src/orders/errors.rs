@@ -6,7 +6,7 @@ use diesel::result::Error as DieselError;
 use order_domain::RepoError;
 
 /// The request field each constraint of `migrations/…_orders_warehouse` guards.
-pub(crate) const CONSTRAINTS: Constraints = Constraints::new(&[
+pub(crate) static CONSTRAINTS: Constraints = Constraints::new(&[
     ("orders_order_number_key", "order_number"),
     ("orders_customer_id_fkey", "customer_id"),
     ("orders_company_id_fkey", "company_id"),

@@ -64,6 +64,11 @@ impl OrderRepository for PgOrderRepository {
             let (order, events) =
                 draft.into_order(number).map_err(|e| TxError::Refused(RepoError::Unknown(format!("order: {e}"))))?;
             diesel::insert_into(orders::table).values(OrderRow::of(order.record())).execute(conn).await?;
+            // Lines given at creation (`items`) go in with the order, in the same transaction.
+            if !order.lines.is_empty() {
+                let lines: Vec<LineRow> = order.lines.iter().map(|line| LineRow::of(line.record())).collect();
+                diesel::insert_into(order_lines::table).values(lines).execute(conn).await?;
+            }
             record_event(conn, &events).await?;
             Ok(order)
         })

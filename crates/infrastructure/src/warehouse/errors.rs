@@ -7,7 +7,7 @@ use shared_kernel::StorageError;
 use warehouse_domain::{RepoError, WarehouseError};
 
 /// The request field each constraint of `migrations/…_orders_warehouse` guards.
-pub(crate) const CONSTRAINTS: Constraints = Constraints::new(&[
+pub(crate) static CONSTRAINTS: Constraints = Constraints::new(&[
     ("products_sku_key", "sku"),
     ("products_currency_fkey", "currency"),
     ("locations_code_key", "code"),

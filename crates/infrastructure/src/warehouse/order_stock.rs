@@ -22,7 +22,7 @@ use warehouse_domain::{
     ReservationOutcome, SettleOutcome, Stamp, StockLevel,
 };
 
-use super::errors::{tx_error, TxError};
+use super::errors::{corrupt, tx_error, TxError};
 use super::ledger::{apply_change, lock_by_ids};
 use super::rows::{InventoryRow, MovementRow};
 use super::schema::{order_stock_holds, stock_movements};
@@ -65,7 +65,7 @@ struct HoldRow {
 
 /// Locks the order's hold row, creating a `pending` placeholder when absent, and returns the status
 /// it had (`None`: no decision stored yet).
-async fn claim_hold(conn: &mut AsyncPgConnection, order_id: Uuid) -> QueryResult<Option<HoldStatus>> {
+async fn claim_hold(conn: &mut AsyncPgConnection, order_id: Uuid) -> Result<Option<HoldStatus>, TxError> {
     let row: HoldRow = diesel::sql_query(
         "INSERT INTO order_stock_holds (order_id, status) VALUES ($1, 'pending') \
          ON CONFLICT (order_id) DO UPDATE SET updated_at = order_stock_holds.updated_at RETURNING status",
@@ -73,7 +73,11 @@ async fn claim_hold(conn: &mut AsyncPgConnection, order_id: Uuid) -> QueryResult
     .bind::<SqlUuid, _>(order_id)
     .get_result(conn)
     .await?;
-    Ok(HoldStatus::parse(&row.status))
+    match row.status.as_str() {
+        "pending" => Ok(None),
+        // The CHECK allows nothing else; a value it missed must not pass for "no decision yet".
+        other => HoldStatus::parse(other).map(Some).ok_or(TxError::Refused(corrupt("hold status", other))),
+    }
 }
 
 async fn set_hold(conn: &mut AsyncPgConnection, order_id: Uuid, status: HoldStatus) -> QueryResult<usize> {

@@ -55,6 +55,17 @@ impl ProductRepository for PgProductRepository {
         row.into_product()
     }
 
+    async fn get_many(&self, ids: &[Uuid]) -> Result<Vec<Product>, RepoError> {
+        let mut conn = connect(&self.pool).await?;
+        let rows: Vec<ProductRow> = products::table
+            .filter(products::id.eq_any(ids).and(live()))
+            .select(ProductRow::as_select())
+            .load(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        rows.into_iter().map(ProductRow::into_product).collect()
+    }
+
     async fn get_by_sku(&self, sku: &str) -> Result<Product, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let row: ProductRow = products::table

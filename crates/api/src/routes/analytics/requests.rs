@@ -10,6 +10,7 @@ use crate::routes::query_params::{date, present};
 
 /// Taken as text so a bad value gets a message naming the parameter, not a generic query error.
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct LifecycleQuery {
     /// `week`, `month` (default), `quarter` or `year`: the window is the last such period up to now.
     pub period: Option<String>,
@@ -26,6 +27,7 @@ impl LifecycleQuery {
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct PerformanceQuery {
     /// How many reps, 1..=100 (default 10).
     pub top_n: Option<String>,
@@ -47,6 +49,7 @@ impl PerformanceQuery {
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct SeriesQuery {
     /// `YYYY-MM-DD`; default: 29 days, 11 weeks or 11 months before the bucket of `end_date`, so the
     /// series has 30 days, 12 ISO weeks or 12 calendar months.

@@ -1,19 +1,19 @@
 //! Customer lifecycle: status moves, tier upgrades, tags and sales-rep assignment.
 //!
 //! A status or tier change is saved conditionally on the state it started from. If someone else
-//! changed it meanwhile, the move is re-run once on the fresh state, so the caller gets the precise
-//! answer (`INVALID_STATUS_TRANSITION` …) rather than a generic conflict.
+//! changed it meanwhile, the move is re-decided on the fresh state (`http::retry`), so the caller gets
+//! the precise answer (`INVALID_STATUS_TRANSITION` …) rather than a generic conflict.
 
 use actix_web::{web, HttpResponse};
 use crm_domain::{Customer, CustomerError, CustomerStatus, RepoError, StatusTransition};
-use serde_json::json;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use super::change_views::{CustomerAssigned, CustomerChurned, CustomerStatusChanged, CustomerStatusSet};
 use super::customers::{customer_error, customer_write_error};
 use super::requests::{AssignBody, ChurnBody, StatusBody, TagsBody, TierBody};
 use super::responses::CustomerView;
-use super::wire::{ensure_active_user, existing_customer, now, required, timestamp};
+use super::wire::{ensure_active_user, existing_customer, now, required};
 use crate::app::AppState;
 use crate::http::retry::{until_settled, Attempt};
 use crate::http::{ok, ApiError, Json};
@@ -51,33 +51,29 @@ where
     .await
 }
 
-fn status_data(c: &Customer) -> serde_json::Value {
-    json!({"id": c.id, "status": c.status.as_str(), "updated_at": timestamp(c.updated_at)})
-}
-
 #[utoipa::path(post, path = "/api/v1/customer-mgmt/customers/{id}/qualify", tag = "customer management",
     params(("id" = Uuid, Path)),
-    responses((status = 200, description = "data: id, status (prospect), updated_at"),
+    responses((status = 200, body = CustomerStatusChanged, description = "Now a prospect"),
               (status = 404, description = "CUSTOMER_NOT_FOUND"), (status = 409, description = "INVALID_STATUS_TRANSITION")),
     security(("bearer" = [])))]
 pub async fn qualify(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let saved = transition(&state, id.into_inner(), |c, at| c.qualify(at)).await?;
-    Ok(ok(status_data(&saved)))
+    Ok(ok(CustomerStatusChanged::from(&saved)))
 }
 
 #[utoipa::path(post, path = "/api/v1/customer-mgmt/customers/{id}/convert", tag = "customer management",
     params(("id" = Uuid, Path)),
-    responses((status = 200, description = "data: id, status (customer), updated_at"),
+    responses((status = 200, body = CustomerStatusChanged, description = "Now a customer"),
               (status = 404, description = "CUSTOMER_NOT_FOUND"), (status = 409, description = "INVALID_STATUS_TRANSITION")),
     security(("bearer" = [])))]
 pub async fn convert(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let saved = transition(&state, id.into_inner(), |c, at| c.convert(at)).await?;
-    Ok(ok(status_data(&saved)))
+    Ok(ok(CustomerStatusChanged::from(&saved)))
 }
 
 #[utoipa::path(post, path = "/api/v1/customer-mgmt/customers/{id}/churn", tag = "customer management",
     params(("id" = Uuid, Path)), request_body(content = ChurnBody, description = "Optional reason"),
-    responses((status = 200, description = "data: id, status (churned), churned_at"),
+    responses((status = 200, body = CustomerChurned, description = "Now churned"),
               (status = 404, description = "CUSTOMER_NOT_FOUND"), (status = 409, description = "INVALID_STATUS_TRANSITION")),
     security(("bearer" = [])))]
 pub async fn churn(
@@ -87,8 +83,7 @@ pub async fn churn(
 ) -> Result<HttpResponse, ApiError> {
     let reason = body.and_then(|Json(b)| b.reason);
     let saved = transition(&state, id.into_inner(), |c, at| c.churn(reason.clone(), at)).await?;
-    let churned_at = saved.churned_at.map(timestamp);
-    Ok(ok(json!({"id": saved.id, "status": saved.status.as_str(), "churned_at": churned_at})))
+    Ok(ok(CustomerChurned::from(&saved)))
 }
 
 #[utoipa::path(post, path = "/api/v1/customer-mgmt/customers/{id}/reactivate", tag = "customer management",
@@ -101,9 +96,9 @@ pub async fn reactivate(state: web::Data<AppState>, id: web::Path<Uuid>) -> Resu
     Ok(ok(CustomerView::from(saved)))
 }
 
-#[utoipa::path(patch, path = "/api/v1/customer-mgmt/customers/{id}/status", tag = "customer management",
+#[utoipa::path(patch, path = "/api/v1/customer-mgmt/customers/{id}/status", tag = "customer management", operation_id = "set_customer_status",
     params(("id" = Uuid, Path)), request_body = StatusBody,
-    responses((status = 200, description = "data: message, id, status"),
+    responses((status = 200, body = CustomerStatusSet),
               (status = 400, description = "VALIDATION_ERROR"), (status = 404, description = "CUSTOMER_NOT_FOUND"),
               (status = 409, description = "INVALID_STATUS_TRANSITION")),
     security(("bearer" = [])))]
@@ -114,16 +109,12 @@ pub async fn set_status(
 ) -> Result<HttpResponse, ApiError> {
     let target = CustomerStatus::parse(&body.status).map_err(|e| ApiError::field("status", e.to_string()))?;
     let saved = transition(&state, id.into_inner(), |c, at| c.transition_to(target, body.reason.clone(), at)).await?;
-    Ok(ok(json!({
-        "message": format!("customer status changed to {}", saved.status.as_str()),
-        "id": saved.id,
-        "status": saved.status.as_str(),
-    })))
+    Ok(ok(CustomerStatusSet::from(&saved)))
 }
 
 #[utoipa::path(post, path = "/api/v1/customer-mgmt/customers/{id}/assign", tag = "customer management",
     params(("id" = Uuid, Path)), request_body = AssignBody,
-    responses((status = 200, description = "data: id, assigned_to, updated_at (PUT is accepted too)"),
+    responses((status = 200, body = CustomerAssigned, description = "Assigned (PUT is accepted too)"),
               (status = 404, description = "CUSTOMER_NOT_FOUND / USER_NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn assign(
@@ -137,7 +128,7 @@ pub async fn assign(
         ensure_active_user(&state, rep, "assigned_to").await?;
     }
     let saved = state.crm.customers.update(&customer.assign(rep, now())).await.map_err(customer_write_error)?;
-    Ok(ok(json!({"id": saved.id, "assigned_to": saved.assigned_to, "updated_at": timestamp(saved.updated_at)})))
+    Ok(ok(CustomerAssigned::from(&saved)))
 }
 
 #[utoipa::path(put, path = "/api/v1/customer-mgmt/customers/{id}/tier", tag = "customer management",

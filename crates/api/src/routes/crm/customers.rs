@@ -6,10 +6,11 @@ use crm_domain::{
 };
 use uuid::Uuid;
 
+use super::change_views::{ChangedFields, CustomerDetailsChanged};
 use super::requests::{CreateCustomerBody, CustomerListParams, EmailLookupQuery, UpdateCustomerBody};
 use super::responses::CustomerView;
 use super::wire::{
-    customer_not_found, e164, ensure_active_user, ensure_user, existing_company, existing_customer, now, timestamp,
+    customer_not_found, e164, ensure_active_user, ensure_user, existing_company, existing_customer, now,
 };
 use crate::app::AppState;
 use crate::http::{created, list, no_content, ok, ApiError, Json, PageQuery};
@@ -126,7 +127,7 @@ pub async fn get_customer(state: web::Data<AppState>, id: web::Path<Uuid>) -> Re
 
 #[utoipa::path(put, path = "/api/v1/customer-mgmt/customers/{id}", tag = "customer management",
     params(("id" = Uuid, Path)), request_body = UpdateCustomerBody,
-    responses((status = 200, description = "data: id, the changed fields, updated_at"),
+    responses((status = 200, body = CustomerDetailsChanged, description = "The id, the fields the request changed, updated_at"),
               (status = 400, description = "VALIDATION_ERROR / INVALID_PHONE"),
               (status = 404, description = "CUSTOMER_NOT_FOUND")),
     security(("bearer" = [])))]
@@ -140,24 +141,12 @@ pub async fn update_customer(
         None => None,
     };
     let customer = existing_customer(&state, id.into_inner()).await?;
-    let (name_changed, phone_changed, tags_changed) = (body.name.is_some(), phone.is_some(), body.tags.is_some());
+    let changed = ChangedFields { name: body.name.is_some(), phone: phone.is_some(), tags: body.tags.is_some() };
     let changes = CustomerChanges { name: body.name, phone, tags: body.tags };
     let next = customer.update_details(changes, now()).map_err(customer_error)?;
     let saved = state.crm.customers.update(&next).await.map_err(customer_write_error)?;
     // Echo only what the request changed.
-    let mut data = serde_json::Map::new();
-    data.insert("id".into(), serde_json::json!(saved.id));
-    if name_changed {
-        data.insert("name".into(), serde_json::json!(saved.name));
-    }
-    if phone_changed {
-        data.insert("phone".into(), serde_json::json!(saved.phone));
-    }
-    if tags_changed {
-        data.insert("tags".into(), serde_json::json!(saved.tags));
-    }
-    data.insert("updated_at".into(), serde_json::json!(timestamp(saved.updated_at)));
-    Ok(ok(data))
+    Ok(ok(CustomerDetailsChanged::of(saved, changed)))
 }
 
 #[utoipa::path(delete, path = "/api/v1/customer-mgmt/customers/{id}", tag = "customer management",

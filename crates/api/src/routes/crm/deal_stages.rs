@@ -1,16 +1,16 @@
 //! Deal stage moves: `/stage`, `/win`, `/lose`. Each is saved conditionally on the stage it started
-//! from; if the deal moved meanwhile the move is re-run once on the fresh state (a deal closed
+//! from; if the deal moved meanwhile the move is re-decided on the fresh state (a deal closed
 //! meanwhile then answers `MOVE_STAGE_FAILED`).
 
 use actix_web::{web, HttpResponse};
 use crm_domain::{Deal, DealError, RepoError, StageTransition};
-use serde_json::json;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use super::change_views::{DealClosed, DealStageMoved};
 use super::deals::{deal_error, existing_deal};
 use super::requests::{LoseBody, StageBody, WinBody};
-use super::wire::{now, timestamp};
+use super::wire::now;
 use crate::app::AppState;
 use crate::http::retry::{until_settled, Attempt};
 use crate::http::{ok, ApiError, Json};
@@ -46,7 +46,7 @@ where
 
 #[utoipa::path(put, path = "/api/v1/customer-mgmt/deals/{id}/stage", tag = "customer management",
     params(("id" = Uuid, Path)), request_body = StageBody,
-    responses((status = 200, description = "data: id, stage, probability, updated_at"),
+    responses((status = 200, body = DealStageMoved),
               (status = 400, description = "MOVE_STAGE_FAILED (closed deal) / VALIDATION_ERROR"),
               (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
@@ -56,17 +56,12 @@ pub async fn move_stage(
     Json(body): Json<StageBody>,
 ) -> Result<HttpResponse, ApiError> {
     let saved = change_stage(&state, id.into_inner(), |d, at| d.move_to(body.stage, at)).await?;
-    Ok(ok(json!({
-        "id": saved.id,
-        "stage": saved.stage.as_str(),
-        "probability": saved.probability,
-        "updated_at": timestamp(saved.updated_at),
-    })))
+    Ok(ok(DealStageMoved::from(&saved)))
 }
 
 #[utoipa::path(post, path = "/api/v1/customer-mgmt/deals/{id}/win", tag = "customer management",
     params(("id" = Uuid, Path)), request_body = WinBody,
-    responses((status = 200, description = "data: id, stage, probability, actual_close_date, updated_at"),
+    responses((status = 200, body = DealClosed, description = "Won"),
               (status = 400, description = "MOVE_STAGE_FAILED (closed deal)"), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn win(
@@ -75,18 +70,12 @@ pub async fn win(
     Json(body): Json<WinBody>,
 ) -> Result<HttpResponse, ApiError> {
     let saved = change_stage(&state, id.into_inner(), |d, at| d.win(body.close_date, at).map(Some)).await?;
-    Ok(ok(json!({
-        "id": saved.id,
-        "stage": saved.stage.as_str(),
-        "probability": saved.probability,
-        "actual_close_date": saved.actual_close_date.map(|d| d.to_string()),
-        "updated_at": timestamp(saved.updated_at),
-    })))
+    Ok(ok(DealClosed::won(&saved)))
 }
 
 #[utoipa::path(post, path = "/api/v1/customer-mgmt/deals/{id}/lose", tag = "customer management",
     params(("id" = Uuid, Path)), request_body = LoseBody,
-    responses((status = 200, description = "data: id, stage, probability, actual_close_date, loss_reason, updated_at"),
+    responses((status = 200, body = DealClosed, description = "Lost, with loss_reason"),
               (status = 400, description = "MOVE_STAGE_FAILED (closed deal)"), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn lose(
@@ -96,12 +85,5 @@ pub async fn lose(
 ) -> Result<HttpResponse, ApiError> {
     let step = |d: &Deal, at| d.lose(body.close_date, body.reason.clone(), at).map(Some);
     let saved = change_stage(&state, id.into_inner(), step).await?;
-    Ok(ok(json!({
-        "id": saved.id,
-        "stage": saved.stage.as_str(),
-        "probability": saved.probability,
-        "actual_close_date": saved.actual_close_date.map(|d| d.to_string()),
-        "loss_reason": saved.loss_reason,
-        "updated_at": timestamp(saved.updated_at),
-    })))
+    Ok(ok(DealClosed::lost(&saved)))
 }

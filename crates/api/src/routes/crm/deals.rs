@@ -1,16 +1,14 @@
 //! Deals: create, read, list, edit an open deal, delete, and the pipeline statistics.
 //! Stage moves (`/stage`, `/win`, `/lose`) are in `deal_stages.rs`.
 
-use std::collections::BTreeMap;
-
 use actix_web::{web, HttpResponse};
 use crm_domain::{Deal, DealError, DealFilter, DealStage, NewDeal, RepoError};
-use serde_json::json;
 use uuid::Uuid;
 
+use super::change_views::{DealBasicInfoChanged, DealValueChanged, PipelineStats, WonStats};
 use super::requests::{BasicInfoBody, CreateDealBody, DealListQuery, ValueBody};
 use super::responses::DealView;
-use super::wire::{ensure_active_user, existing_customer, now, timestamp};
+use super::wire::{ensure_active_user, existing_customer, now};
 use crate::app::AppState;
 use crate::http::{created, list, no_content, ok, ApiError, Json, PageQuery};
 use crate::routes::reference::active_currency;
@@ -125,28 +123,26 @@ pub async fn deals_in_stage(
 }
 
 #[utoipa::path(get, path = "/api/v1/customer-mgmt/deals/stats/pipeline", tag = "customer management",
-    responses((status = 200, description = "data.stats: each of the six stages mapped to its count of deals")),
+    responses((status = 200, body = PipelineStats, description = "Each of the six stages mapped to its count of deals")),
     security(("bearer" = [])))]
 pub async fn pipeline_stats(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let counts = state.crm.deals.pipeline_counts().await.map_err(ApiError::from)?;
-    let stats: serde_json::Map<String, serde_json::Value> =
-        counts.into_iter().map(|(stage, count)| (stage.as_str().to_owned(), json!(count))).collect();
-    Ok(ok(json!({ "stats": stats })))
+    let stats = counts.into_iter().map(|(stage, count)| (stage.as_str().to_owned(), count)).collect();
+    Ok(ok(PipelineStats { stats }))
 }
 
 #[utoipa::path(get, path = "/api/v1/customer-mgmt/deals/stats/won", tag = "customer management",
-    responses((status = 200, description = "data: count, total_value (cents in REPORTING_CURRENCY), currency, by_currency")),
+    responses((status = 200, body = WonStats, description = "Won deals; total_value in cents of REPORTING_CURRENCY")),
     security(("bearer" = [])))]
 pub async fn won_stats(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let totals = state.crm.deals.won_totals().await.map_err(ApiError::from)?;
     let reporting = state.settings.reporting_currency;
-    let by_currency: BTreeMap<&str, i64> = totals.by_currency.iter().map(|(c, v)| (c.as_str(), *v)).collect();
-    Ok(ok(json!({
-        "count": totals.count,
-        "total_value": totals.by_currency.get(&reporting).copied().unwrap_or(0),
-        "currency": reporting.as_str(),
-        "by_currency": by_currency,
-    })))
+    Ok(ok(WonStats {
+        count: totals.count,
+        total_value: totals.by_currency.get(&reporting).copied().unwrap_or(0),
+        currency: reporting.as_str().to_owned(),
+        by_currency: totals.by_currency.iter().map(|(c, v)| (c.as_str().to_owned(), *v)).collect(),
+    }))
 }
 
 #[utoipa::path(get, path = "/api/v1/customer-mgmt/deals/{id}", tag = "customer management", params(("id" = Uuid, Path)),
@@ -166,7 +162,7 @@ pub async fn delete_deal(state: web::Data<AppState>, id: web::Path<Uuid>) -> Res
 
 #[utoipa::path(put, path = "/api/v1/customer-mgmt/deals/{id}/basic-info", tag = "customer management",
     params(("id" = Uuid, Path)), request_body = BasicInfoBody,
-    responses((status = 200, description = "data: id, the changed fields, updated_at"),
+    responses((status = 200, body = DealBasicInfoChanged, description = "The id, the fields the request changed, updated_at"),
               (status = 400, description = "VALIDATION_ERROR"), (status = 404, description = "NOT_FOUND"),
               (status = 409, description = "DEAL_CLOSED")),
     security(("bearer" = [])))]
@@ -179,21 +175,12 @@ pub async fn update_basic_info(
     let (name_changed, date_changed) = (body.name.is_some(), body.expected_close_date.is_some());
     let next = deal.update_basic_info(body.name, body.expected_close_date, now()).map_err(deal_error)?;
     let saved = save_open(&state, &next).await?;
-    let mut data = serde_json::Map::new();
-    data.insert("id".into(), json!(saved.id));
-    if name_changed {
-        data.insert("name".into(), json!(saved.name));
-    }
-    if date_changed {
-        data.insert("expected_close_date".into(), json!(saved.expected_close_date.to_string()));
-    }
-    data.insert("updated_at".into(), json!(timestamp(saved.updated_at)));
-    Ok(ok(data))
+    Ok(ok(DealBasicInfoChanged::of(&saved, name_changed, date_changed)))
 }
 
 #[utoipa::path(put, path = "/api/v1/customer-mgmt/deals/{id}/value", tag = "customer management",
     params(("id" = Uuid, Path)), request_body = ValueBody,
-    responses((status = 200, description = "data: id, value, currency, updated_at"),
+    responses((status = 200, body = DealValueChanged),
               (status = 400, description = "VALIDATION_ERROR"), (status = 404, description = "NOT_FOUND"),
               (status = 409, description = "DEAL_CLOSED")),
     security(("bearer" = [])))]
@@ -209,10 +196,5 @@ pub async fn update_value(
     let deal = existing_deal(&state, id.into_inner()).await?;
     let next = deal.update_value(body.value, currency.unwrap_or(deal.currency), now()).map_err(deal_error)?;
     let saved = save_open(&state, &next).await?;
-    Ok(ok(json!({
-        "id": saved.id,
-        "value": saved.value,
-        "currency": saved.currency.as_str(),
-        "updated_at": timestamp(saved.updated_at),
-    })))
+    Ok(ok(DealValueChanged::from(&saved)))
 }

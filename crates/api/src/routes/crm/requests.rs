@@ -32,6 +32,7 @@ pub struct UpdateCompanyBody {
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct CompanyListQuery {
     /// Case-insensitive substring of the name.
     pub search: Option<String>,
@@ -101,6 +102,7 @@ pub struct UpdateCustomerBody {
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct CustomerListParams {
     /// lead, prospect, customer or churned.
     pub status: Option<String>,
@@ -120,6 +122,7 @@ pub struct CustomerListParams {
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct EmailLookupQuery {
     /// Picks the company's customer when several share the email.
     pub company_id: Option<String>,
@@ -188,6 +191,7 @@ pub struct ValueBody {
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct DealListQuery {
     pub stage: Option<String>,
     pub customer_id: Option<String>,
@@ -256,6 +260,7 @@ pub struct CreateInteractionBody {
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct FollowUpQuery {
     /// RFC 3339 (years 1900..=2200); only follow-ups due before this instant.
     pub due_before: Option<String>,

@@ -11,7 +11,7 @@ use uuid::Uuid;
 
 use super::contacts::identity_error;
 use super::requests::{LoginBody, PasswordBody, RefreshBody, RegisterBody, RevokeBody};
-use super::responses::{Session, SessionUser};
+use super::responses::{MessageView, Session, SessionUser};
 use super::users::registered_event;
 use crate::app::AppState;
 use crate::auth::caller::token_revoked;
@@ -184,7 +184,7 @@ pub async fn refresh(state: web::Data<AppState>, Json(body): Json<RefreshBody>) 
 }
 
 #[utoipa::path(post, path = "/api/v1/identity/auth/revoke", tag = "identity", request_body = RevokeBody,
-    responses((status = 200, description = "data.message"), (status = 401, description = "Invalid token"),
+    responses((status = 200, body = MessageView, description = "Revoked"), (status = 401, description = "Invalid token"),
               (status = 403, description = "Another user's token and not an admin")),
     security(("bearer" = [])))]
 pub async fn revoke(
@@ -205,11 +205,11 @@ pub async fn revoke(
         let expires_at = OffsetDateTime::from_unix_timestamp(target.exp).unwrap_or(now);
         state.identity.revocations.revoke(target.jti, expires_at).await.map_err(|e| ApiError::from_domain(&e))?;
     }
-    Ok(ok(serde_json::json!({ "message": "token revoked" })))
+    Ok(ok(MessageView::new("token revoked")))
 }
 
 #[utoipa::path(put, path = "/api/v1/identity/users/me/password", tag = "identity", request_body = PasswordBody,
-    responses((status = 200, description = "data.message; earlier tokens stop working"),
+    responses((status = 200, body = MessageView, description = "Changed; earlier tokens stop working"),
               (status = 400, description = "VALIDATION_ERROR"), (status = 401, description = "INVALID_CREDENTIALS"),
               (status = 423, description = "ACCOUNT_LOCKED: too many wrong current passwords")),
     security(("bearer" = [])))]
@@ -239,5 +239,5 @@ pub async fn change_password(
     state.identity.users.change_password(user.id, hash, vec![event]).await.map_err(ApiError::from)?;
     state.identity.access.invalidate_user(user.id).await;
     state.outbox.notify();
-    Ok(ok(serde_json::json!({ "message": "password changed; sign in again" })))
+    Ok(ok(MessageView::new("password changed; sign in again")))
 }

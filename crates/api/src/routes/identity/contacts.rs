@@ -11,7 +11,7 @@ use identity_domain::{Email, IdentityError};
 use uuid::Uuid;
 
 use super::requests::{AddressBody, ContactListQuery, CreateContactBody, UpdateContactBody, VerifyContactBody};
-use super::responses::{AddressView, ContactView};
+use super::responses::{AddressView, ContactVerified, ContactView};
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::http::{created, no_content, ok, ApiError, Json};
@@ -256,15 +256,12 @@ pub async fn delete_contact(
 async fn verify(state: &AppState, caller: &Caller, id: Uuid) -> Result<HttpResponse, ApiError> {
     let contact = state.identity.contacts.verify(caller.user_id, id).await.map_err(repo_error)?;
     state.outbox.notify();
-    Ok(ok(serde_json::json!({
-        "message": "contact verified",
-        "contact": ContactView::from(contact),
-    })))
+    Ok(ok(ContactVerified { message: "contact verified", contact: ContactView::from(contact) }))
 }
 
 #[utoipa::path(post, path = "/api/v1/identity/contacts/{id}/verify", tag = "identity", params(("id" = Uuid, Path)),
     request_body(content = VerifyContactBody, description = "Optional; the code is not checked yet"),
-    responses((status = 200, description = "data: message, contact"), (status = 404, description = "NOT_FOUND")),
+    responses((status = 200, body = ContactVerified), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn verify_contact(
     state: web::Data<AppState>,
@@ -278,7 +275,7 @@ pub async fn verify_contact(
 /// The specification's variant method for verification.
 #[utoipa::path(put, path = "/api/v1/identity/contacts/{id}/verify", tag = "identity", params(("id" = Uuid, Path)),
     request_body(content = VerifyContactBody, description = "Optional; the code is not checked yet"),
-    responses((status = 200, description = "data: message, contact"), (status = 404, description = "NOT_FOUND")),
+    responses((status = 200, body = ContactVerified), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn verify_contact_put(
     state: web::Data<AppState>,

@@ -88,6 +88,7 @@ pub struct VerifyContactBody {
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ContactListQuery {
     /// email, phone or address.
     #[serde(rename = "type")]
@@ -178,6 +179,7 @@ pub struct AssignBody {
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct UserListQuery {
     pub page: Option<i64>,
     pub page_size: Option<i64>,

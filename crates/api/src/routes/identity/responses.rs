@@ -146,3 +146,38 @@ pub struct UserView {
     #[schema(value_type = String, format = DateTime)]
     pub updated_at: OffsetDateTime,
 }
+
+/// An answer that only confirms what happened.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MessageView {
+    pub message: String,
+}
+
+impl MessageView {
+    pub fn new(message: impl Into<String>) -> Self {
+        Self { message: message.into() }
+    }
+}
+
+/// `POST|PUT /contacts/{id}/verify`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ContactVerified {
+    pub message: &'static str,
+    pub contact: ContactView,
+}
+
+/// `POST /roles/{id}/permissions`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PermissionsGranted {
+    pub message: &'static str,
+    /// How many of the named permissions the role did not hold before.
+    pub granted: usize,
+}
+
+/// `PATCH /users/{id}/status`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct UserStatusView {
+    pub message: String,
+    pub id: Uuid,
+    pub status: &'static str,
+}

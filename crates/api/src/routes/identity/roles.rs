@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use super::contacts::identity_error;
 use super::requests::{AssignBody, CreateRoleBody, GrantBody, UpdateRoleBody};
-use super::responses::{PermissionView, RoleView};
+use super::responses::{MessageView, PermissionView, PermissionsGranted, RoleView};
 use super::users::{guard_superadmin, user_not_found};
 use crate::app::AppState;
 use crate::auth::Caller;
@@ -158,7 +158,7 @@ pub async fn delete_role(state: web::Data<AppState>, id: web::Path<Uuid>) -> Res
 }
 
 #[utoipa::path(post, path = "/api/v1/identity/roles/{id}/permissions", tag = "identity", params(("id" = Uuid, Path)), request_body = GrantBody,
-    responses((status = 200, description = "data: message, granted"), (status = 400, description = "VALIDATION_ERROR: empty or over 200 ids"), (status = 404, description = "Unknown role or permission")),
+    responses((status = 200, body = PermissionsGranted), (status = 400, description = "VALIDATION_ERROR: empty or over 200 ids"), (status = 404, description = "Unknown role or permission")),
     security(("bearer" = [])))]
 pub async fn grant_permissions(
     state: web::Data<AppState>,
@@ -176,7 +176,7 @@ pub async fn grant_permissions(
             other => ApiError::from(other),
         })?;
     state.identity.access.invalidate_all().await;
-    Ok(ok(serde_json::json!({ "message": "permissions assigned", "granted": granted })))
+    Ok(ok(PermissionsGranted { message: "permissions assigned", granted }))
 }
 
 #[utoipa::path(get, path = "/api/v1/identity/roles/{id}/permissions", tag = "identity", params(("id" = Uuid, Path)),
@@ -205,7 +205,7 @@ pub async fn revoke_permission(
 }
 
 #[utoipa::path(post, path = "/api/v1/identity/users/{id}/roles", tag = "identity", params(("id" = Uuid, Path)), request_body = AssignBody,
-    responses((status = 200, description = "data.message"),
+    responses((status = 200, body = MessageView, description = "Assigned, or already held"),
               (status = 403, description = "FORBIDDEN: granting superadmin, or to a superadmin, needs a superadmin"),
               (status = 404, description = "USER_NOT_FOUND or NOT_FOUND (role)")),
     security(("bearer" = [])))]
@@ -220,13 +220,13 @@ pub async fn assign_role(
         state.identity.roles.find_role(body.role_id).await.map_err(ApiError::from)?.ok_or_else(role_not_found)?;
     guard_superadmin(&state, &caller, user_id, AccountAction::GrantRole(&role.name)).await?;
     let added = state.identity.roles.assign_role(user_id, body.role_id).await.map_err(|e| match e {
-        RepoError::MissingReference { .. } => user_not_found(),
+        RepoError::MissingReference { field: "user_id" } => user_not_found(),
         RepoError::NotFound => role_not_found(),
         other => ApiError::from(other),
     })?;
     state.identity.access.invalidate_user(user_id).await;
     let message = if added { "role assigned" } else { "the user already holds this role" };
-    Ok(ok(serde_json::json!({ "message": message })))
+    Ok(ok(MessageView::new(message)))
 }
 
 #[utoipa::path(get, path = "/api/v1/identity/users/{id}/roles", tag = "identity", params(("id" = Uuid, Path)),

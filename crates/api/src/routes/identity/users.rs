@@ -10,7 +10,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::requests::{ReasonBody, StatusBody, UserListQuery};
-use super::responses::UserView;
+use super::responses::{UserStatusView, UserView};
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::http::{list, ok, ApiError, Json};
@@ -181,9 +181,9 @@ pub async fn ban(
     Ok(ok(UserView::from(user)))
 }
 
-#[utoipa::path(patch, path = "/api/v1/identity/users/{id}/status", tag = "identity", params(("id" = Uuid, Path)),
+#[utoipa::path(patch, path = "/api/v1/identity/users/{id}/status", tag = "identity", operation_id = "set_user_status", params(("id" = Uuid, Path)),
     request_body = StatusBody,
-    responses((status = 200, description = "data: message, id, status"),
+    responses((status = 200, body = UserStatusView),
               (status = 403, description = "FORBIDDEN: the user is a superadmin and the caller is not"),
               (status = 409, description = "INVALID_STATUS_TRANSITION")),
     security(("bearer" = [])))]
@@ -196,11 +196,11 @@ pub async fn set_status(
     let to = UserStatus::parse(&body.status)
         .ok_or_else(|| ApiError::field("status", "must be active, suspended or banned"))?;
     let user = move_status(&state, &caller, id.into_inner(), to, body.reason.as_deref()).await?;
-    Ok(ok(serde_json::json!({
-        "message": format!("user status changed to {}", user.status.as_str()),
-        "id": user.id,
-        "status": user.status.as_str(),
-    })))
+    Ok(ok(UserStatusView {
+        message: format!("user status changed to {}", user.status.as_str()),
+        id: user.id,
+        status: user.status.as_str(),
+    }))
 }
 
 #[utoipa::path(post, path = "/api/v1/identity/users/{id}/unlock", tag = "identity", params(("id" = Uuid, Path)),

@@ -3,10 +3,15 @@
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpResponse};
 use infrastructure::orders::references::{company_exists, customer_exists};
-use order_domain::{NewOrder, Order, OrderDraft, RepoError};
-use uuid::Uuid;
+use std::collections::HashMap;
 
-use super::requests::{CancelBody, CreateOrderBody};
+use order_domain::{NewLine, NewOrder, Order, OrderDraft, RepoError};
+use shared_kernel::CurrencyCode;
+use uuid::Uuid;
+use warehouse_domain::Product;
+
+use super::lines::{check_line_input, line_for};
+use super::requests::{CancelBody, CreateOrderBody, OrderItemBody};
 use super::responses::{OrderView, TransitionView};
 use super::{change_order, order_error, repo_error};
 use crate::app::AppState;
@@ -20,9 +25,9 @@ fn customer_not_found() -> ApiError {
 }
 
 #[utoipa::path(post, path = "/api/v1/order-mgmt/orders", tag = "orders", request_body = CreateOrderBody,
-    responses((status = 201, body = OrderView, description = "A pending order with its generated order_number"),
-              (status = 400, description = "VALIDATION_ERROR (currency, tax, discount, notes)"),
-              (status = 404, description = "CUSTOMER_NOT_FOUND; NOT_FOUND for company_id")),
+    responses((status = 201, body = OrderView, description = "A pending order with its generated order_number (and its lines, with `items`)"),
+              (status = 400, description = "VALIDATION_ERROR (currency, tax, discount, notes, items), INVALID_QUANTITY, INVALID_PRICE"),
+              (status = 404, description = "CUSTOMER_NOT_FOUND; NOT_FOUND for company_id or an item's product_id")),
     security(("bearer" = [])))]
 pub async fn create_order(
     state: web::Data<AppState>,
@@ -37,7 +42,10 @@ pub async fn create_order(
         discount: body.discount.unwrap_or(0),
         notes: body.notes,
     };
-    let draft = OrderDraft::new(input, commerce::now()).map_err(order_error)?;
+    let mut draft = OrderDraft::new(input, commerce::now()).map_err(order_error)?;
+    if let Some(items) = &body.items {
+        draft = draft.with_lines(item_lines(&state, items, currency).await?).map_err(order_error)?;
+    }
     if !customer_exists(&state.pool, body.customer_id).await? {
         return Err(customer_not_found());
     }
@@ -49,6 +57,36 @@ pub async fn create_order(
     let order = state.commerce.orders.create(draft).await.map_err(repo_error)?;
     state.outbox.notify();
     Ok(created(OrderView::from(order)))
+}
+
+/// At most this many `items` in one creation.
+pub const MAX_ORDER_ITEMS: usize = 100;
+
+/// The lines of the `items` variant: every product looked up in one query.
+async fn item_lines(
+    state: &AppState,
+    items: &[OrderItemBody],
+    currency: CurrencyCode,
+) -> Result<Vec<NewLine>, ApiError> {
+    if items.len() > MAX_ORDER_ITEMS {
+        return Err(ApiError::field("items", format!("at most {MAX_ORDER_ITEMS} items are allowed")));
+    }
+    for item in items {
+        check_line_input(item.quantity, item.unit_price)?;
+    }
+    let ids: Vec<Uuid> = items.iter().map(|item| item.product_id).collect();
+    let products = state.commerce.products.get_many(&ids).await?;
+    let by_id: HashMap<Uuid, &Product> = products.iter().map(|p| (p.id, p)).collect();
+    items
+        .iter()
+        .enumerate()
+        .map(|(n, item)| {
+            let field = format!("items[{n}].product_id");
+            let product =
+                by_id.get(&item.product_id).ok_or_else(|| ApiError::not_found("no such product").on_field(&field))?;
+            line_for(product, item.quantity, item.unit_price, currency, &field)
+        })
+        .collect()
 }
 
 #[utoipa::path(post, path = "/api/v1/order-mgmt/orders/{id}/confirm", tag = "orders", params(("id" = Uuid, Path)),

@@ -2,9 +2,9 @@
 
 use actix_web::{web, HttpResponse};
 use order_domain::{NewLine, OrderError};
-use shared_kernel::StorageError;
+use shared_kernel::{CurrencyCode, StorageError};
 use uuid::Uuid;
-use warehouse_domain::RepoError as WarehouseRepoError;
+use warehouse_domain::{Product, RepoError as WarehouseRepoError};
 
 use super::requests::{AddLineBody, LineQuantityBody};
 use super::responses::OrderView;
@@ -12,6 +12,38 @@ use super::{change_order, order_error};
 use crate::app::AppState;
 use crate::http::{created, ok, ApiError, Json};
 use crate::routes::reference::active_currency;
+
+/// Quantity and price, checked before any reference is looked up (the domain's order of checks).
+pub(crate) fn check_line_input(quantity: i64, unit_price: i64) -> Result<(), ApiError> {
+    if quantity <= 0 {
+        return Err(order_error(OrderError::InvalidQuantity));
+    }
+    if unit_price < 0 {
+        return Err(order_error(OrderError::InvalidPrice));
+    }
+    Ok(())
+}
+
+/// A line for `product`, which must still be orderable; its SKU and name are copied onto the line.
+pub(crate) fn line_for(
+    product: &Product,
+    quantity: i64,
+    unit_price: i64,
+    currency: CurrencyCode,
+    field: &str,
+) -> Result<NewLine, ApiError> {
+    if !product.is_orderable() {
+        return Err(ApiError::field(field, "the product is discontinued"));
+    }
+    Ok(NewLine {
+        product_id: product.id,
+        quantity,
+        unit_price,
+        currency,
+        description: Some(product.name.clone()),
+        sku: Some(product.sku.clone()),
+    })
+}
 
 #[utoipa::path(post, path = "/api/v1/order-mgmt/orders/{id}/lines", tag = "orders", params(("id" = Uuid, Path)),
     request_body = AddLineBody,
@@ -26,28 +58,13 @@ pub async fn add_line(
     Json(body): Json<AddLineBody>,
 ) -> Result<HttpResponse, ApiError> {
     // Input first, as the domain orders its checks: quantity, price, then references.
-    if body.quantity <= 0 {
-        return Err(order_error(OrderError::InvalidQuantity));
-    }
-    if body.unit_price < 0 {
-        return Err(order_error(OrderError::InvalidPrice));
-    }
+    check_line_input(body.quantity, body.unit_price)?;
     let currency = active_currency(&state, "currency", &body.currency).await?;
     let product = state.commerce.products.get(body.product_id).await.map_err(|e| match e {
         WarehouseRepoError::Storage(StorageError::NotFound) => ApiError::not_found("no such product"),
-        other => ApiError::from_domain(&other),
+        other => other.into(),
     })?;
-    if !product.is_orderable() {
-        return Err(ApiError::field("product_id", "the product is discontinued"));
-    }
-    let line = NewLine {
-        product_id: product.id,
-        quantity: body.quantity,
-        unit_price: body.unit_price,
-        currency,
-        description: Some(product.name.clone()),
-        sku: Some(product.sku.clone()),
-    };
+    let line = line_for(&product, body.quantity, body.unit_price, currency, "product_id")?;
     let order = change_order(&state, id.into_inner(), |order, now| order.add_line(line.clone(), now)).await?;
     Ok(created(OrderView::from(order)))
 }

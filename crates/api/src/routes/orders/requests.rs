@@ -16,6 +16,20 @@ pub struct CreateOrderBody {
     /// Cents, ≥ 0 (default 0).
     pub discount: Option<i64>,
     pub notes: Option<String>,
+    /// Variant (decisions §12.2): the order's lines, created with it in one transaction; each takes
+    /// the order's currency.
+    #[serde(default)]
+    pub items: Option<Vec<OrderItemBody>>,
+}
+
+/// One line of `items`: an existing, active product, a quantity and a price in the order's currency.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct OrderItemBody {
+    pub product_id: Uuid,
+    /// > 0.
+    pub quantity: i64,
+    /// Cents, ≥ 0.
+    pub unit_price: i64,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -43,6 +57,7 @@ pub struct CancelBody {
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct OrderListQuery {
     pub page: Option<i64>,
     pub page_size: Option<i64>,

@@ -3,8 +3,8 @@
 //! record it changes, in the transaction of the change.
 
 use actix_web::{web, HttpResponse};
-use shared_kernel::Money;
 use shared_kernel::StorageError;
+use shared_kernel::{CurrencyCode, Money};
 use uuid::Uuid;
 use warehouse_domain::{
     Inventory, InventoryChange, NewInventory, Receipt, ReferenceType, RepoError, Stamp, Thresholds, WarehouseError,
@@ -51,9 +51,12 @@ fn answer(change: InventoryChange) -> HttpResponse {
     })
 }
 
-/// The receipt of `POST /receive` and of a Receipt posted to `/stock-movements`.
+/// The receipt of `POST /receive` and of a Receipt posted to `/stock-movements`, for the record
+/// `inventory_id`.
+#[expect(clippy::too_many_arguments, reason = "the receipt's fields as the two endpoints send them")]
 pub(crate) async fn receipt(
     state: &AppState,
+    inventory_id: Uuid,
     quantity: i64,
     unit_cost: Option<i64>,
     currency: Option<&str>,
@@ -61,13 +64,9 @@ pub(crate) async fn receipt(
     reference_id: Option<Uuid>,
     reason: Option<String>,
 ) -> Result<Receipt, ApiError> {
-    let currency = match currency.map(str::trim).filter(|c| !c.is_empty()) {
-        Some(code) => Some(active_currency(state, "currency", code).await?),
-        None => None,
-    };
-    let unit_cost = match (unit_cost, currency) {
-        (Some(cents), Some(currency)) => Some(Money::new(cents, currency)),
-        (Some(_), None) => return Err(ApiError::field("currency", "is required with unit_cost")),
+    let unit_cost = match (unit_cost, currency.map(str::trim).filter(|c| !c.is_empty())) {
+        (Some(cents), Some(code)) => Some(Money::new(cents, active_currency(state, "currency", code).await?)),
+        (Some(cents), None) => Some(Money::new(cents, cost_currency(state, inventory_id).await?)),
         (None, _) => None,
     };
     let reference_type = reference_type
@@ -77,6 +76,15 @@ pub(crate) async fn receipt(
         .transpose()
         .map_err(|e| warehouse_error(&e))?;
     Ok(Receipt { quantity, unit_cost, reference_type, reference_id, reason })
+}
+
+/// A unit cost sent without a currency is in the product's currency, else in `REPORTING_CURRENCY`
+/// (decisions §12.2).
+async fn cost_currency(state: &AppState, inventory_id: Uuid) -> Result<CurrencyCode, ApiError> {
+    let record = load_inventory(state, inventory_id).await?;
+    let product =
+        state.commerce.products.get(record.record().product_id).await.map_err(|e| repo_error("product", e))?;
+    Ok(product.record().currency.unwrap_or(state.settings.reporting_currency))
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/inventory/{id}/receive", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -90,8 +98,10 @@ pub async fn receive(
     id: web::Path<Uuid>,
     Json(body): Json<ReceiveBody>,
 ) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner();
     let receipt = receipt(
         &state,
+        id,
         body.quantity,
         body.unit_cost,
         body.currency.as_deref(),
@@ -101,7 +111,7 @@ pub async fn receive(
     )
     .await?;
     let at = stamp(&caller);
-    Ok(answer(change_inventory(&state, id.into_inner(), |r| r.receive(receipt.clone(), at)).await?))
+    Ok(answer(change_inventory(&state, id, |r| r.receive(receipt.clone(), at)).await?))
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/inventory/{id}/reserve", tag = "warehouse", params(("id" = Uuid, Path)),

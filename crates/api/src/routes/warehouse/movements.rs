@@ -64,6 +64,7 @@ pub async fn post_movement(
             let quantity = required(body.quantity, "quantity")?;
             let receipt = receipt(
                 &state,
+                body.inventory_id,
                 quantity,
                 body.unit_cost,
                 body.currency.as_deref(),

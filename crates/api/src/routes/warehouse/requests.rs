@@ -23,6 +23,7 @@ pub struct ProductBody {
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ProductListQuery {
     pub page: Option<i64>,
     pub page_size: Option<i64>,
@@ -64,6 +65,7 @@ pub struct LocationBody {
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct LocationListQuery {
     pub page: Option<i64>,
     pub page_size: Option<i64>,
@@ -96,6 +98,7 @@ pub struct ThresholdsBody {
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct InventoryListQuery {
     pub page: Option<i64>,
     pub page_size: Option<i64>,
@@ -108,7 +111,7 @@ pub struct InventoryListQuery {
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct ReceiveBody {
     pub quantity: i64,
-    /// Cents per unit; needs `currency`.
+    /// Cents per unit, in `currency`; without it, in the product's currency, else `REPORTING_CURRENCY`.
     pub unit_cost: Option<i64>,
     pub currency: Option<String>,
     /// order, purchase_order, transfer or manual (default manual).
@@ -163,7 +166,7 @@ pub struct MovementBody {
     /// Adjustment.
     pub quantity_delta: Option<i64>,
     pub reason: Option<String>,
-    /// Receipt: cents per unit, with `currency`.
+    /// Receipt: cents per unit, in `currency` (default: the product's, else `REPORTING_CURRENCY`).
     pub unit_cost: Option<i64>,
     pub currency: Option<String>,
     pub reference_type: Option<String>,
@@ -173,6 +176,7 @@ pub struct MovementBody {
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct MovementListQuery {
     pub page: Option<i64>,
     pub page_size: Option<i64>,
@@ -189,6 +193,7 @@ pub struct MovementListQuery {
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct RecentQuery {
     /// 1..=100, default 50.
     pub limit: Option<i64>,

@@ -1,0 +1,240 @@
+//! Turns the document the handlers' annotations describe into the published
+//! contract, by the conventions every handler shares (decisions §2, §12.7):
+//! a success body is `{status, data}` around what the annotation names, a
+//! paginated list adds `pagination`, every error the gate, the extractors and
+//! the storage layer can answer is listed with the error envelope, and the
+//! security of each operation comes from the route table the gate enforces.
+//! Annotations stay about the resource; the wire shape is decided here, once.
+
+use serde_json::{json, Map, Value};
+
+use crate::auth::route_access::{access_for, Access};
+
+const ERROR_ENVELOPE: &str = "ErrorEnvelope";
+const PAGINATION: &str = "Pagination";
+const METHODS: [&str; 5] = ["get", "post", "put", "patch", "delete"];
+
+fn schema_ref(name: &str) -> Value {
+    json!({ "$ref": format!("#/components/schemas/{name}") })
+}
+
+/// The component a `$ref` points at, if the schema is one.
+fn ref_name(schema: &Value) -> Option<&str> {
+    schema.get("$ref")?.as_str()?.strip_prefix("#/components/schemas/")
+}
+
+/// What every error answer looks like.
+fn error_envelope() -> Value {
+    json!({
+        "type": "object",
+        "description": "Every error answer.",
+        "required": ["status", "error"],
+        "properties": {
+            "status": { "type": "string", "enum": ["error"] },
+            "error": {
+                "type": "object",
+                "required": ["code", "message"],
+                "properties": {
+                    "code": { "type": "string", "description": "Stable machine-readable code, e.g. VALIDATION_ERROR" },
+                    "message": { "type": "string", "description": "For people; may change between releases" },
+                    "details": {
+                        "type": "object",
+                        "description": "Each offending field (dotted path) mapped to what is wrong with it",
+                        "additionalProperties": { "type": "string" }
+                    }
+                }
+            }
+        }
+    })
+}
+
+fn pagination() -> Value {
+    json!({
+        "type": "object",
+        "required": ["total", "page", "page_size", "total_pages"],
+        "properties": {
+            "total": { "type": "integer", "format": "int64", "minimum": 0 },
+            "page": { "type": "integer", "format": "int32", "minimum": 1 },
+            "page_size": { "type": "integer", "format": "int32", "minimum": 1, "maximum": 100 },
+            "total_pages": { "type": "integer", "format": "int64", "minimum": 0 }
+        }
+    })
+}
+
+fn success_envelope(data: Value) -> Value {
+    json!({
+        "type": "object",
+        "required": ["status", "data"],
+        "properties": { "status": { "type": "string", "enum": ["success"] }, "data": data }
+    })
+}
+
+fn list_envelope(items: Value) -> Value {
+    json!({
+        "type": "object",
+        "required": ["status", "data", "pagination"],
+        "properties": {
+            "status": { "type": "string", "enum": ["success"] },
+            "data": { "type": "array", "items": items },
+            "pagination": schema_ref(PAGINATION)
+        }
+    })
+}
+
+/// The actix pattern of a documented path: the table writes a regex segment
+/// (`{code:.+}`) where the document writes `{code}`.
+pub(super) fn table_access(method: &str, path: &str) -> Option<Access> {
+    let upper = method.to_ascii_uppercase();
+    access_for(&upper, path).or_else(|| {
+        let (head, last) = path.rsplit_once('/')?;
+        let name = last.strip_prefix('{')?.strip_suffix('}')?;
+        access_for(&upper, &format!("{head}/{{{name}:.+}}"))
+    })
+}
+
+/// The error answers an operation can give besides those its handler names.
+fn implied_errors(operation: &Value, path: &str, access: Access) -> Vec<(&'static str, &'static str)> {
+    let has_body = operation.get("requestBody").is_some();
+    let has_params = operation.get("parameters").and_then(Value::as_array).is_some_and(|p| !p.is_empty());
+    let mut errors = Vec::new();
+    if has_body || has_params {
+        errors.push((
+            "400",
+            "VALIDATION_ERROR / INVALID_UUID: a parameter or the body is invalid (details name each problem)",
+        ));
+    }
+    if access.needs_token() {
+        errors.push(("401", "UNAUTHORIZED / TOKEN_EXPIRED / TOKEN_REVOKED: no valid access token"));
+    }
+    if matches!(access, Access::Admin | Access::Permission(..)) {
+        errors.push(("403", "FORBIDDEN: the caller lacks the permission this operation needs"));
+    }
+    if path.contains('{') {
+        errors.push(("404", "NOT_FOUND (or the resource's own *_NOT_FOUND code): nothing by that id"));
+    }
+    if has_body {
+        errors.push(("413", "PAYLOAD_TOO_LARGE: the body is larger than 1 MiB"));
+    }
+    if access.limit().is_some() {
+        errors.push(("429", "RATE_LIMIT_EXCEEDED: retry after the seconds in Retry-After"));
+    }
+    if access != Access::Operations {
+        errors.push(("503", "SERVICE_UNAVAILABLE: a dependency (the database) is unreachable; retry later"));
+    }
+    errors
+}
+
+fn default_description(status: &str) -> &'static str {
+    match status {
+        "200" => "OK",
+        "201" => "Created",
+        "202" => "Accepted",
+        "204" => "No content",
+        "304" => "Not modified",
+        "400" => "VALIDATION_ERROR: the request is invalid",
+        "401" => "UNAUTHORIZED",
+        "403" => "FORBIDDEN",
+        "404" => "NOT_FOUND",
+        "405" => "METHOD_NOT_ALLOWED",
+        "409" => "Conflict with the current state",
+        "412" => "PRECONDITION_FAILED",
+        "413" => "PAYLOAD_TOO_LARGE",
+        "422" => "Unprocessable request",
+        "423" => "ACCOUNT_LOCKED",
+        "429" => "RATE_LIMIT_EXCEEDED",
+        "503" => "SERVICE_UNAVAILABLE",
+        _ => "Response",
+    }
+}
+
+/// Wraps a success body in its envelope, as a named component when the
+/// annotation names one (generators then produce a model per resource).
+fn wrap_success(content: &mut Value, paginated: bool, new_components: &mut Map<String, Value>) {
+    let Some(schema) = content.pointer_mut("/application~1json/schema") else { return };
+    let (items, is_array) = match schema.get("type").and_then(Value::as_str) {
+        Some("array") => (schema.get("items").cloned().unwrap_or(json!({})), true),
+        _ => (schema.clone(), false),
+    };
+    let (wrapped, suffix) = if paginated && is_array {
+        (list_envelope(items.clone()), "Page")
+    } else {
+        (success_envelope(schema.clone()), if is_array { "ListEnvelope" } else { "Envelope" })
+    };
+    *schema = match ref_name(&items) {
+        Some(name) => {
+            let component = format!("{name}{suffix}");
+            new_components.entry(component.clone()).or_insert(wrapped);
+            schema_ref(&component)
+        }
+        None => wrapped,
+    };
+}
+
+fn finish_operation(path: &str, method: &str, operation: &mut Value, new_components: &mut Map<String, Value>) {
+    // An operation missing from the route table is refused by the gate; the
+    // contract tests fail on it, so here it is documented as token-guarded.
+    let access = table_access(method, path).unwrap_or(Access::Token);
+    let Some(op) = operation.as_object_mut() else { return };
+    if access.needs_token() {
+        op.remove("security");
+    } else {
+        op.insert("security".into(), json!([]));
+    }
+    let paginated = op
+        .get("parameters")
+        .and_then(Value::as_array)
+        .is_some_and(|params| params.iter().any(|p| p["name"] == "page_size"));
+    let implied = implied_errors(&Value::Object(op.clone()), path, access);
+    let responses = op.entry("responses").or_insert_with(|| json!({}));
+    let Some(responses) = responses.as_object_mut() else { return };
+    for (status, description) in implied {
+        responses.entry(status).or_insert_with(|| json!({ "description": description }));
+    }
+    for (status, response) in responses.iter_mut() {
+        let Some(response) = response.as_object_mut() else { continue };
+        let described = response.get("description").and_then(Value::as_str).is_some_and(|d| !d.is_empty());
+        if !described {
+            response.insert("description".into(), json!(default_description(status)));
+        }
+        let is_error = status.starts_with('4') || status.starts_with('5');
+        match response.get_mut("content") {
+            // Health and metrics answer in their own formats (decisions §11).
+            Some(content) if status.starts_with('2') && access != Access::Operations => {
+                wrap_success(content, paginated, new_components)
+            }
+            None if is_error => {
+                response
+                    .insert("content".into(), json!({ "application/json": { "schema": schema_ref(ERROR_ENVELOPE) } }));
+            }
+            _ => {}
+        }
+        if status == "429" {
+            response.insert(
+                "headers".into(),
+                json!({ "Retry-After": { "description": "Seconds to wait", "schema": { "type": "integer" } } }),
+            );
+        }
+    }
+}
+
+/// Applies the shared conventions to the whole document.
+pub fn finish(document: &mut Value) {
+    document["security"] = json!([{ "bearer": [] }]);
+    let mut new_components = Map::new();
+    if let Some(paths) = document.get_mut("paths").and_then(Value::as_object_mut) {
+        for (path, item) in paths.iter_mut() {
+            for method in METHODS {
+                if let Some(operation) = item.get_mut(method) {
+                    finish_operation(path, method, operation, &mut new_components);
+                }
+            }
+        }
+    }
+    let schemas = document.pointer_mut("/components/schemas").and_then(Value::as_object_mut);
+    if let Some(schemas) = schemas {
+        schemas.insert(ERROR_ENVELOPE.into(), error_envelope());
+        schemas.insert(PAGINATION.into(), pagination());
+        schemas.extend(new_components);
+        schemas.sort_keys();
+    }
+}
