@@ -38,8 +38,8 @@ contract: services
 	bash tests/contract/check.sh
 
 # Property-based fuzzing of every operation with schemathesis against a real server, every check,
-# bounded by FUZZ_SECONDS (default 900). Not part of `make test`: it is slow and randomized.
-FUZZ_SECONDS ?= 900
+# bounded by FUZZ_SECONDS (default 600). Not part of `make test`: it is slow and randomized.
+FUZZ_SECONDS ?= 600
 fuzz: services
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/contract/fuzz.sh
 

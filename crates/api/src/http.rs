@@ -1,5 +1,6 @@
 //! Wire conventions in one place: envelopes, errors, extractors, middleware.
 
+pub mod body_schema;
 pub mod envelope;
 pub mod error;
 pub mod extract;
@@ -10,4 +11,4 @@ pub mod route_policy;
 
 pub use envelope::{created, list, no_content, ok};
 pub use error::ApiError;
-pub use extract::{Json, PageQuery};
+pub use extract::{Json, OptionalJson, PageQuery};

@@ -8,6 +8,8 @@ use crate::routes::{analytics, events, health, operations, reference};
 
 mod commerce;
 mod contract;
+
+pub(crate) use contract::format_pattern;
 mod crm;
 
 struct BearerAuth;

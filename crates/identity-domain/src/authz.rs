@@ -48,6 +48,17 @@ pub fn may_administer<A: AsRef<str>, T: AsRef<str>>(
     }
 }
 
+/// Nobody locks themselves out by accident (a choice, see docs/identity.md):
+/// an actor may not change their own account's status, nor remove their own
+/// `admin` or `superadmin` role. Granting oneself a role is left to the guards.
+pub fn may_act_on_self(action: AccountAction<'_>) -> Result<(), IdentityError> {
+    match action {
+        AccountAction::ChangeStatus => Err(IdentityError::OwnAccount),
+        AccountAction::RemoveRole(role) if role == "admin" || role == SUPERADMIN => Err(IdentityError::OwnAccount),
+        AccountAction::RemoveRole(_) | AccountAction::GrantRole(_) => Ok(()),
+    }
+}
+
 /// A role name: `^[a-z][a-z0-9_-]{1,49}$`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct RoleName(String);
@@ -204,6 +215,17 @@ mod tests {
         // Owned strings work as well as literals.
         let owned = vec![String::from("superadmin")];
         assert_eq!(may_administer(&owned, &owned, ChangeStatus), Ok(()));
+    }
+
+    #[test]
+    fn nobody_locks_themselves_out() {
+        use AccountAction::{ChangeStatus, GrantRole, RemoveRole};
+        assert_eq!(may_act_on_self(ChangeStatus), Err(IdentityError::OwnAccount));
+        assert_eq!(may_act_on_self(RemoveRole("admin")), Err(IdentityError::OwnAccount));
+        assert_eq!(may_act_on_self(RemoveRole(SUPERADMIN)), Err(IdentityError::OwnAccount));
+        assert_eq!(may_act_on_self(RemoveRole("staff")), Ok(()));
+        assert_eq!(may_act_on_self(GrantRole("staff")), Ok(()));
+        assert_eq!(may_act_on_self(GrantRole(SUPERADMIN)), Ok(()));
     }
 
     #[test]

@@ -18,6 +18,10 @@ pub enum IdentityError {
     /// superadmin's business.
     #[error("only a superadmin may grant or remove superadmin, or change a superadmin's status or roles")]
     SuperadminOnly,
+    /// An administrator cannot lock themselves out: no status change of
+    /// their own account, no removing their own admin or superadmin role.
+    #[error("you cannot change your own account's status or remove your own administrator role")]
+    OwnAccount,
 }
 
 impl From<shared_kernel::InvalidEmail> for IdentityError {
@@ -47,7 +51,7 @@ impl Classified for IdentityError {
         match self {
             Self::Invalid { .. } | Self::InvalidEmail | Self::InvalidPhone => ErrorKind::Validation,
             Self::InvalidStatusTransition { .. } => ErrorKind::Conflict,
-            Self::SystemRole | Self::SuperadminOnly => ErrorKind::Forbidden,
+            Self::SystemRole | Self::SuperadminOnly | Self::OwnAccount => ErrorKind::Forbidden,
         }
     }
 
@@ -57,7 +61,7 @@ impl Classified for IdentityError {
             Self::InvalidEmail => "INVALID_EMAIL",
             Self::InvalidPhone => "INVALID_PHONE",
             Self::InvalidStatusTransition { .. } => "INVALID_STATUS_TRANSITION",
-            Self::SystemRole | Self::SuperadminOnly => "FORBIDDEN",
+            Self::SystemRole | Self::SuperadminOnly | Self::OwnAccount => "FORBIDDEN",
         }
     }
 }

@@ -15,7 +15,9 @@ pub mod roles;
 pub mod sessions;
 pub mod user;
 
-pub use authz::{may_administer, AccountAction, PermissionName, PermissionSet, RoleName, SUPERADMIN, SYSTEM_ROLES};
+pub use authz::{
+    may_act_on_self, may_administer, AccountAction, PermissionName, PermissionSet, RoleName, SUPERADMIN, SYSTEM_ROLES,
+};
 pub use credentials::{Email, Password};
 pub use error::IdentityError;
 pub use sessions::{Rotation, TokenRef, TokenRevocations};

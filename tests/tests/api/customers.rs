@@ -82,7 +82,8 @@ async fn create_rejections_name_their_code_and_field() {
             json!({"name": "A", "email": "a@example.com", "tags": ["x".repeat(51)]}),
             400,
             "VALIDATION_ERROR",
-            Some("tags"),
+            // The item itself is named (decisions §12.2: every problem, precisely).
+            Some("tags[0]"),
         ),
         (
             json!({"name": "A", "email": "a@example.com", "user_id": ghost, "company_id": ghost}),

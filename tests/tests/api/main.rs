@@ -5,6 +5,7 @@ mod bus;
 mod commerce_support;
 mod companies;
 mod contacts;
+mod contract;
 mod crm_support;
 mod customer_lists;
 mod customers;

@@ -281,6 +281,13 @@ pub fn access_for(method: &str, pattern: &str) -> Option<Access> {
     BY_ROUTE.get(&(method, pattern)).copied()
 }
 
+/// The `Allow` header of a 405 for this pattern (RFC 9110 §15.5.6): the
+/// methods the table lists for it, in the table's order.
+pub fn allowed_methods(pattern: &str) -> String {
+    let methods: Vec<&str> = ROUTES.iter().filter(|r| r.pattern == pattern).map(|r| r.method).collect();
+    methods.join(", ")
+}
+
 /// The Markdown table of `docs/identity.md`.
 pub fn markdown_table() -> String {
     let mut out = String::from("| Method | Route | Guard |\n|---|---|---|\n");

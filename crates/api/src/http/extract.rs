@@ -11,7 +11,9 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use shared_kernel::PageRequest;
 
-use super::ApiError;
+use utoipa::ToSchema;
+
+use super::{body_schema, ApiError};
 
 /// Largest accepted request body (decisions §2).
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -19,32 +21,63 @@ pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 /// A JSON body. Unlike `web::Json`, a failure names the offending field.
 pub struct Json<T>(pub T);
 
-impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
+/// A JSON body the operation may go without: no body (or only whitespace)
+/// is `None`, but a body that is present must be valid, as with [`Json`]
+/// (actix's `Option<Json<T>>` would silently drop a malformed one).
+pub struct OptionalJson<T>(pub Option<T>);
+
+type BodyFuture<T> = Pin<Box<dyn Future<Output = Result<T, ApiError>>>>;
+
+/// Reads and parses the body; `None` when it is empty.
+fn read_body<T: DeserializeOwned + ToSchema + 'static>(
+    req: &HttpRequest,
+    payload: &mut Payload,
+) -> BodyFuture<Option<T>> {
+    let is_json = req.headers().get(actix_web::http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(|v| {
+        let mime = v.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+        mime == "application/json" || mime.ends_with("+json")
+    });
+    let body = web::Bytes::from_request(req, payload);
+    Box::pin(async move {
+        let bytes = body.await.map_err(|e| {
+            if e.as_response_error().status_code() == actix_web::http::StatusCode::PAYLOAD_TOO_LARGE {
+                payload_too_large()
+            } else {
+                ApiError::field("body", "the request body could not be read")
+            }
+        })?;
+        if bytes.len() > MAX_BODY_BYTES {
+            return Err(payload_too_large());
+        }
+        // No body, or JSON `null`, is "no body" (the schema of an optional body allows null).
+        let trimmed = bytes.trim_ascii();
+        if trimmed.is_empty() || trimmed == b"null" {
+            return Ok(None);
+        }
+        if is_json == Some(false) {
+            return Err(ApiError::field("body", "Content-Type must be application/json"));
+        }
+        parse_json(&bytes).map(Some)
+    })
+}
+
+impl<T: DeserializeOwned + ToSchema + 'static> FromRequest for Json<T> {
     type Error = ApiError;
-    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+    type Future = BodyFuture<Self>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let is_json = req.headers().get(actix_web::http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(|v| {
-            let mime = v.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-            mime == "application/json" || mime.ends_with("+json")
-        });
-        let body = web::Bytes::from_request(req, payload);
-        Box::pin(async move {
-            if is_json == Some(false) {
-                return Err(ApiError::field("body", "Content-Type must be application/json"));
-            }
-            let bytes = body.await.map_err(|e| {
-                if e.as_response_error().status_code() == actix_web::http::StatusCode::PAYLOAD_TOO_LARGE {
-                    payload_too_large()
-                } else {
-                    ApiError::field("body", "the request body could not be read")
-                }
-            })?;
-            if bytes.len() > MAX_BODY_BYTES {
-                return Err(payload_too_large());
-            }
-            parse_json(&bytes).map(Json)
-        })
+        let body = read_body::<T>(req, payload);
+        Box::pin(async move { body.await?.map(Json).ok_or_else(|| ApiError::field("body", "a JSON body is required")) })
+    }
+}
+
+impl<T: DeserializeOwned + ToSchema + 'static> FromRequest for OptionalJson<T> {
+    type Error = ApiError;
+    type Future = BodyFuture<Self>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let body = read_body::<T>(req, payload);
+        Box::pin(async move { body.await.map(OptionalJson) })
     }
 }
 
@@ -56,17 +89,24 @@ pub fn payload_too_large() -> ApiError {
     )
 }
 
-/// Parses JSON, reporting the path of the field that failed.
-pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+/// Parses a JSON body: every problem the contract's schema for `T` can name
+/// at once (`body_schema`), then serde builds the value (naming the field if
+/// it still fails on something the schema does not say).
+pub fn parse_json<T: DeserializeOwned + ToSchema>(bytes: &[u8]) -> Result<T, ApiError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(ApiError::field("body", "a JSON body is required"));
     }
+    let mut value: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|_| ApiError::field("body", "is not valid JSON"))?;
     // PostgreSQL text cannot hold NUL, and no field of ours needs it.
-    if bytes.windows(6).any(|w| w.eq_ignore_ascii_case(b"\\u0000")) {
+    if holds_nul(&value) {
         return Err(ApiError::field("body", "text must not contain NUL characters"));
     }
-    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
+    integral_floats_as_integers(&mut value);
+    if let Some(problems) = body_schema::for_type(&T::name()).and_then(|schema| schema.problems(&value)) {
+        return Err(invalid_body(problems));
+    }
+    match serde_path_to_error::deserialize::<_, T>(value) {
         Ok(value) => Ok(value),
         Err(error) => {
             let path = error.path().to_string();
@@ -76,6 +116,43 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
                 .with_details(BTreeMap::from([(field, message)])))
         }
     }
+}
+
+fn holds_nul(value: &serde_json::Value) -> bool {
+    match value {
+        serde_json::Value::String(text) => text.contains('\0'),
+        serde_json::Value::Array(items) => items.iter().any(holds_nul),
+        serde_json::Value::Object(map) => map.iter().any(|(key, v)| key.contains('\0') || holds_nul(v)),
+        _ => false,
+    }
+}
+
+/// JSON Schema counts `2.0` as an integer; so does the server (serde's
+/// integers would refuse it).
+fn integral_floats_as_integers(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Number(number) => {
+            if let Some(float) = number.as_f64().filter(|f| number.is_f64() && f.fract() == 0.0) {
+                if float >= i64::MIN as f64 && float < i64::MAX as f64 {
+                    *value = serde_json::Value::from(float as i64);
+                }
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(integral_floats_as_integers),
+        serde_json::Value::Object(map) => map.values_mut().for_each(integral_floats_as_integers),
+        _ => {}
+    }
+}
+
+/// 400 naming every problem, with the code they share (e.g. `INVALID_EMAIL`)
+/// or `VALIDATION_ERROR`.
+fn invalid_body(problems: body_schema::Problems<'static>) -> ApiError {
+    let message = match problems.details.iter().next() {
+        Some((field, message)) if problems.details.len() == 1 => format!("invalid request body: {field} {message}"),
+        _ => format!("invalid request body: {} problems, each named in details", problems.details.len()),
+    };
+    let code = problems.code.unwrap_or("VALIDATION_ERROR");
+    ApiError::new(actix_web::http::StatusCode::BAD_REQUEST, code, message).with_details(problems.details)
 }
 
 fn describe_json_error(path: &str, error: &serde_json::Error) -> (String, String) {
@@ -101,8 +178,10 @@ fn describe_json_error(path: &str, error: &serde_json::Error) -> (String, String
 #[into_params(parameter_in = Query)]
 pub struct PageQuery {
     /// 1-based page number (default 1).
+    #[param(minimum = 1, maximum = 4294967295_i64)]
     pub page: Option<i64>,
     /// Items per page, 1..=100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
     pub page_size: Option<i64>,
 }
 
@@ -130,7 +209,7 @@ pub fn path_error(_error: PathError, _req: &HttpRequest) -> actix_web::Error {
 mod tests {
     use super::*;
 
-    #[derive(Debug, Deserialize)]
+    #[derive(Debug, Deserialize, utoipa::ToSchema)]
     #[allow(dead_code)]
     struct Sample {
         email: String,
@@ -138,7 +217,7 @@ mod tests {
         nested: Option<Inner>,
     }
 
-    #[derive(Debug, Deserialize)]
+    #[derive(Debug, Deserialize, utoipa::ToSchema)]
     #[allow(dead_code)]
     struct Inner {
         value: u8,
@@ -157,6 +236,10 @@ mod tests {
         assert_eq!(details(parse_json(b"{not json")).get("body").map(String::as_str), Some("is not valid JSON"));
         assert!(details(parse_json(b"  ")).contains_key("body"));
         assert!(details(parse_json(br#"{"email": "a\u0000b", "count": 1}"#)).contains_key("body"));
+        // The text `\u0000` itself (an escaped backslash) is not a NUL.
+        assert!(parse_json::<Sample>(br#"{"email": "a\\u0000b", "count": 1}"#).is_ok());
+        // `2.0` is an integer.
+        assert!(parse_json::<Sample>(br#"{"email": "a", "count": 2.0}"#).is_ok_and(|s| s.count == 2));
     }
 
     #[test]

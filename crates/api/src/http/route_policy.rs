@@ -14,7 +14,7 @@ use super::rate_limit::{Decision, Policy};
 use super::ApiError;
 use crate::app::AppState;
 use crate::auth::caller::{authenticate, bearer};
-use crate::auth::route_access::{access_for, Access};
+use crate::auth::route_access::{access_for, allowed_methods, Access};
 use crate::auth::Caller;
 
 /// The pattern of the resource the router will pick, e.g.
@@ -93,9 +93,12 @@ pub async fn enforce(
         }
         decision = Some(outcome);
     }
-    let refusal = if pattern.is_some() && access.is_none() {
+    let refusal = if let (Some(pattern), None) = (pattern.as_deref(), access) {
         // Fail closed: a known path is reachable only by the methods the table lists.
-        Some(ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED", "method not allowed"))
+        Some(
+            ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED", "method not allowed")
+                .with_header("allow", allowed_methods(pattern)),
+        )
     } else if let Some(access) = access.filter(|a| a.needs_token()) {
         match authorize(&state, &req, access).await {
             Ok(caller) => {

@@ -217,8 +217,35 @@ fn finish_operation(path: &str, method: &str, operation: &mut Value, new_compone
     }
 }
 
+/// What a format means here, as a pattern every generator and fuzzer
+/// honours (many treat `format` as a hint only): UUIDs in their text form,
+/// dates and timestamps with years 1900..=2200 (decisions §12.1).
+pub(crate) fn format_pattern(format: &str) -> Option<&'static str> {
+    match format {
+        "uuid" => Some("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"),
+        "date" => Some("^(19[0-9]{2}|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}$"),
+        "date-time" => Some("^(19[0-9]{2}|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T"),
+        _ => None,
+    }
+}
+
+fn pin_formats(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            let pattern = map.get("format").and_then(Value::as_str).and_then(format_pattern);
+            if let (Some(pattern), false) = (pattern, map.contains_key("pattern")) {
+                map.insert("pattern".into(), json!(pattern));
+            }
+            map.values_mut().for_each(pin_formats);
+        }
+        Value::Array(items) => items.iter_mut().for_each(pin_formats),
+        _ => {}
+    }
+}
+
 /// Applies the shared conventions to the whole document.
 pub fn finish(document: &mut Value) {
+    pin_formats(document);
     document["security"] = json!([{ "bearer": [] }]);
     let mut new_components = Map::new();
     if let Some(paths) = document.get_mut("paths").and_then(Value::as_object_mut) {

@@ -81,12 +81,18 @@ impl From<DeadLetter> for DeadLetterRecord {
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct EventQuery {
+    /// 1-based page number (default 1).
+    #[param(minimum = 1, maximum = 4294967295_u32)]
     pub page: Option<i64>,
+    /// Items per page, 1..=100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
     pub page_size: Option<i64>,
     /// Exact event name, e.g. `order.confirmed`.
     pub name: Option<String>,
+    #[param(format = Uuid)]
     pub aggregate_id: Option<String>,
     /// RFC 3339 timestamp (years 1900..=2200); events at or after it.
+    #[param(format = DateTime)]
     pub since: Option<String>,
 }
 

@@ -104,11 +104,25 @@ impl From<TimezoneRow> for Timezone {
     }
 }
 
+/// Document-only: `reference_data::COUNTRY_REGIONS` as the document lists them; the handlers
+/// read a `String` and match it in any case.
+#[derive(ToSchema)]
+#[schema(description = "A country region (matched case-insensitively).")]
+#[allow(dead_code)]
+pub enum CountryRegionName {
+    Africa,
+    Americas,
+    Asia,
+    Europe,
+    Oceania,
+    Antarctica,
+}
+
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct CountryQuery {
     pub is_active: Option<bool>,
-    /// One of the six regions, any case.
+    #[param(inline, value_type = Option<CountryRegionName>)]
     pub region: Option<String>,
     /// Case-insensitive substring of code or name.
     pub search: Option<String>,
@@ -190,7 +204,7 @@ pub async fn list_countries(
 }
 
 #[utoipa::path(get, path = "/api/v1/shared/countries/region/{region}", tag = "reference data",
-    params(("region" = String, Path, description = "Africa, Americas, Asia, Europe, Oceania or Antarctica")),
+    params(("region" = inline(CountryRegionName), Path, description = "A country region, any case")),
     responses((status = 200, body = [Country]), (status = 404, description = "Unknown region")))]
 pub async fn countries_by_region(
     state: web::Data<AppState>,
@@ -202,7 +216,7 @@ pub async fn countries_by_region(
 }
 
 #[utoipa::path(get, path = "/api/v1/shared/countries/{code}", tag = "reference data",
-    params(("code" = String, Path, description = "ISO 3166-1 alpha-2, any case")),
+    params(("code" = String, Path, description = "ISO 3166-1 alpha-2, any case", pattern = "^[A-Za-z]{2}$")),
     responses((status = 200, body = Country), (status = 404, description = "Unknown code")))]
 pub async fn get_country(state: web::Data<AppState>, code: web::Path<String>) -> Result<HttpResponse, ApiError> {
     found::<Country, _>(q::find_country(&state.pool, &code).await?, "country", &code)
@@ -226,7 +240,7 @@ pub async fn active_currencies(state: web::Data<AppState>) -> Result<HttpRespons
 }
 
 #[utoipa::path(get, path = "/api/v1/shared/currencies/{code}", tag = "reference data",
-    params(("code" = String, Path, description = "ISO 4217, any case")),
+    params(("code" = String, Path, description = "ISO 4217, any case", pattern = "^[A-Za-z]{3}$")),
     responses((status = 200, body = Currency), (status = 404, description = "Unknown code")))]
 pub async fn get_currency(state: web::Data<AppState>, code: web::Path<String>) -> Result<HttpResponse, ApiError> {
     found::<Currency, _>(q::find_currency(&state.pool, &code).await?, "currency", &code)
@@ -250,7 +264,7 @@ pub async fn active_languages(state: web::Data<AppState>) -> Result<HttpResponse
 }
 
 #[utoipa::path(get, path = "/api/v1/shared/languages/{code}", tag = "reference data",
-    params(("code" = String, Path, description = "ISO 639-1, any case")),
+    params(("code" = String, Path, description = "ISO 639-1, any case", pattern = "^[A-Za-z]{2}$")),
     responses((status = 200, body = Language), (status = 404, description = "Unknown code")))]
 pub async fn get_language(state: web::Data<AppState>, code: web::Path<String>) -> Result<HttpResponse, ApiError> {
     found::<Language, _>(q::find_language(&state.pool, &code).await?, "language", &code)

@@ -364,6 +364,10 @@ impl RoleRepository for PgRoleRepository {
         name: Option<PermissionName>,
         description: Option<String>,
     ) -> Result<PermissionRecord, RepoError> {
+        // Nothing to change (every field absent) is a read, not an empty UPDATE diesel refuses.
+        if name.is_none() && description.is_none() {
+            return self.find_permission(id).await?.ok_or(RepoError::NotFound);
+        }
         let mut conn = connect(&self.pool).await?;
         let (resource, action) = match name {
             Some(n) => (Some(n.resource), Some(n.action)),

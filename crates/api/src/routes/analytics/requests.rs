@@ -3,16 +3,39 @@
 use infrastructure::analytics::{Granularity, LifecyclePeriod, SeriesRange, SeriesRangeError};
 use serde::Deserialize;
 use time::{Date, OffsetDateTime};
-use utoipa::IntoParams;
+use utoipa::{IntoParams, ToSchema};
 
 use crate::http::ApiError;
 use crate::routes::query_params::{date, present};
+
+/// Document-only: `LifecyclePeriod` as the document lists it; `LifecyclePeriod::parse` also takes
+/// any case.
+#[derive(ToSchema)]
+#[schema(description = "A period (matched case-insensitively).", rename_all = "snake_case")]
+#[allow(dead_code)]
+pub enum LifecyclePeriodName {
+    Week,
+    Month,
+    Quarter,
+    Year,
+}
+
+/// Document-only: `Granularity` as the document lists it; `Granularity::parse` also takes any case.
+#[derive(ToSchema)]
+#[schema(description = "A bucket size (matched case-insensitively).", rename_all = "snake_case")]
+#[allow(dead_code)]
+pub enum GranularityName {
+    Day,
+    Week,
+    Month,
+}
 
 /// Taken as text so a bad value gets a message naming the parameter, not a generic query error.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct LifecycleQuery {
-    /// `week`, `month` (default), `quarter` or `year`: the window is the last such period up to now.
+    /// `month` by default: the window is the last such period up to now.
+    #[param(inline, value_type = Option<LifecyclePeriodName>)]
     pub period: Option<String>,
 }
 
@@ -30,6 +53,7 @@ impl LifecycleQuery {
 #[into_params(parameter_in = Query)]
 pub struct PerformanceQuery {
     /// How many reps, 1..=100 (default 10).
+    #[param(value_type = Option<i64>, minimum = 1, maximum = 100)]
     pub top_n: Option<String>,
 }
 
@@ -51,12 +75,16 @@ impl PerformanceQuery {
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct SeriesQuery {
-    /// `YYYY-MM-DD`; default: 29 days, 11 weeks or 11 months before the bucket of `end_date`, so the
-    /// series has 30 days, 12 ISO weeks or 12 calendar months.
+    /// `YYYY-MM-DD` (years 1900..=2200), not after `end_date`; default: 29 days, 11 weeks or 11
+    /// months before the bucket of `end_date`, so the series has 30 days, 12 ISO weeks or 12
+    /// calendar months. At most 1000 buckets.
+    #[param(format = Date)]
     pub start_date: Option<String>,
-    /// `YYYY-MM-DD`; default today (UTC).
+    /// `YYYY-MM-DD` (years 1900..=2200); default today (UTC).
+    #[param(format = Date)]
     pub end_date: Option<String>,
-    /// `day`, `week` (ISO) or `month` (default).
+    /// `month` by default; weeks are ISO weeks.
+    #[param(inline, value_type = Option<GranularityName>)]
     pub granularity: Option<String>,
 }
 

@@ -16,7 +16,7 @@ use super::responses::CustomerView;
 use super::wire::{ensure_active_user, existing_customer, now, required};
 use crate::app::AppState;
 use crate::http::retry::{until_settled, Attempt};
-use crate::http::{ok, ApiError, Json};
+use crate::http::{ok, ApiError, Json, OptionalJson};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     let resource = |tail: &str| web::resource(format!("/customer-mgmt/customers/{{id}}/{tail}"));
@@ -72,16 +72,16 @@ pub async fn convert(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<
 }
 
 #[utoipa::path(post, path = "/api/v1/customer-mgmt/customers/{id}/churn", tag = "customer management",
-    params(("id" = Uuid, Path)), request_body(content = ChurnBody, description = "Optional reason"),
+    params(("id" = Uuid, Path)), request_body(content = Option<ChurnBody>, description = "Optional reason"),
     responses((status = 200, body = CustomerChurned, description = "Now churned"),
               (status = 404, description = "CUSTOMER_NOT_FOUND"), (status = 409, description = "INVALID_STATUS_TRANSITION")),
     security(("bearer" = [])))]
 pub async fn churn(
     state: web::Data<AppState>,
     id: web::Path<Uuid>,
-    body: Option<Json<ChurnBody>>,
+    body: OptionalJson<ChurnBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let reason = body.and_then(|Json(b)| b.reason);
+    let reason = body.0.and_then(|b| b.reason);
     let saved = transition(&state, id.into_inner(), |c, at| c.churn(reason.clone(), at)).await?;
     Ok(ok(CustomerChurned::from(&saved)))
 }

@@ -97,7 +97,7 @@ pub async fn list_customers(
 }
 
 #[utoipa::path(get, path = "/api/v1/customer-mgmt/customers/email/{email}", tag = "customer management",
-    params(("email" = String, Path), EmailLookupQuery),
+    params(("email" = String, Path, format = Email, max_length = 255), EmailLookupQuery),
     responses((status = 200, body = CustomerView), (status = 400, description = "INVALID_EMAIL / INVALID_UUID"),
               (status = 404, description = "CUSTOMER_NOT_FOUND")),
     security(("bearer" = [])))]

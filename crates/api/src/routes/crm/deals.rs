@@ -6,7 +6,7 @@ use crm_domain::{Deal, DealError, DealFilter, DealStage, NewDeal, RepoError};
 use uuid::Uuid;
 
 use super::change_views::{DealBasicInfoChanged, DealValueChanged, PipelineStats, WonStats};
-use super::requests::{BasicInfoBody, CreateDealBody, DealListQuery, ValueBody};
+use super::requests::{BasicInfoBody, CreateDealBody, DealListQuery, DealStageName, ValueBody};
 use super::responses::DealView;
 use super::wire::{ensure_active_user, existing_customer, now};
 use crate::app::AppState;
@@ -109,7 +109,7 @@ pub async fn list_deals(
 }
 
 #[utoipa::path(get, path = "/api/v1/customer-mgmt/deals/stage/{stage}", tag = "customer management",
-    params(("stage" = String, Path), PageQuery),
+    params(("stage" = inline(DealStageName), Path, description = "A deal stage, any case"), PageQuery),
     responses((status = 200, body = [DealView]), (status = 400, description = "VALIDATION_ERROR (unknown stage)")),
     security(("bearer" = [])))]
 pub async fn deals_in_stage(

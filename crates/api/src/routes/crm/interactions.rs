@@ -5,7 +5,7 @@ use actix_web::{web, HttpResponse};
 use crm_domain::{FollowUpFilter, Interaction, InteractionError, InteractionFilter, InteractionType, NewInteraction};
 use uuid::Uuid;
 
-use super::requests::{CreateInteractionBody, FollowUpQuery};
+use super::requests::{CreateInteractionBody, FollowUpQuery, InteractionTypeName};
 use super::responses::{InteractionListItem, InteractionView};
 use super::wire::{existing_company, existing_customer, now};
 use crate::app::AppState;
@@ -112,7 +112,7 @@ pub async fn by_company(
 }
 
 #[utoipa::path(get, path = "/api/v1/customer-mgmt/interactions/type/{type}", tag = "customer management",
-    params(("type" = String, Path, description = "call, email, meeting, note, sms or chat"), PageQuery),
+    params(("type" = inline(InteractionTypeName), Path, description = "An interaction type, any case"), PageQuery),
     responses((status = 200, body = [InteractionListItem]), (status = 400, description = "VALIDATION_ERROR")),
     security(("bearer" = [])))]
 pub async fn by_type(

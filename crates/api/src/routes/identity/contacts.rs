@@ -14,7 +14,7 @@ use super::requests::{AddressBody, ContactListQuery, CreateContactBody, UpdateCo
 use super::responses::{AddressView, ContactVerified, ContactView};
 use crate::app::AppState;
 use crate::auth::Caller;
-use crate::http::{created, no_content, ok, ApiError, Json};
+use crate::http::{created, no_content, ok, ApiError, Json, OptionalJson};
 
 impl From<ContactRecord> for ContactView {
     fn from(c: ContactRecord) -> Self {
@@ -260,28 +260,28 @@ async fn verify(state: &AppState, caller: &Caller, id: Uuid) -> Result<HttpRespo
 }
 
 #[utoipa::path(post, path = "/api/v1/identity/contacts/{id}/verify", tag = "identity", params(("id" = Uuid, Path)),
-    request_body(content = VerifyContactBody, description = "Optional; the code is not checked yet"),
+    request_body(content = Option<VerifyContactBody>, description = "Optional; the code is not checked yet"),
     responses((status = 200, body = ContactVerified), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn verify_contact(
     state: web::Data<AppState>,
     caller: Caller,
     id: web::Path<Uuid>,
-    _body: Option<Json<VerifyContactBody>>,
+    _body: OptionalJson<VerifyContactBody>,
 ) -> Result<HttpResponse, ApiError> {
     verify(&state, &caller, id.into_inner()).await
 }
 
 /// The specification's variant method for verification.
 #[utoipa::path(put, path = "/api/v1/identity/contacts/{id}/verify", tag = "identity", params(("id" = Uuid, Path)),
-    request_body(content = VerifyContactBody, description = "Optional; the code is not checked yet"),
+    request_body(content = Option<VerifyContactBody>, description = "Optional; the code is not checked yet"),
     responses((status = 200, body = ContactVerified), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn verify_contact_put(
     state: web::Data<AppState>,
     caller: Caller,
     id: web::Path<Uuid>,
-    _body: Option<Json<VerifyContactBody>>,
+    _body: OptionalJson<VerifyContactBody>,
 ) -> Result<HttpResponse, ApiError> {
     verify(&state, &caller, id.into_inner()).await
 }

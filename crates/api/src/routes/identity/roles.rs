@@ -9,7 +9,7 @@ use uuid::Uuid;
 use super::contacts::identity_error;
 use super::requests::{AssignBody, CreateRoleBody, GrantBody, UpdateRoleBody};
 use super::responses::{MessageView, PermissionView, PermissionsGranted, RoleView};
-use super::users::{guard_superadmin, user_not_found};
+use super::users::{guard_account, user_not_found};
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::http::{created, no_content, ok, ApiError, Json};
@@ -218,7 +218,7 @@ pub async fn assign_role(
     let user_id = id.into_inner();
     let role =
         state.identity.roles.find_role(body.role_id).await.map_err(ApiError::from)?.ok_or_else(role_not_found)?;
-    guard_superadmin(&state, &caller, user_id, AccountAction::GrantRole(&role.name)).await?;
+    guard_account(&state, &caller, user_id, AccountAction::GrantRole(&role.name)).await?;
     let added = state.identity.roles.assign_role(user_id, body.role_id).await.map_err(|e| match e {
         RepoError::MissingReference { field: "user_id" } => user_not_found(),
         RepoError::NotFound => role_not_found(),
@@ -251,7 +251,7 @@ pub async fn unassign_role(
     let (user_id, role_id) = path.into_inner();
     let not_assigned = || ApiError::not_found("the user does not hold this role");
     let role = state.identity.roles.find_role(role_id).await.map_err(ApiError::from)?.ok_or_else(not_assigned)?;
-    guard_superadmin(&state, &caller, user_id, AccountAction::RemoveRole(&role.name)).await?;
+    guard_account(&state, &caller, user_id, AccountAction::RemoveRole(&role.name)).await?;
     state.identity.roles.unassign_role(user_id, role_id).await.map_err(|e| match e {
         RepoError::NotFound => not_assigned(),
         other => ApiError::from(other),

@@ -4,7 +4,7 @@ use actix_web::{web, HttpResponse};
 use event_contracts::identity::{UserRegistered, UserStatusChanged};
 use event_contracts::Topic;
 use identity_domain::ports::{UserFilter, UserRecord};
-use identity_domain::{may_administer, AccountAction, Email, UserStatus};
+use identity_domain::{may_act_on_self, may_administer, AccountAction, Email, UserStatus};
 use shared_kernel::EventEnvelope;
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -13,7 +13,7 @@ use super::requests::{ReasonBody, StatusBody, UserListQuery};
 use super::responses::{UserStatusView, UserView};
 use crate::app::AppState;
 use crate::auth::Caller;
-use crate::http::{list, ok, ApiError, Json};
+use crate::http::{list, ok, ApiError, Json, OptionalJson};
 
 impl From<UserRecord> for UserView {
     fn from(u: UserRecord) -> Self {
@@ -103,15 +103,19 @@ pub async fn get_user(
     Ok(ok(UserView::from(user)))
 }
 
-/// The superadmin rule (decisions §12.1, [`may_administer`]) for `caller`
-/// doing `action` to user `target`. The target's roles are read from the
-/// database, not the access cache, right before the caller's write.
-pub(crate) async fn guard_superadmin(
+/// The account rules for `caller` doing `action` to user `target`: nobody
+/// locks themselves out ([`may_act_on_self`]), and the superadmin rule
+/// (decisions §12.1, [`may_administer`]). The target's roles are read from
+/// the database, not the access cache, right before the caller's write.
+pub(crate) async fn guard_account(
     state: &AppState,
     caller: &Caller,
     target: Uuid,
     action: AccountAction<'_>,
 ) -> Result<(), ApiError> {
+    if caller.user_id == target {
+        may_act_on_self(action).map_err(|e| ApiError::from_domain(&e))?;
+    }
     let roles = state.identity.roles.user_roles(target).await.map_err(ApiError::from)?;
     let names: Vec<&str> = roles.iter().map(|r| r.name.as_str()).collect();
     may_administer(&caller.roles, &names, action).map_err(|e| ApiError::from_domain(&e))
@@ -127,7 +131,7 @@ async fn move_status(
     reason: Option<&str>,
 ) -> Result<UserRecord, ApiError> {
     let user = state.identity.users.find_by_id(id).await.map_err(ApiError::from)?.ok_or_else(user_not_found)?;
-    guard_superadmin(state, caller, id, AccountAction::ChangeStatus).await?;
+    guard_account(state, caller, id, AccountAction::ChangeStatus).await?;
     let change = user.status.move_to(to).map_err(|e| ApiError::from_domain(&e))?;
     let reason = reason.map(str::trim).filter(|r| !r.is_empty());
     let moved =
@@ -145,12 +149,12 @@ async fn move_status(
     Ok(moved)
 }
 
-fn optional_reason(body: Option<Json<ReasonBody>>) -> Option<String> {
-    body.and_then(|Json(b)| b.reason)
+fn optional_reason(body: OptionalJson<ReasonBody>) -> Option<String> {
+    body.0.and_then(|b| b.reason)
 }
 
 #[utoipa::path(put, path = "/api/v1/identity/users/{id}/suspend", tag = "identity", params(("id" = Uuid, Path)),
-    request_body(content = ReasonBody, description = "Optional reason"),
+    request_body(content = Option<ReasonBody>, description = "Optional reason"),
     responses((status = 200, body = UserView), (status = 403, description = "FORBIDDEN: the user is a superadmin and the caller is not"),
               (status = 409, description = "INVALID_STATUS_TRANSITION")),
     security(("bearer" = [])))]
@@ -158,7 +162,7 @@ pub async fn suspend(
     state: web::Data<AppState>,
     caller: Caller,
     id: web::Path<Uuid>,
-    body: Option<Json<ReasonBody>>,
+    body: OptionalJson<ReasonBody>,
 ) -> Result<HttpResponse, ApiError> {
     let user =
         move_status(&state, &caller, id.into_inner(), UserStatus::Suspended, optional_reason(body).as_deref()).await?;
@@ -166,7 +170,7 @@ pub async fn suspend(
 }
 
 #[utoipa::path(put, path = "/api/v1/identity/users/{id}/ban", tag = "identity", params(("id" = Uuid, Path)),
-    request_body(content = ReasonBody, description = "Optional reason"),
+    request_body(content = Option<ReasonBody>, description = "Optional reason"),
     responses((status = 200, body = UserView), (status = 403, description = "FORBIDDEN: the user is a superadmin and the caller is not"),
               (status = 409, description = "INVALID_STATUS_TRANSITION")),
     security(("bearer" = [])))]
@@ -174,7 +178,7 @@ pub async fn ban(
     state: web::Data<AppState>,
     caller: Caller,
     id: web::Path<Uuid>,
-    body: Option<Json<ReasonBody>>,
+    body: OptionalJson<ReasonBody>,
 ) -> Result<HttpResponse, ApiError> {
     let user =
         move_status(&state, &caller, id.into_inner(), UserStatus::Banned, optional_reason(body).as_deref()).await?;

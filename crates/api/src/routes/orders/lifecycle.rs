@@ -17,7 +17,7 @@ use super::{change_order, order_error, repo_error};
 use crate::app::AppState;
 use crate::commerce;
 use crate::http::retry::{until_settled, Attempt};
-use crate::http::{created, no_content, ok, ApiError, Json};
+use crate::http::{created, no_content, ok, ApiError, Json, OptionalJson};
 use crate::routes::reference::active_currency;
 
 fn customer_not_found() -> ApiError {
@@ -119,7 +119,7 @@ pub async fn fulfill(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<
 }
 
 #[utoipa::path(post, path = "/api/v1/order-mgmt/orders/{id}/cancel", tag = "orders", params(("id" = Uuid, Path)),
-    request_body(content = CancelBody, description = "Optional reason"),
+    request_body(content = Option<CancelBody>, description = "Optional reason"),
     responses((status = 200, body = TransitionView, description = "id, status, cancelled_at; the warehouse releases the stock"),
               (status = 404, description = "ORDER_NOT_FOUND"),
               (status = 409, description = "ORDER_ALREADY_CANCELLED, INVALID_STATUS_TRANSITION (fulfilled)")),
@@ -127,11 +127,11 @@ pub async fn fulfill(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<
 pub async fn cancel(
     state: web::Data<AppState>,
     id: web::Path<Uuid>,
-    body: Option<Json<CancelBody>>,
+    body: OptionalJson<CancelBody>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     let order = change_order(&state, id, Order::cancel).await?;
-    if let Some(reason) = body.and_then(|Json(b)| b.reason) {
+    if let Some(reason) = body.0.and_then(|b| b.reason) {
         tracing::info!(order_id = %id, reason = %reason.trim(), "order cancelled");
     }
     Ok(ok(TransitionView { cancelled_at: order.cancelled_at, ..TransitionView::of(&order) }))

@@ -5,7 +5,7 @@ use actix_web::{web, HttpResponse};
 use order_domain::{OrderFilter, OrderNumber, OrderStatus};
 use uuid::Uuid;
 
-use super::requests::OrderListQuery;
+use super::requests::{OrderListQuery, OrderStatusName};
 use super::responses::OrderView;
 use super::{order_error, repo_error};
 use crate::app::AppState;
@@ -46,7 +46,7 @@ pub async fn get_order(state: web::Data<AppState>, id: web::Path<Uuid>) -> Resul
 }
 
 #[utoipa::path(get, path = "/api/v1/order-mgmt/orders/number/{order_number}", tag = "orders",
-    params(("order_number" = String, Path, example = "ORD-2026-000001")),
+    params(("order_number" = String, Path, pattern = "^ORD-[0-9]{4}-[0-9]{6}$", example = "ORD-2026-000001")),
     responses((status = 200, body = OrderView), (status = 404, description = "ORDER_NOT_FOUND (also for a malformed number)")),
     security(("bearer" = [])))]
 pub async fn order_by_number(state: web::Data<AppState>, number: web::Path<String>) -> Result<HttpResponse, ApiError> {
@@ -71,7 +71,7 @@ pub async fn orders_by_customer(
 }
 
 #[utoipa::path(get, path = "/api/v1/order-mgmt/orders/status/{status}", tag = "orders",
-    params(("status" = String, Path, example = "pending"), PageQuery),
+    params(("status" = inline(OrderStatusName), Path, example = "pending"), PageQuery),
     responses((status = 200, body = [OrderView], description = "Orders in the status, newest first"),
               (status = 400, description = "VALIDATION_ERROR for an unknown status")),
     security(("bearer" = [])))]

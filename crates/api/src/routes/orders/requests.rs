@@ -1,24 +1,45 @@
 //! What clients send to the order endpoints: bodies and query parameters.
+//!
+//! The `#[schema]`/`#[param]` bounds state the rules the handlers and `order_domain` check, so that
+//! a request valid against the document passes validation. [`OrderStatusName`] exists only for the
+//! document; the handlers still read a `String`.
 
 use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
+/// Document-only: `OrderStatus` as the document lists it; `OrderStatus::parse` also takes any case.
+#[derive(ToSchema)]
+#[schema(description = "An order status (matched case-insensitively).", rename_all = "snake_case")]
+#[allow(dead_code)]
+pub enum OrderStatusName {
+    Pending,
+    Confirmed,
+    Processing,
+    Fulfilled,
+    Cancelled,
+}
+
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct CreateOrderBody {
     pub customer_id: Uuid,
     /// An active ISO 4217 code.
-    #[schema(example = "USD")]
+    #[schema(pattern = r"^\s*[A-Za-z]{3}\s*$", example = "USD")]
     pub currency: String,
     pub company_id: Option<Uuid>,
     /// Cents, ≥ 0 (default 0).
+    #[schema(minimum = 0)]
     pub tax: Option<i64>,
     /// Cents, ≥ 0 (default 0).
+    #[schema(minimum = 0)]
     pub discount: Option<i64>,
+    /// Trimmed; blank is absent.
+    #[schema(max_length = 5000)]
     pub notes: Option<String>,
     /// Variant (decisions §12.2): the order's lines, created with it in one transaction; each takes
     /// the order's currency.
     #[serde(default)]
+    #[schema(max_items = 100)]
     pub items: Option<Vec<OrderItemBody>>,
 }
 
@@ -27,8 +48,10 @@ pub struct CreateOrderBody {
 pub struct OrderItemBody {
     pub product_id: Uuid,
     /// > 0.
+    #[schema(minimum = 1, extensions(("x-error-code" = json!("INVALID_QUANTITY"))))]
     pub quantity: i64,
     /// Cents, ≥ 0.
+    #[schema(minimum = 0, extensions(("x-error-code" = json!("INVALID_PRICE"))))]
     pub unit_price: i64,
 }
 
@@ -37,16 +60,20 @@ pub struct AddLineBody {
     /// An existing, active product; its SKU and name are copied onto the line.
     pub product_id: Uuid,
     /// > 0.
+    #[schema(minimum = 1, extensions(("x-error-code" = json!("INVALID_QUANTITY"))))]
     pub quantity: i64,
     /// Cents, ≥ 0.
+    #[schema(minimum = 0, extensions(("x-error-code" = json!("INVALID_PRICE"))))]
     pub unit_price: i64,
-    /// Must equal the order's currency.
+    /// An active ISO 4217 code equal to the order's currency.
+    #[schema(pattern = r"^\s*[A-Za-z]{3}\s*$", example = "USD")]
     pub currency: String,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct LineQuantityBody {
     /// > 0.
+    #[schema(minimum = 1, extensions(("x-error-code" = json!("INVALID_QUANTITY"))))]
     pub quantity: i64,
 }
 
@@ -59,14 +86,21 @@ pub struct CancelBody {
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct OrderListQuery {
+    /// 1-based page number (default 1).
+    #[param(minimum = 1, maximum = 4294967295_u32)]
     pub page: Option<i64>,
+    /// Items per page, 1..=100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
     pub page_size: Option<i64>,
-    /// pending, confirmed, processing, fulfilled or cancelled.
+    #[param(inline, value_type = Option<OrderStatusName>)]
     pub status: Option<String>,
     /// A customer id.
+    #[param(format = Uuid)]
     pub customer_id: Option<String>,
-    /// Creation date from (inclusive), `YYYY-MM-DD`.
+    /// Creation date from (inclusive); years 1900..=2200; not after `date_to`.
+    #[param(format = Date, pattern = "^(19[0-9]{2}|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}$")]
     pub date_from: Option<String>,
-    /// Creation date to (inclusive), `YYYY-MM-DD`.
+    /// Creation date to (inclusive); years 1900..=2200.
+    #[param(format = Date, pattern = "^(19[0-9]{2}|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}$")]
     pub date_to: Option<String>,
 }

@@ -5,7 +5,7 @@ use uuid::Uuid;
 use warehouse_domain::{InventoryFilter, LocationFilter, LocationType, MovementFilter};
 
 use super::locations::{known_country, load_location};
-use super::requests::LocationListQuery;
+use super::requests::{LocationListQuery, LocationTypeName};
 use super::responses::{InventoryView, LocationView, MovementView, UtilizationView};
 use super::{repo_error, warehouse_error};
 use crate::app::AppState;
@@ -56,7 +56,7 @@ pub async fn location_by_code(state: web::Data<AppState>, code: web::Path<String
 }
 
 #[utoipa::path(get, path = "/api/v1/warehouse/locations/type/{type}", tag = "warehouse",
-    params(("type" = String, Path, example = "Warehouse"), PageQuery),
+    params(("type" = LocationTypeName, Path, example = "Warehouse"), PageQuery),
     responses((status = 200, body = [LocationView]), (status = 400, description = "VALIDATION_ERROR: unknown type")),
     security(("bearer" = [])))]
 pub async fn locations_by_type(
@@ -69,7 +69,8 @@ pub async fn locations_by_type(
 }
 
 #[utoipa::path(get, path = "/api/v1/warehouse/locations/country/{country}", tag = "warehouse",
-    params(("country" = String, Path, example = "UA"), PageQuery),
+    params(("country" = String, Path, pattern = r"^\s*[A-Za-z]{2}\s*$", example = "UA",
+        description = "An ISO 3166-1 alpha-2 code present in the reference data"), PageQuery),
     responses((status = 200, body = [LocationView]), (status = 404, description = "NOT_FOUND: unknown country")),
     security(("bearer" = [])))]
 pub async fn locations_by_country(

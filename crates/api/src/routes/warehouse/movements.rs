@@ -6,7 +6,7 @@ use warehouse_domain::{MovementFilter, MovementType, RecentLimit, Stamp, Warehou
 
 use super::inventory::load_inventory;
 use super::inventory_ops::{change_inventory, receipt};
-use super::requests::{MovementBody, MovementListQuery, RecentQuery};
+use super::requests::{MovementBody, MovementListQuery, MovementTypeName, RecentQuery};
 use super::responses::MovementView;
 use super::{repo_error, warehouse_error};
 use crate::app::AppState;
@@ -161,7 +161,7 @@ pub async fn reference_movements(
 }
 
 #[utoipa::path(get, path = "/api/v1/warehouse/stock-movements/type/{type}", tag = "warehouse",
-    params(("type" = String, Path, example = "Receipt"), PageQuery),
+    params(("type" = inline(MovementTypeName), Path, example = "Receipt"), PageQuery),
     responses((status = 200, body = [MovementView]), (status = 400, description = "VALIDATION_ERROR: unknown type")),
     security(("bearer" = [])))]
 pub async fn type_movements(

@@ -5,7 +5,7 @@ use uuid::Uuid;
 use warehouse_domain::{InventoryFilter, MovementFilter, ProductFilter, ProductSort, ProductStatus};
 
 use super::products::load_product;
-use super::requests::ProductListQuery;
+use super::requests::{ProductListQuery, ProductStatusName};
 use super::responses::{AvailabilityView, InventoryView, MovementView, ProductView};
 use super::{repo_error, warehouse_error};
 use crate::app::AppState;
@@ -88,7 +88,7 @@ pub async fn products_by_brand(
 }
 
 #[utoipa::path(get, path = "/api/v1/warehouse/products/status/{status}", tag = "warehouse",
-    params(("status" = String, Path, example = "active"), PageQuery),
+    params(("status" = inline(ProductStatusName), Path, example = "active"), PageQuery),
     responses((status = 200, body = [ProductView]), (status = 400, description = "VALIDATION_ERROR: unknown status")),
     security(("bearer" = [])))]
 pub async fn products_by_status(
