@@ -170,6 +170,20 @@ fn wrap_success(content: &mut Value, paginated: bool, new_components: &mut Map<S
     };
 }
 
+/// An optional text query parameter sent blank (`?status=`, as an HTML form
+/// sends it) means "no filter" (`routes::query_params::present`); the
+/// contract says so with `allowEmptyValue`.
+fn allow_blank_filters(op: &mut Map<String, Value>) {
+    for param in op.get_mut("parameters").and_then(Value::as_array_mut).into_iter().flatten() {
+        let optional_query = param["in"] == "query" && param["required"] != true;
+        let types = &param["schema"]["type"];
+        let text = types == "string" || types.as_array().is_some_and(|t| t.contains(&json!("string")));
+        if optional_query && text {
+            param["allowEmptyValue"] = json!(true);
+        }
+    }
+}
+
 fn finish_operation(path: &str, method: &str, operation: &mut Value, new_components: &mut Map<String, Value>) {
     // An operation missing from the route table is refused by the gate; the
     // contract tests fail on it, so here it is documented as token-guarded.
@@ -180,6 +194,7 @@ fn finish_operation(path: &str, method: &str, operation: &mut Value, new_compone
     } else {
         op.insert("security".into(), json!([]));
     }
+    allow_blank_filters(op);
     let paginated = op
         .get("parameters")
         .and_then(Value::as_array)

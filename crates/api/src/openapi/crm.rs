@@ -13,6 +13,7 @@ use crate::routes::crm::{
         customers::get_customer, customers::update_customer, customers::delete_customer,
         customer_lifecycle::qualify, customer_lifecycle::convert, customer_lifecycle::churn,
         customer_lifecycle::reactivate, customer_lifecycle::set_status, customer_lifecycle::assign,
+        customer_lifecycle::assign_put,
         customer_lifecycle::change_tier, customer_lifecycle::set_tags,
         companies::create_company, companies::list_companies, companies::get_company, companies::update_company,
         companies::delete_company,

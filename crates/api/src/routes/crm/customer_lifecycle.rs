@@ -25,7 +25,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(resource("churn").route(web::post().to(churn)))
         .service(resource("reactivate").route(web::post().to(reactivate)))
         .service(resource("status").route(web::patch().to(set_status)))
-        .service(resource("assign").route(web::post().to(assign)).route(web::put().to(assign)))
+        .service(resource("assign").route(web::post().to(assign)).route(web::put().to(assign_put)))
         .service(resource("tier").route(web::put().to(change_tier)))
         .service(resource("tags").route(web::put().to(set_tags)));
 }
@@ -114,7 +114,7 @@ pub async fn set_status(
 
 #[utoipa::path(post, path = "/api/v1/customer-mgmt/customers/{id}/assign", tag = "customer management",
     params(("id" = Uuid, Path)), request_body = AssignBody,
-    responses((status = 200, body = CustomerAssigned, description = "Assigned (PUT is accepted too)"),
+    responses((status = 200, body = CustomerAssigned, description = "Assigned (PUT is the same)"),
               (status = 404, description = "CUSTOMER_NOT_FOUND / USER_NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn assign(
@@ -129,6 +129,21 @@ pub async fn assign(
     }
     let saved = state.crm.customers.update(&customer.assign(rep, now())).await.map_err(customer_write_error)?;
     Ok(ok(CustomerAssigned::from(&saved)))
+}
+
+/// `PUT` is accepted for `assign` too (the spec names both); documented so the
+/// contract lists every method the route answers.
+#[utoipa::path(put, path = "/api/v1/customer-mgmt/customers/{id}/assign", tag = "customer management",
+    operation_id = "assign_put", params(("id" = Uuid, Path)), request_body = AssignBody,
+    responses((status = 200, body = CustomerAssigned, description = "Assigned (same as POST)"),
+              (status = 404, description = "CUSTOMER_NOT_FOUND / USER_NOT_FOUND")),
+    security(("bearer" = [])))]
+pub async fn assign_put(
+    state: web::Data<AppState>,
+    id: web::Path<Uuid>,
+    body: Json<AssignBody>,
+) -> Result<HttpResponse, ApiError> {
+    assign(state, id, body).await
 }
 
 #[utoipa::path(put, path = "/api/v1/customer-mgmt/customers/{id}/tier", tag = "customer management",

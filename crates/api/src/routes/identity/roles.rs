@@ -121,7 +121,8 @@ pub async fn role_by_name(state: web::Data<AppState>, name: web::Path<String>) -
 }
 
 #[utoipa::path(put, path = "/api/v1/identity/roles/{id}", tag = "identity", params(("id" = Uuid, Path)), request_body = UpdateRoleBody,
-    responses((status = 200, body = RoleView), (status = 403, description = "Renaming a system role"), (status = 404)),
+    responses((status = 200, body = RoleView), (status = 403, description = "Renaming a system role"), (status = 404),
+              (status = 409, description = "ALREADY_EXISTS: another role has this name")),
     security(("bearer" = [])))]
 pub async fn update_role(
     state: web::Data<AppState>,
