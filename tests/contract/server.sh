@@ -23,7 +23,7 @@ export TALLY_ADMIN_PASSWORD="$(random 24)"
 DATABASE_URL="postgres://postgres@127.0.0.1:5432/$database" JWT_SECRET="$(random 48)" BIND_ADDR="127.0.0.1:$port" \
   ADMIN_EMAIL="$TALLY_ADMIN_EMAIL" ADMIN_PASSWORD="$TALLY_ADMIN_PASSWORD" BCRYPT_COST=4 \
   RATE_LIMIT_ENABLED="${RATE_LIMIT_ENABLED:-false}" LOG_FORMAT=json RUST_LOG=warn \
-  target/debug/tally serve >"$work/server.log" 2>&1 &
+  "${CARGO_TARGET_DIR:-target}/debug/tally" serve >"$work/server.log" 2>&1 &
 server_pid=$!
 stop_server() {
   kill "$server_pid" 2>/dev/null || true
