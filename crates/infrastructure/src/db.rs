@@ -5,7 +5,7 @@ use std::time::Duration;
 use deadpool::Runtime;
 use diesel::ConnectionError;
 use diesel_async::pooled_connection::deadpool::{Object, Pool};
-use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod};
+use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig};
 use diesel_async::{AsyncConnection, AsyncMigrationHarness, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 
@@ -61,11 +61,6 @@ impl PoolSettings {
 pub fn build_pool(settings: &PoolSettings) -> Result<DbPool, DbError> {
     let statement_timeout_ms = settings.statement_timeout.as_millis();
     let mut config = ManagerConfig::default();
-    // No `SELECT 1` on every checkout (the default, `Verified`, doubled the round trips of a read):
-    // a connection whose session ended (a database restart) is already seen as broken through
-    // tokio-postgres' `is_closed` and dropped at recycle; one still open is used as it is, and a
-    // failure on it answers 503 like any other. See docs/performance.md.
-    config.recycling_method = RecyclingMethod::Fast;
     config.custom_setup = Box::new(move |url| {
         Box::pin(async move {
             let mut conn = AsyncPgConnection::establish(url).await?;

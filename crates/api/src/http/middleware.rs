@@ -38,7 +38,7 @@ pub async fn observe(
     let request_id = accept_request_id(req.headers().get(&REQUEST_ID));
     req.extensions_mut().insert(RequestId(request_id.clone()));
     let method = req.method().to_string();
-    let route = req.match_pattern().unwrap_or_else(|| "unmatched".to_owned());
+    let route = super::route_policy::matched_pattern(&req).unwrap_or_else(|| "unmatched".to_owned());
     let state = req.app_data::<web::Data<AppState>>().cloned();
     let span = tracing::info_span!("request", request_id = %request_id, method = %method, route = %route);
     let path = req.path().to_owned();

@@ -19,11 +19,24 @@ use crate::auth::Caller;
 
 /// The pattern of the resource the router will pick, e.g.
 /// `/api/v1/customer-mgmt/customers/{id}`; `None` for an unknown route.
+/// Found once per request (walking the resource map runs a regex per
+/// route, the costliest step of a request) and kept in its extensions for
+/// every later reader: the outer `observe` middleware finds it, the gate
+/// reads it.
 pub fn matched_pattern(req: &ServiceRequest) -> Option<String> {
+    if let Some(MatchedRoute(pattern)) = req.extensions().get::<MatchedRoute>() {
+        return pattern.clone();
+    }
     // `match_info()` holds the path re-quoted the way the router matches it
     // (`/%61pi` is `/api`), unlike the raw `req.path()`.
-    req.resource_map().match_pattern(req.match_info().as_str())
+    let pattern = req.resource_map().match_pattern(req.match_info().as_str());
+    req.extensions_mut().insert(MatchedRoute(pattern.clone()));
+    pattern
 }
+
+/// The matched pattern of this request, found once (see [`matched_pattern`]).
+#[derive(Clone)]
+struct MatchedRoute(Option<String>);
 
 /// Which limit applies: the route's own, the public one for anything
 /// unknown, none for operations endpoints. (CORS preflights are answered by
