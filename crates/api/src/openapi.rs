@@ -9,7 +9,7 @@ use crate::routes::{analytics, events, health, operations, reference};
 mod commerce;
 mod contract;
 
-pub(crate) use contract::format_pattern;
+pub(crate) use contract::PINNED_FORMATS;
 mod crm;
 
 struct BearerAuth;

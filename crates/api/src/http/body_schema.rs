@@ -185,13 +185,9 @@ fn type_name(kind: &TypeKind) -> String {
 /// What a pattern asks for, in words where the pattern is one of the text
 /// rules shared by many fields.
 fn pattern_message(pattern: &str) -> String {
-    // The patterns the contract pins formats with (`openapi::format_pattern`).
-    let pinned = ["uuid", "date", "date-time"].into_iter().find(|f| crate::openapi::format_pattern(f) == Some(pattern));
-    match pinned {
-        Some("uuid") => format_message("uuid"),
-        Some(format) => format!("{}, with a year in 1900..=2200", format_message(format)),
-        None if pattern.contains(r"\u0000-\u001F") => "must not be blank or contain control characters".to_owned(),
-        None if pattern == r"^\s*\S[\s\S]*$" => "must not be blank".to_owned(),
+    // A pattern the contract pins a format with says what it means in words.
+    match crate::openapi::PINNED_FORMATS.iter().find(|f| f.pattern == pattern) {
+        Some(pinned) => pinned.message.to_owned(),
         None => format!("must match {pattern}"),
     }
 }

@@ -93,7 +93,7 @@ pub(super) fn table_access(method: &str, path: &str) -> Option<Access> {
 }
 
 /// The error answers an operation can give besides those its handler names.
-fn implied_errors(operation: &Value, path: &str, access: Access) -> Vec<(&'static str, &'static str)> {
+fn implied_errors(operation: &Map<String, Value>, path: &str, access: Access) -> Vec<(&'static str, &'static str)> {
     let has_body = operation.get("requestBody").is_some();
     let has_params = operation.get("parameters").and_then(Value::as_array).is_some_and(|p| !p.is_empty());
     let mut errors = Vec::new();
@@ -199,7 +199,7 @@ fn finish_operation(path: &str, method: &str, operation: &mut Value, new_compone
         .get("parameters")
         .and_then(Value::as_array)
         .is_some_and(|params| params.iter().any(|p| p["name"] == "page_size"));
-    let implied = implied_errors(&Value::Object(op.clone()), path, access);
+    let implied = implied_errors(op, path, access);
     let responses = op.entry("responses").or_insert_with(|| json!({}));
     let Some(responses) = responses.as_object_mut() else { return };
     for (status, description) in implied {
@@ -232,16 +232,80 @@ fn finish_operation(path: &str, method: &str, operation: &mut Value, new_compone
     }
 }
 
-/// What a format means here, as a pattern every generator and fuzzer
-/// honours (many treat `format` as a hint only): UUIDs in their text form,
-/// dates and timestamps with years 1900..=2200 (decisions §12.1).
-pub(crate) fn format_pattern(format: &str) -> Option<&'static str> {
-    match format {
-        "uuid" => Some("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"),
-        "date" => Some("^(19[0-9]{2}|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}$"),
-        "date-time" => Some("^(19[0-9]{2}|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T"),
-        _ => None,
-    }
+/// A format the contract pins with a pattern (every generator and fuzzer
+/// honours a pattern; many treat `format` as a hint only), and what a value
+/// that breaks it is told. Request types name these formats in their
+/// annotations (`format = "non-blank"`); the pattern is written only here.
+pub(crate) struct PinnedFormat {
+    pub name: &'static str,
+    pub pattern: &'static str,
+    pub message: &'static str,
+}
+
+/// Blanks a trimming server ignores at either end of a text, and the
+/// characters (C0 and C1 controls) no single-line text may hold.
+macro_rules! blank {
+    () => {
+        r"[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]"
+    };
+}
+macro_rules! visible {
+    () => {
+        r"[^\s\u0000-\u001F\u007F-\u009F]"
+    };
+}
+macro_rules! printable {
+    () => {
+        r"[^\u0000-\u001F\u007F-\u009F]"
+    };
+}
+
+pub(crate) const PINNED_FORMATS: &[PinnedFormat] = &[
+    PinnedFormat {
+        name: "uuid",
+        pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+        message: "must be a UUID",
+    },
+    // Years 1900..=2200 (decisions §12.1).
+    PinnedFormat {
+        name: "date",
+        pattern: "^(19[0-9]{2}|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}$",
+        message: "must be a date YYYY-MM-DD, with a year in 1900..=2200",
+    },
+    PinnedFormat {
+        name: "date-time",
+        pattern: "^(19[0-9]{2}|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T",
+        message: "must be an RFC 3339 timestamp, with a year in 1900..=2200",
+    },
+    // Codes the server trims and upper-cases.
+    PinnedFormat {
+        name: "currency-code",
+        pattern: r"^\s*[A-Za-z]{3}\s*$",
+        message: "must be a three-letter ISO 4217 code",
+    },
+    PinnedFormat {
+        name: "country-code",
+        pattern: r"^\s*[A-Za-z]{2}\s*$",
+        message: "must be a two-letter ISO 3166-1 code",
+    },
+    // Text the server trims and requires.
+    PinnedFormat { name: "non-blank", pattern: r"^\s*\S[\s\S]*$", message: "must not be blank" },
+    // Single-line text the warehouse trims and refuses control characters in; may be empty.
+    PinnedFormat {
+        name: "text-line",
+        pattern: concat!("^", blank!(), "*(", visible!(), "(", printable!(), "*", visible!(), ")?)?", blank!(), "*$"),
+        message: "must not contain control characters",
+    },
+    // The same, required: at least one visible character.
+    PinnedFormat {
+        name: "non-blank-line",
+        pattern: concat!("^", blank!(), "*", visible!(), "(", printable!(), "*", visible!(), ")?", blank!(), "*$"),
+        message: "must not be blank or contain control characters",
+    },
+];
+
+fn format_pattern(format: &str) -> Option<&'static str> {
+    PINNED_FORMATS.iter().find(|f| f.name == format).map(|f| f.pattern)
 }
 
 fn pin_formats(value: &mut Value) {

@@ -141,7 +141,7 @@ pub enum OutcomeName {
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct CreateCompanyBody {
     /// 1..=255 characters once trimmed.
-    #[schema(min_length = 1, max_length = 255, pattern = r"^\s*\S[\s\S]*$")]
+    #[schema(min_length = 1, max_length = 255, format = "non-blank")]
     pub name: String,
     /// http(s) URL, at most 500 characters.
     #[schema(
@@ -158,7 +158,7 @@ pub struct CreateCompanyBody {
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct UpdateCompanyBody {
     /// 1..=255 characters once trimmed.
-    #[schema(min_length = 1, max_length = 255, pattern = r"^\s*\S[\s\S]*$")]
+    #[schema(min_length = 1, max_length = 255, format = "non-blank")]
     pub name: Option<String>,
     /// http(s) URL, at most 500 characters.
     #[serde(default, deserialize_with = "present")]
@@ -214,14 +214,14 @@ pub struct TierBody {
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct TagsBody {
     /// At most 50 tags of 1..=50 characters once trimmed; duplicates are dropped.
-    #[schema(min_length = 1, max_length = 50, pattern = r"^\s*\S[\s\S]*$")]
+    #[schema(min_length = 1, max_length = 50, format = "non-blank")]
     pub tags: Vec<String>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct CreateCustomerBody {
     /// 1..=255 characters once trimmed.
-    #[schema(min_length = 1, max_length = 255, pattern = r"^\s*\S[\s\S]*$")]
+    #[schema(min_length = 1, max_length = 255, format = "non-blank")]
     pub name: String,
     #[schema(format = Email, max_length = 255)]
     pub email: String,
@@ -240,7 +240,7 @@ pub struct CreateCustomerBody {
     pub source: Option<String>,
     /// At most 50 tags of 1..=50 characters once trimmed; duplicates are dropped.
     #[serde(default)]
-    #[schema(min_length = 1, max_length = 50, pattern = r"^\s*\S[\s\S]*$")]
+    #[schema(min_length = 1, max_length = 50, format = "non-blank")]
     pub tags: Vec<String>,
     /// An existing company (not with `user_id`).
     pub company_id: Option<Uuid>,
@@ -254,7 +254,7 @@ pub struct CreateCustomerBody {
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct UpdateCustomerBody {
     /// 1..=255 characters once trimmed.
-    #[schema(min_length = 1, max_length = 255, pattern = r"^\s*\S[\s\S]*$")]
+    #[schema(min_length = 1, max_length = 255, format = "non-blank")]
     pub name: Option<String>,
     /// `+`, country code and a number valid for it (checked with a phone-number library); blank
     /// or `null` clears it.
@@ -262,7 +262,7 @@ pub struct UpdateCustomerBody {
     #[schema(value_type = Option<String>, example = "+380441234567")]
     pub phone: Option<Option<String>>,
     /// Replaces the list: at most 50 tags of 1..=50 characters once trimmed.
-    #[schema(min_length = 1, max_length = 50, pattern = r"^\s*\S[\s\S]*$")]
+    #[schema(min_length = 1, max_length = 50, format = "non-blank")]
     pub tags: Option<Vec<String>>,
 }
 
@@ -327,13 +327,13 @@ pub struct CreateDealBody {
     /// An active user.
     pub assigned_to: Uuid,
     /// 1..=200 characters once trimmed.
-    #[schema(min_length = 1, max_length = 200, pattern = r"^\s*\S[\s\S]*$")]
+    #[schema(min_length = 1, max_length = 200, format = "non-blank")]
     pub name: String,
     /// Positive, in cents.
     #[schema(minimum = 1)]
     pub value: i64,
     /// An active ISO 4217 code from the reference data; default USD.
-    #[schema(value_type = Option<String>, pattern = r"^\s*[A-Za-z]{3}\s*$", example = "USD")]
+    #[schema(value_type = Option<String>, format = "currency-code", example = "USD")]
     pub currency: Option<CurrencyCode>,
     /// After today (UTC); years 1900..=2200.
     #[serde(with = "day")]
@@ -344,14 +344,14 @@ pub struct CreateDealBody {
     pub source: Option<DealSource>,
     /// At most 50 tags of 1..=50 characters once trimmed; duplicates are dropped.
     #[serde(default)]
-    #[schema(min_length = 1, max_length = 50, pattern = r"^\s*\S[\s\S]*$")]
+    #[schema(min_length = 1, max_length = 50, format = "non-blank")]
     pub tags: Vec<String>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct BasicInfoBody {
     /// 1..=200 characters once trimmed.
-    #[schema(min_length = 1, max_length = 200, pattern = r"^\s*\S[\s\S]*$")]
+    #[schema(min_length = 1, max_length = 200, format = "non-blank")]
     pub name: Option<String>,
     /// After today (UTC); years 1900..=2200.
     #[serde(default, with = "day::option")]
@@ -365,7 +365,7 @@ pub struct ValueBody {
     #[schema(minimum = 1)]
     pub value: i64,
     /// An active ISO 4217 code from the reference data; default: the deal's current currency.
-    #[schema(value_type = Option<String>, pattern = r"^\s*[A-Za-z]{3}\s*$", example = "EUR")]
+    #[schema(value_type = Option<String>, format = "currency-code", example = "EUR")]
     pub currency: Option<CurrencyCode>,
 }
 
@@ -384,7 +384,7 @@ pub struct DealListQuery {
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct ContentBody {
     /// 1..=255 characters once trimmed.
-    #[schema(min_length = 1, max_length = 255, pattern = r"^\s*\S[\s\S]*$")]
+    #[schema(min_length = 1, max_length = 255, format = "non-blank")]
     pub subject: String,
     pub description: Option<String>,
 }
@@ -429,7 +429,7 @@ pub struct CreateInteractionBody {
     #[schema(value_type = DirectionName, example = "outbound")]
     pub direction: Direction,
     /// 1..=255 characters once trimmed.
-    #[schema(min_length = 1, max_length = 255, pattern = r"^\s*\S[\s\S]*$")]
+    #[schema(min_length = 1, max_length = 255, format = "non-blank")]
     pub subject: String,
     /// RFC 3339, years 1900..=2200.
     #[serde(with = "shared_kernel::bounds::rfc3339")]

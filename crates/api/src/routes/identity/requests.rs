@@ -52,7 +52,7 @@ pub struct RegisterBody {
     #[schema(format = Email, max_length = 255)]
     pub email: String,
     /// 1..=255 characters once trimmed.
-    #[schema(min_length = 1, max_length = 255, pattern = r"^\s*\S[\s\S]*$")]
+    #[schema(min_length = 1, max_length = 255, format = "non-blank")]
     pub name: String,
     /// 8..=72 bytes (UTF-8).
     #[schema(min_length = 8, max_length = 72)]
@@ -101,7 +101,7 @@ pub struct AddressBody {
     #[schema(max_length = 20)]
     pub postal_code: Option<String>,
     /// An ISO 3166-1 alpha-2 code that exists in the reference data.
-    #[schema(value_type = String, required = true, pattern = r"^\s*[A-Za-z]{2}\s*$", example = "UA")]
+    #[schema(value_type = String, required = true, format = "country-code", example = "UA")]
     pub country: Option<String>,
 }
 
@@ -189,7 +189,7 @@ pub struct UpdatePermissionBody {
 #[derive(Debug, Default, Deserialize, ToSchema)]
 pub struct ProfileBody {
     /// Required on creation; 1..=255 characters once trimmed, never empty.
-    #[schema(min_length = 1, max_length = 255, pattern = r"^\s*\S[\s\S]*$")]
+    #[schema(min_length = 1, max_length = 255, format = "non-blank")]
     pub display_name: Option<String>,
     #[schema(max_length = 100)]
     pub first_name: Option<String>,
@@ -240,7 +240,7 @@ pub struct CreateRoleBody {
     #[schema(pattern = "^[a-z][a-z0-9_-]{1,49}$", example = "sales-rep")]
     pub name: String,
     /// 1..=100 characters once trimmed.
-    #[schema(min_length = 1, max_length = 100, pattern = r"^\s*\S[\s\S]*$")]
+    #[schema(min_length = 1, max_length = 100, format = "non-blank")]
     pub display_name: String,
     pub description: Option<String>,
 }
@@ -251,7 +251,7 @@ pub struct UpdateRoleBody {
     #[schema(pattern = "^[a-z][a-z0-9_-]{1,49}$")]
     pub name: Option<String>,
     /// 1..=100 characters once trimmed.
-    #[schema(min_length = 1, max_length = 100, pattern = r"^\s*\S[\s\S]*$")]
+    #[schema(min_length = 1, max_length = 100, format = "non-blank")]
     pub display_name: Option<String>,
     pub description: Option<String>,
 }

@@ -24,7 +24,7 @@ pub enum OrderStatusName {
 pub struct CreateOrderBody {
     pub customer_id: Uuid,
     /// An active ISO 4217 code.
-    #[schema(pattern = r"^\s*[A-Za-z]{3}\s*$", example = "USD")]
+    #[schema(format = "currency-code", example = "USD")]
     pub currency: String,
     pub company_id: Option<Uuid>,
     /// Cents, ≥ 0 (default 0).
@@ -66,7 +66,7 @@ pub struct AddLineBody {
     #[schema(minimum = 0, extensions(("x-error-code" = json!("INVALID_PRICE"))))]
     pub unit_price: i64,
     /// An active ISO 4217 code equal to the order's currency.
-    #[schema(pattern = r"^\s*[A-Za-z]{3}\s*$", example = "USD")]
+    #[schema(format = "currency-code", example = "USD")]
     pub currency: String,
 }
 

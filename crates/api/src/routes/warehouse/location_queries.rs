@@ -69,7 +69,7 @@ pub async fn locations_by_type(
 }
 
 #[utoipa::path(get, path = "/api/v1/warehouse/locations/country/{country}", tag = "warehouse",
-    params(("country" = String, Path, pattern = r"^\s*[A-Za-z]{2}\s*$", example = "UA",
+    params(("country" = String, Path, format = "country-code", example = "UA",
         description = "An ISO 3166-1 alpha-2 code present in the reference data"), PageQuery),
     responses((status = 200, body = [LocationView]), (status = 404, description = "NOT_FOUND: unknown country")),
     security(("bearer" = [])))]

@@ -95,32 +95,15 @@ pub enum ReferenceTypeName {
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct ProductBody {
     /// Unique among live products, case-insensitively.
-    #[schema(
-        min_length = 1,
-        max_length = 64,
-        pattern = r"^[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*[^\s\u0000-\u001F\u007F-\u009F]([^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F])?[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*$"
-    )]
+    #[schema(min_length = 1, max_length = 64, format = "non-blank-line")]
     pub sku: String,
-    #[schema(
-        min_length = 1,
-        max_length = 255,
-        pattern = r"^[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*[^\s\u0000-\u001F\u007F-\u009F]([^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F])?[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*$"
-    )]
+    #[schema(min_length = 1, max_length = 255, format = "non-blank-line")]
     pub name: String,
-    #[schema(
-        max_length = 5000,
-        pattern = r"^[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*([^\s\u0000-\u001F\u007F-\u009F]([^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F])?)?[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*$"
-    )]
+    #[schema(max_length = 5000, format = "text-line")]
     pub description: Option<String>,
-    #[schema(
-        max_length = 100,
-        pattern = r"^[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*([^\s\u0000-\u001F\u007F-\u009F]([^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F])?)?[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*$"
-    )]
+    #[schema(max_length = 100, format = "text-line")]
     pub category: Option<String>,
-    #[schema(
-        max_length = 100,
-        pattern = r"^[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*([^\s\u0000-\u001F\u007F-\u009F]([^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F])?)?[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*$"
-    )]
+    #[schema(max_length = 100, format = "text-line")]
     pub brand: Option<String>,
     #[schema(minimum = 0)]
     pub weight_grams: Option<i64>,
@@ -134,7 +117,7 @@ pub struct ProductBody {
     #[schema(minimum = 0)]
     pub price: Option<i64>,
     /// An active ISO 4217 code.
-    #[schema(pattern = r"^\s*[A-Za-z]{3}\s*$", example = "USD")]
+    #[schema(format = "currency-code", example = "USD")]
     pub currency: Option<String>,
 }
 
@@ -162,28 +145,16 @@ pub struct ProductListQuery {
 
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct AddressBody {
-    #[schema(
-        max_length = 255,
-        pattern = r"^[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*([^\s\u0000-\u001F\u007F-\u009F]([^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F])?)?[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*$"
-    )]
+    #[schema(max_length = 255, format = "text-line")]
     pub street: Option<String>,
-    #[schema(
-        max_length = 255,
-        pattern = r"^[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*([^\s\u0000-\u001F\u007F-\u009F]([^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F])?)?[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*$"
-    )]
+    #[schema(max_length = 255, format = "text-line")]
     pub city: Option<String>,
-    #[schema(
-        max_length = 255,
-        pattern = r"^[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*([^\s\u0000-\u001F\u007F-\u009F]([^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F])?)?[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*$"
-    )]
+    #[schema(max_length = 255, format = "text-line")]
     pub state: Option<String>,
-    #[schema(
-        max_length = 20,
-        pattern = r"^[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*([^\s\u0000-\u001F\u007F-\u009F]([^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F])?)?[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*$"
-    )]
+    #[schema(max_length = 20, format = "text-line")]
     pub postal_code: Option<String>,
     /// Must equal `country` when given.
-    #[schema(pattern = r"^\s*[A-Za-z]{2}\s*$", example = "UA")]
+    #[schema(format = "country-code", example = "UA")]
     pub country: Option<String>,
 }
 
@@ -191,24 +162,16 @@ pub struct AddressBody {
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct LocationBody {
     /// Unique among live locations, case-insensitively.
-    #[schema(
-        min_length = 1,
-        max_length = 64,
-        pattern = r"^[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*[^\s\u0000-\u001F\u007F-\u009F]([^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F])?[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*$"
-    )]
+    #[schema(min_length = 1, max_length = 64, format = "non-blank-line")]
     pub code: String,
-    #[schema(
-        min_length = 1,
-        max_length = 255,
-        pattern = r"^[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*[^\s\u0000-\u001F\u007F-\u009F]([^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F])?[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*$"
-    )]
+    #[schema(min_length = 1, max_length = 255, format = "non-blank-line")]
     pub name: String,
     #[serde(rename = "type")]
     #[schema(value_type = LocationTypeName)]
     pub location_type: String,
     pub address: Option<AddressBody>,
     /// An ISO 3166-1 alpha-2 code present in the reference data.
-    #[schema(pattern = r"^\s*[A-Za-z]{2}\s*$", example = "UA")]
+    #[schema(format = "country-code", example = "UA")]
     pub country: String,
     /// ≥ 0; absent means unlimited.
     #[schema(minimum = 0)]
@@ -228,7 +191,7 @@ pub struct LocationListQuery {
     #[param(value_type = Option<LocationTypeName>)]
     pub location_type: Option<String>,
     /// An ISO 3166-1 alpha-2 code present in the reference data.
-    #[param(pattern = r"^\s*[A-Za-z]{2}\s*$", example = "UA")]
+    #[param(format = "country-code", example = "UA")]
     pub country: Option<String>,
     pub is_active: Option<bool>,
     /// Case-insensitive substring of code or name.
@@ -288,16 +251,13 @@ pub struct ReceiveBody {
     #[schema(minimum = 0)]
     pub unit_cost: Option<i64>,
     /// An active ISO 4217 code.
-    #[schema(pattern = r"^\s*[A-Za-z]{3}\s*$", example = "USD")]
+    #[schema(format = "currency-code", example = "USD")]
     pub currency: Option<String>,
     /// Default manual.
     #[schema(value_type = Option<ReferenceTypeName>)]
     pub reference_type: Option<String>,
     pub reference_id: Option<Uuid>,
-    #[schema(
-        max_length = 500,
-        pattern = r"^[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*([^\s\u0000-\u001F\u007F-\u009F]([^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F])?)?[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*$"
-    )]
+    #[schema(max_length = 500, format = "text-line")]
     pub reason: Option<String>,
 }
 
@@ -315,11 +275,7 @@ pub struct AdjustBody {
     /// ≠ 0; negative lowers on hand (never below reserved).
     #[schema(minimum = -9223372036854775807_i64, extensions(("x-error-code" = json!("INVALID_QUANTITY"))))]
     pub quantity_delta: i64,
-    #[schema(
-        min_length = 1,
-        max_length = 500,
-        pattern = r"^[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*[^\s\u0000-\u001F\u007F-\u009F]([^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F])?[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*$"
-    )]
+    #[schema(min_length = 1, max_length = 500, format = "non-blank-line")]
     pub reason: String,
 }
 
@@ -335,11 +291,7 @@ pub struct TransferBody {
 pub struct DamageBody {
     #[schema(minimum = 1, extensions(("x-error-code" = json!("INVALID_QUANTITY"))))]
     pub quantity: i64,
-    #[schema(
-        min_length = 1,
-        max_length = 500,
-        pattern = r"^[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*[^\s\u0000-\u001F\u007F-\u009F]([^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F])?[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*$"
-    )]
+    #[schema(min_length = 1, max_length = 500, format = "non-blank-line")]
     pub reason: String,
 }
 
@@ -348,10 +300,7 @@ pub struct ReturnBody {
     #[schema(minimum = 1, extensions(("x-error-code" = json!("INVALID_QUANTITY"))))]
     pub quantity: i64,
     pub order_id: Option<Uuid>,
-    #[schema(
-        max_length = 500,
-        pattern = r"^[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*([^\s\u0000-\u001F\u007F-\u009F]([^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F])?)?[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*$"
-    )]
+    #[schema(max_length = 500, format = "text-line")]
     pub reason: Option<String>,
 }
 
@@ -369,16 +318,13 @@ pub struct MovementBody {
     #[schema(minimum = -9223372036854775807_i64, extensions(("x-error-code" = json!("INVALID_QUANTITY"))))]
     pub quantity_delta: Option<i64>,
     /// Required (not blank) for Adjustment and Damage.
-    #[schema(
-        max_length = 500,
-        pattern = r"^[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*([^\s\u0000-\u001F\u007F-\u009F]([^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F])?)?[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*$"
-    )]
+    #[schema(max_length = 500, format = "text-line")]
     pub reason: Option<String>,
     /// Receipt: cents per unit, in `currency` (default: the product's, else `REPORTING_CURRENCY`).
     #[schema(minimum = 0)]
     pub unit_cost: Option<i64>,
     /// Receipt: an active ISO 4217 code.
-    #[schema(pattern = r"^\s*[A-Za-z]{3}\s*$", example = "USD")]
+    #[schema(format = "currency-code", example = "USD")]
     pub currency: Option<String>,
     /// Receipt (default manual).
     #[schema(value_type = Option<ReferenceTypeName>)]
