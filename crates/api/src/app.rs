@@ -15,6 +15,7 @@ use shared_kernel::ports::{EventBus, KeyValueStore};
 use utoipa_swagger_ui::SwaggerUi;
 
 use crate::auth::cache::AccessCache;
+use crate::auth::live::{LiveAuth, LiveRevocations};
 use crate::auth::TokenService;
 use crate::config::Settings;
 use crate::http::extract::{path_error, query_error, MAX_BODY_BYTES};
@@ -50,6 +51,9 @@ pub struct IdentityServices {
     pub contacts: Arc<dyn identity_domain::contact::ContactRepository>,
     pub profiles: Arc<dyn identity_domain::profile::ProfileRepository>,
     pub access: AccessCache,
+    /// Revocations and access profiles in memory while the database's
+    /// `tally_auth` listener is connected (PostgreSQL revocations only).
+    pub live: Arc<LiveAuth>,
     /// Revoked tokens and refresh-token families.
     pub revocations: Arc<dyn identity_domain::TokenRevocations>,
     /// `None` when `RATE_LIMIT_ENABLED=false`.
@@ -60,6 +64,7 @@ pub struct IdentityServices {
 impl IdentityServices {
     pub fn new(settings: &Settings, pool: &DbPool, kv: Arc<dyn KeyValueStore>) -> Self {
         let users: Arc<dyn UserRepository> = Arc::new(PgUserRepository::new(pool.clone()));
+        let live = Arc::new(LiveAuth::default());
         Self {
             // `serve` refuses to start without a secret; other callers
             // (tests, tools) get an unusable random one.
@@ -71,9 +76,13 @@ impl IdentityServices {
             // so a restart never brings a revoked token back.
             revocations: match settings.redis_url {
                 Some(_) => Arc::new(infrastructure::identity::KvTokenRevocations::new(kv.clone())),
-                None => Arc::new(infrastructure::identity::PgTokenRevocations::new(pool.clone())),
+                None => Arc::new(LiveRevocations::new(
+                    Arc::new(infrastructure::identity::PgTokenRevocations::new(pool.clone())),
+                    live.clone(),
+                )),
             },
-            access: AccessCache::new(kv, users.clone()),
+            access: AccessCache::new(kv, users.clone(), live.clone()),
+            live,
             roles: Arc::new(infrastructure::identity::PgRoleRepository::new(pool.clone())),
             rate_limiter: settings.rate_limit_enabled.then(|| rate_limiter(settings)),
             // Validated when the settings were read.

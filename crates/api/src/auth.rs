@@ -3,6 +3,8 @@
 
 pub mod cache;
 pub mod caller;
+pub mod listener;
+pub mod live;
 pub mod passwords;
 pub mod route_access;
 pub mod tokens;

@@ -68,6 +68,10 @@ pub struct Services {
     relay_stop: watch::Sender<bool>,
     relay: JoinHandle<()>,
     sweeper: JoinHandle<()>,
+    /// The `tally_auth` listener (without Redis only); stops with the relay.
+    auth_listener: Option<JoinHandle<()>>,
+    /// Completion marks still to write when the bus stops.
+    completions: Arc<PgDeliveryObserver>,
 }
 
 impl Services {
@@ -78,7 +82,11 @@ impl Services {
         if let Err(error) = self.relay.await {
             tracing::warn!(%error, "outbox relay ended abnormally");
         }
+        if let Some(listener) = self.auth_listener {
+            let _ = listener.await;
+        }
         self.state.bus.shutdown().await;
+        self.completions.flush().await;
     }
 }
 
@@ -97,6 +105,7 @@ pub async fn start_services(
     };
     let signal = OutboxSignal::default();
     let observer = Arc::new(PgDeliveryObserver::new(pool.clone()).waking(signal.clone()));
+    let completions = observer.clone();
     let bus: Arc<dyn EventBus> = match (&settings.bus.kind, &settings.redis_url) {
         (EventBusKind::Redis, Some(url)) => {
             let mut streams = StreamSettings::new(format!("{}:events", settings.redis_key_prefix));
@@ -126,7 +135,7 @@ pub async fn start_services(
     let relay = OutboxRelay::new(pool.clone(), bus.clone(), signal.clone());
     relay.requeue_incomplete().await?;
     let (relay_stop, stop_rx) = watch::channel(false);
-    let relay = relay.spawn(stop_rx);
+    let relay = relay.spawn(stop_rx.clone());
 
     let identity = IdentityServices::new(&settings, &pool, kv.clone());
     if let (Some(email), Some(password)) = (&settings.admin_email, &settings.admin_password) {
@@ -134,6 +143,11 @@ pub async fn start_services(
         ensure_admin(&identity, &settings, account, ExistingAccount::Refuse).await?;
     }
     let sweeper = spawn_revocation_sweeper(identity.revocations.clone());
+    // With Redis, revocations live there and every request asks it.
+    let auth_listener = match settings.redis_url {
+        None => Some(crate::auth::listener::start(settings.database_url.clone(), identity.live.clone(), stop_rx).await),
+        Some(_) => None,
+    };
     let state = web::Data::new(AppState {
         identity,
         commerce: crate::commerce::CommerceServices::new(&pool),
@@ -146,7 +160,7 @@ pub async fn start_services(
         outbox: signal,
         metrics: Arc::new(Metrics::new()?),
     });
-    Ok(Services { state, relay_stop, relay, sweeper })
+    Ok(Services { state, relay_stop, relay, sweeper, auth_listener, completions })
 }
 
 /// How often revocations of expired tokens are forgotten.

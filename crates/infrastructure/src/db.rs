@@ -5,7 +5,7 @@ use std::time::Duration;
 use deadpool::Runtime;
 use diesel::ConnectionError;
 use diesel_async::pooled_connection::deadpool::{Object, Pool};
-use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig};
+use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod};
 use diesel_async::{AsyncConnection, AsyncMigrationHarness, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 
@@ -61,6 +61,10 @@ impl PoolSettings {
 pub fn build_pool(settings: &PoolSettings) -> Result<DbPool, DbError> {
     let statement_timeout_ms = settings.statement_timeout.as_millis();
     let mut config = ManagerConfig::default();
+    // No `SELECT 1` before every checkout: a connection the server closed is
+    // known closed (its driver saw the socket end) and is dropped instead, and
+    // a query that still meets a dead connection is answered 503.
+    config.recycling_method = RecyclingMethod::Fast;
     config.custom_setup = Box::new(move |url| {
         Box::pin(async move {
             let mut conn = AsyncPgConnection::establish(url).await?;

@@ -1,5 +1,6 @@
 //! PostgreSQL adapters of the identity context.
 
+pub mod auth_notices;
 pub mod contacts;
 pub mod profiles;
 pub mod revocations;

@@ -3,6 +3,10 @@
 //! Redis is configured). A change to one user's roles or status drops that
 //! user's entry; a change to a role's permissions bumps the epoch, which
 //! retires every entry at once.
+//!
+//! While the `tally_auth` listener is live (PostgreSQL revocations, no Redis),
+//! profiles are kept parsed in process memory instead (`LiveAuth`), and the
+//! database's notices keep them current across instances.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,6 +15,7 @@ use identity_domain::ports::{AccessProfile, UserRepository};
 use shared_kernel::ports::KeyValueStore;
 use uuid::Uuid;
 
+use super::live::{CallerAccess, LiveAuth};
 use crate::http::ApiError;
 
 const TTL: Duration = Duration::from_secs(60);
@@ -20,11 +25,14 @@ const EPOCH_KEY: &str = "authz:epoch";
 pub struct AccessCache {
     kv: Arc<dyn KeyValueStore>,
     users: Arc<dyn UserRepository>,
+    live: Arc<LiveAuth>,
 }
 
+type Found = Result<Option<Arc<CallerAccess>>, ApiError>;
+
 impl AccessCache {
-    pub fn new(kv: Arc<dyn KeyValueStore>, users: Arc<dyn UserRepository>) -> Self {
-        Self { kv, users }
+    pub fn new(kv: Arc<dyn KeyValueStore>, users: Arc<dyn UserRepository>, live: Arc<LiveAuth>) -> Self {
+        Self { kv, users, live }
     }
 
     async fn epoch(&self) -> String {
@@ -36,11 +44,16 @@ impl AccessCache {
     }
 
     /// `None` when the user no longer exists.
-    pub async fn get(&self, user_id: Uuid) -> Result<Option<AccessProfile>, ApiError> {
+    pub async fn get(&self, user_id: Uuid) -> Found {
+        match self.live.profile(user_id) {
+            Some(Ok(access)) => return Ok(Some(access)),
+            Some(Err(generation)) => return self.load_live(user_id, generation).await,
+            None => {}
+        }
         let key = Self::key(&self.epoch().await, user_id);
         if let Ok(Some(cached)) = self.kv.get(&key).await {
             if let Ok(profile) = serde_json::from_str::<AccessProfile>(&cached) {
-                return Ok(Some(profile));
+                return Ok(Some(Arc::new(profile.into())));
             }
         }
         self.load(&key, user_id).await
@@ -49,30 +62,46 @@ impl AccessCache {
     /// Reads the profile from the database and caches it, whatever is cached.
     /// A token newer than the cached entry (another process changed the user)
     /// is the cue to call this.
-    pub async fn reload(&self, user_id: Uuid) -> Result<Option<AccessProfile>, ApiError> {
+    pub async fn reload(&self, user_id: Uuid) -> Found {
+        if let Some(generation) = self.live.generation() {
+            return self.load_live(user_id, generation).await;
+        }
         let key = Self::key(&self.epoch().await, user_id);
         self.load(&key, user_id).await
     }
 
-    async fn load(&self, key: &str, user_id: Uuid) -> Result<Option<AccessProfile>, ApiError> {
-        let profile = self.users.access_profile(user_id).await.map_err(|e| ApiError::from_domain(&e))?;
-        if let Some(profile) = &profile {
-            if let Ok(text) = serde_json::to_string(profile) {
-                // A cache that cannot be written only costs a query next time.
-                let _ = self.kv.set(key, &text, Some(TTL)).await;
-            }
-        }
-        Ok(profile)
+    async fn read(&self, user_id: Uuid) -> Result<Option<AccessProfile>, ApiError> {
+        self.users.access_profile(user_id).await.map_err(|e| ApiError::from_domain(&e))
     }
 
+    async fn load_live(&self, user_id: Uuid, generation: u64) -> Found {
+        let Some(profile) = self.read(user_id).await? else { return Ok(None) };
+        let access = Arc::new(CallerAccess::from(profile));
+        self.live.remember(user_id, access.clone(), generation);
+        Ok(Some(access))
+    }
+
+    async fn load(&self, key: &str, user_id: Uuid) -> Found {
+        let Some(profile) = self.read(user_id).await? else { return Ok(None) };
+        if let Ok(text) = serde_json::to_string(&profile) {
+            // A cache that cannot be written only costs a query next time.
+            let _ = self.kv.set(key, &text, Some(TTL)).await;
+        }
+        Ok(Some(Arc::new(profile.into())))
+    }
+
+    /// Call after a change to the user's roles, status or token version commits.
     pub async fn invalidate_user(&self, user_id: Uuid) {
+        self.live.forget_user(user_id);
         let key = Self::key(&self.epoch().await, user_id);
         if let Err(error) = self.kv.delete(&key).await {
             tracing::warn!(%error, %user_id, "could not drop a cached access profile");
         }
     }
 
+    /// Call after a change to any role's permissions commits.
     pub async fn invalidate_all(&self) {
+        self.live.forget_all();
         if let Err(error) = self.kv.incr(EPOCH_KEY, 1, None).await {
             tracing::warn!(%error, "could not bump the access cache epoch");
         }

@@ -3,6 +3,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use actix_web::dev::Payload;
 use actix_web::http::header::AUTHORIZATION;
@@ -20,8 +21,8 @@ pub struct Caller {
     pub user_id: Uuid,
     pub email: String,
     /// Current roles, from the database (not the token).
-    pub roles: Vec<String>,
-    pub permissions: PermissionSet,
+    pub roles: Arc<[String]>,
+    pub permissions: Arc<PermissionSet>,
     pub claims: Claims,
 }
 
@@ -52,8 +53,9 @@ pub async fn authenticate(state: &AppState, token: &str) -> Result<Caller, ApiEr
         return Err(token_revoked());
     }
     let mut profile = state.identity.access.get(claims.user_id).await?;
-    if profile.as_ref().is_some_and(|p| p.token_version != claims.tv) {
+    if profile.as_ref().is_some_and(|p| p.token_version < claims.tv) {
         // A token newer than the cached entry: the user changed elsewhere.
+        // (Versions only grow, so an older token needs no second look.)
         profile = state.identity.access.reload(claims.user_id).await?;
     }
     let profile = profile.ok_or_else(|| ApiError::unauthorized("the token's user no longer exists"))?;
@@ -66,8 +68,8 @@ pub async fn authenticate(state: &AppState, token: &str) -> Result<Caller, ApiEr
     Ok(Caller {
         user_id: claims.user_id,
         email: claims.email.clone(),
-        roles: profile.roles,
-        permissions: PermissionSet::from_names(profile.permissions),
+        roles: profile.roles.clone(),
+        permissions: profile.permissions.clone(),
         claims,
     })
 }

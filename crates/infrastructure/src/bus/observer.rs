@@ -4,6 +4,7 @@ use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use shared_kernel::EventEnvelope;
+use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
 use crate::events::dead_letters::DeadLetterSink;
@@ -24,20 +25,30 @@ pub trait DeliveryObserver: Send + Sync {
 /// Stores dead letters and completion marks in PostgreSQL.
 #[derive(Clone)]
 pub struct PgDeliveryObserver {
-    pool: DbPool,
     dead_letters: PgDeadLetterStore,
+    completions: CompletionMarks,
     /// Wakes the relay after a handler ran: handlers record reply events.
     relay: Option<OutboxSignal>,
 }
 
 impl PgDeliveryObserver {
+    /// Starts the task that writes completion marks; call inside the runtime.
     pub fn new(pool: DbPool) -> Self {
-        Self { dead_letters: PgDeadLetterStore::new(pool.clone()), pool, relay: None }
+        Self {
+            dead_letters: PgDeadLetterStore::new(pool.clone()),
+            completions: CompletionMarks::start(pool),
+            relay: None,
+        }
     }
 
     pub fn waking(mut self, relay: OutboxSignal) -> Self {
         self.relay = Some(relay);
         self
+    }
+
+    /// Waits until every completion reported so far is written.
+    pub async fn flush(&self) {
+        self.completions.flush().await;
     }
 }
 
@@ -54,20 +65,76 @@ impl DeliveryObserver for PgDeliveryObserver {
     }
 
     async fn completed(&self, event_id: Uuid) {
-        let marked = async {
-            let mut conn = self.pool.get().await?;
-            diesel::update(outbox_events::table.find(event_id))
-                .filter(outbox_events::completed_at.is_null())
-                .set(outbox_events::completed_at.eq(diesel::dsl::now))
-                .execute(&mut conn)
-                .await?;
-            Ok::<_, crate::DbError>(())
-        }
-        .await;
-        if let Err(error) = marked {
-            // Harmless: the event is replayed at the next start and the inbox
-            // keeps the handlers from doing their work twice.
-            tracing::warn!(%event_id, %error, "could not mark event completed");
+        self.completions.mark(event_id);
+    }
+}
+
+enum Mark {
+    Done(Uuid),
+    Flush(oneshot::Sender<()>),
+}
+
+/// The most marks one statement writes.
+const MARKS_PER_STATEMENT: usize = 1_000;
+
+/// Completion marks written in batches: one `UPDATE` covers every mark that
+/// arrived while the previous one ran, so a burst of events costs a handful
+/// of statements, not one per event. A mark lost to a crash only means the
+/// event is handed to the bus again at the next start, where the inbox keeps
+/// handlers from doing their work twice.
+#[derive(Clone)]
+struct CompletionMarks {
+    sender: mpsc::UnboundedSender<Mark>,
+}
+
+impl CompletionMarks {
+    fn start(pool: DbPool) -> Self {
+        let (sender, mut receiver) = mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            while let Some(first) = receiver.recv().await {
+                let (mut ids, mut waiters) = (Vec::new(), Vec::new());
+                let mut next = Some(first);
+                while let Some(mark) = next.take() {
+                    match mark {
+                        Mark::Done(id) => ids.push(id),
+                        Mark::Flush(waiter) => waiters.push(waiter),
+                    }
+                    if ids.len() < MARKS_PER_STATEMENT {
+                        next = receiver.try_recv().ok();
+                    }
+                }
+                if !ids.is_empty() {
+                    if let Err(error) = write_marks(&pool, &ids).await {
+                        // Harmless: see the type's comment.
+                        tracing::warn!(count = ids.len(), %error, "could not mark events completed");
+                    }
+                }
+                for waiter in waiters {
+                    let _ = waiter.send(());
+                }
+            }
+        });
+        Self { sender }
+    }
+
+    fn mark(&self, event_id: Uuid) {
+        let _ = self.sender.send(Mark::Done(event_id));
+    }
+
+    async fn flush(&self) {
+        let (done, wait) = oneshot::channel();
+        if self.sender.send(Mark::Flush(done)).is_ok() {
+            let _ = wait.await;
         }
     }
+}
+
+async fn write_marks(pool: &DbPool, ids: &[Uuid]) -> Result<(), crate::DbError> {
+    let mut conn = pool.get().await?;
+    diesel::update(outbox_events::table.filter(outbox_events::id.eq_any(ids)))
+        .filter(outbox_events::completed_at.is_null())
+        .set(outbox_events::completed_at.eq(diesel::dsl::now))
+        .execute(&mut conn)
+        .await?;
+    Ok(())
 }

@@ -2,7 +2,8 @@
 //!
 //! Rows are claimed with `FOR UPDATE SKIP LOCKED`, so several instances can
 //! relay at once without publishing a row twice. The relay wakes when this
-//! process commits events (`OutboxSignal`) and otherwise polls.
+//! process commits events (`OutboxSignal`), gathers a burst for a few
+//! milliseconds, and claims it in one statement; otherwise it polls slowly.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -33,6 +34,13 @@ impl OutboxSignal {
     }
 }
 
+/// Without a wake-up from this process (events committed by another
+/// instance, or left by a crash), the outbox is looked at this often.
+const POLL_INTERVAL: Duration = Duration::from_secs(1);
+/// After a wake-up, the relay waits this long so that the commits of a burst
+/// are claimed together: one claim per window instead of one per event.
+const GATHER: Duration = Duration::from_millis(5);
+
 #[derive(Clone)]
 pub struct OutboxRelay {
     pool: DbPool,
@@ -44,7 +52,7 @@ pub struct OutboxRelay {
 
 impl OutboxRelay {
     pub fn new(pool: DbPool, bus: Arc<dyn EventBus>, signal: OutboxSignal) -> Self {
-        Self { pool, bus, signal, batch_size: 100, poll_interval: Duration::from_millis(500) }
+        Self { pool, bus, signal, batch_size: 100, poll_interval: POLL_INTERVAL }
     }
 
     /// With a non-durable bus, events handed over before a crash may never
@@ -111,15 +119,22 @@ impl OutboxRelay {
     /// crash are re-queued at start (`requeue_incomplete`).
     async fn relay_batch_claimed(&self) -> Result<usize, DbError> {
         let mut conn = self.pool.get().await?;
-        let mut rows: Vec<RecordedEvent> = diesel::sql_query(
-            "UPDATE outbox_events SET published_at = now() WHERE id IN (\
-               SELECT id FROM outbox_events WHERE published_at IS NULL \
-               ORDER BY occurred_at, id LIMIT $1 FOR UPDATE SKIP LOCKED) \
-             RETURNING id, name, aggregate_id, occurred_at, data, published_at, completed_at",
-        )
-        .bind::<diesel::sql_types::BigInt, _>(self.batch_size)
-        .load(&mut conn)
-        .await?;
+        // The same table inside and outside: diesel needs the inner one aliased.
+        let queued = diesel::alias!(outbox_events as queued);
+        let claimable = queued
+            .select(queued.field(outbox_events::id))
+            .filter(queued.field(outbox_events::published_at).is_null())
+            .order((queued.field(outbox_events::occurred_at).asc(), queued.field(outbox_events::id).asc()))
+            .limit(self.batch_size)
+            .for_update()
+            .skip_locked();
+        // Query DSL rather than SQL text, so the statement is prepared once per connection.
+        let mut rows: Vec<RecordedEvent> = diesel::update(outbox_events::table)
+            .filter(outbox_events::id.eq_any(claimable))
+            .set(outbox_events::published_at.eq(diesel::dsl::now))
+            .returning(RecordedEvent::as_returning())
+            .get_results(&mut conn)
+            .await?;
         rows.sort_by_key(|row| (row.occurred_at, row.id));
         let claimed: Vec<Uuid> = rows.iter().map(|r| r.id).collect();
         let sent = publish_in_order(self.bus.as_ref(), rows).await;
@@ -156,7 +171,7 @@ impl OutboxRelay {
                     break;
                 }
                 tokio::select! {
-                    _ = self.signal.notified() => {}
+                    _ = self.signal.notified() => tokio::time::sleep(GATHER).await,
                     _ = tokio::time::sleep(self.poll_interval) => {}
                     _ = stop.changed() => {}
                 }

@@ -10,6 +10,8 @@ use serde_json::json;
 use tally_tests::app::settings_for;
 use tally_tests::{bearer, call, login, register, TestApp, TestOptions};
 
+use crate::crm_support::wait_for;
+
 #[actix_web::test]
 async fn admin_email_never_promotes_a_registered_account() {
     let t = TestApp::start().await;
@@ -33,9 +35,14 @@ async fn admin_email_never_promotes_a_registered_account() {
     let settings = settings_for(&t.db.url, &TestOptions::default().env);
     let promoted = create_admin(settings, "eve@example.com".into(), "promoted-password".into(), None, true).await;
     assert!(promoted.is_ok(), "{promoted:?}");
-    let (status, _, body) =
-        call(&app, TestRequest::get().uri("/api/v1/identity/users/me").insert_header(bearer(&eve_token))).await;
-    assert_eq!((status, body["error"]["code"].as_str()), (StatusCode::UNAUTHORIZED, Some("TOKEN_REVOKED")));
+    // Another process changed the user: this instance hears of it from the
+    // database's notice, a moment after the commit.
+    wait_for("eve's earlier token to be refused", || async {
+        let (status, _, body) =
+            call(&app, TestRequest::get().uri("/api/v1/identity/users/me").insert_header(bearer(&eve_token))).await;
+        (status, body["error"]["code"].as_str()) == (StatusCode::UNAUTHORIZED, Some("TOKEN_REVOKED"))
+    })
+    .await;
     let admin = login(&app, "eve@example.com", "promoted-password").await;
     let users = TestRequest::get().uri("/api/v1/identity/users").insert_header(bearer(&admin));
     assert_eq!(call(&app, users).await.0, StatusCode::OK);

@@ -6,4 +6,5 @@ mod bootstrap;
 mod holes;
 mod input;
 mod limits;
+mod live_auth;
 mod sessions;

@@ -47,7 +47,7 @@ fn session(state: &AppState, user: &UserRecord, roles: Vec<String>) -> Result<Se
 }
 
 async fn roles_of(state: &AppState, user_id: Uuid) -> Result<Vec<String>, ApiError> {
-    Ok(state.identity.access.get(user_id).await?.map(|p| p.roles).unwrap_or_default())
+    Ok(state.identity.access.get(user_id).await?.map(|p| p.roles.to_vec()).unwrap_or_default())
 }
 
 fn invalid_credentials() -> ApiError {
@@ -176,7 +176,7 @@ pub async fn refresh(state: web::Data<AppState>, Json(body): Json<RefreshBody>) 
     let subject = Subject {
         user_id: claims.user_id,
         email: &claims.email,
-        roles: profile.roles,
+        roles: profile.roles.to_vec(),
         token_version: profile.token_version,
         family,
     };

@@ -1,0 +1,13 @@
+DROP TRIGGER revoked_token_families_auth_notice ON revoked_token_families;
+DROP TRIGGER revoked_tokens_auth_notice ON revoked_tokens;
+DROP TRIGGER role_permissions_auth_notice ON role_permissions;
+DROP TRIGGER permissions_auth_notice ON permissions;
+DROP TRIGGER roles_auth_notice ON roles;
+DROP TRIGGER user_roles_auth_notice ON user_roles;
+DROP TRIGGER users_auth_notice_delete ON users;
+DROP TRIGGER users_auth_notice ON users;
+DROP FUNCTION tally_auth_notify_revoked_family();
+DROP FUNCTION tally_auth_notify_revoked_token();
+DROP FUNCTION tally_auth_notify_all();
+DROP FUNCTION tally_auth_notify_user_roles();
+DROP FUNCTION tally_auth_notify_users();

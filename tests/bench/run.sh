@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# `make bench-http`: what a maintainer runs before a release. Builds the release binary, serves it on a
+# throw-away database and measures, from outside with wrk: start-up, the two hot paths (authenticated
+# read, create with its outbox event) with the outbox lag under the write load, lists with filters and
+# search over CUSTOMERS customers, the order flow end to end (ORDERS confirmations until every order is
+# reserved), and peak memory. Prints figures and asserts nothing; docs/performance.md says how to read them.
+# Env: DUR (seconds per load run, default 10), CONN (connections, 32), POOL (pool size, 16),
+#      CUSTOMERS (1000000), ORDERS (5000), PG (admin URL), PORT (18710).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+here=$root/tests/bench
+DUR=${DUR:-10}; CONN=${CONN:-32}; POOL=${POOL:-16}; CUSTOMERS=${CUSTOMERS:-1000000}; ORDERS=${ORDERS:-5000}
+PG=${PG:-postgres://postgres@127.0.0.1:5432/postgres}; PORT=${PORT:-18710}
+DB=tally_bench; URL=${PG%/*}/$DB; BASE=http://127.0.0.1:$PORT
+work=$(mktemp -d)
+pid=
+
+if ! command -v wrk >/dev/null; then
+  echo "bench: installing wrk (the load generator)"
+  { apt-get install -y wrk || { apt-get update && apt-get install -y wrk; }; } >/dev/null 2>&1 \
+    || { echo "bench: wrk is missing and could not be installed (apt-get install wrk)" >&2; exit 1; }
+fi
+cd "$root"
+cargo build --release --quiet -p api --bin tally
+bin=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import sys,json;print(json.load(sys.stdin)["target_directory"])')/release/tally
+
+stop() { if [ -n "$pid" ]; then kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true; pid=; fi; }
+trap 'stop; rm -rf "$work"' EXIT
+now_ms() { date +%s%3N; }
+sql() { psql "$URL" -qAtX -v ON_ERROR_STOP=1 "$@"; }
+
+# Starts tally; prints the milliseconds from spawn to a healthy /health.
+start() {
+  local began; began=$(now_ms)
+  DATABASE_URL=$URL BIND_ADDR=127.0.0.1:$PORT DATABASE_POOL_SIZE=$POOL RATE_LIMIT_ENABLED=false BCRYPT_COST=4 \
+    JWT_SECRET=bench-only-secret-$RANDOM-$RANDOM-$RANDOM-$RANDOM ADMIN_EMAIL=bench@tally.test \
+    ADMIN_PASSWORD=Bench-Passw0rd LOG_FORMAT=json RUST_LOG=warn "$bin" serve >>"$work/tally.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 600); do
+    if curl -fs "$BASE/health" >/dev/null 2>&1; then echo $(($(now_ms) - began)); return; fi
+    sleep 0.01
+  done
+  echo "bench: tally did not become healthy; its log:" >&2; cat "$work/tally.log" >&2; exit 1
+}
+
+# wrk over SCRIPT with env; prints "req/s p50_ms p99_ms non2xx".
+load() {
+  local script=$1 seconds=$2; shift 2
+  env "$@" wrk -t1 -c"$CONN" -d"${seconds}s" --latency -s "$here/$script" "$BASE" >"$work/wrk.out" 2>&1
+  awk 'function ms(v) { if (v ~ /us$/) { sub(/us/, "", v); return v / 1000 } if (v ~ /ms$/) { sub(/ms/, "", v); return v + 0 }
+                        if (v ~ /s$/) { sub(/s/, "", v); return v * 1000 } return v }
+       /Requests\/sec/ { rps = $2 } $1 == "50%" { p50 = ms($2) } $1 == "99%" { p99 = ms($2) } /Non-2xx/ { bad = $5 }
+       END { printf "%8.0f req/s  p50 %7.2f ms  p99 %7.2f ms  non-2xx %d\n", rps, p50, p99, bad }' "$work/wrk.out"
+}
+
+psql "$PG" -qAtXc "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null
+psql "$PG" -qAtXc "CREATE DATABASE $DB" >/dev/null
+echo "== Start-up (release build, pool $POOL, $(nproc) cores)"
+echo "first start, migrations applied on the way: $(start) ms"
+stop
+echo "start-up to healthy, migrations already applied: $(start) ms"
+token=$(curl -fs -X POST "$BASE/api/v1/identity/users/login" -H 'content-type: application/json' \
+  -d '{"email":"bench@tally.test","password":"Bench-Passw0rd"}' | python3 -c 'import sys,json;print(json.load(sys.stdin)["data"]["access_token"])')
+
+echo "== Hot paths ($CONN connections, ${DUR}s each)"
+# Scrape the outbox lag while the writes run.
+( while :; do curl -fs "$BASE/metrics" | awk '/^outbox_lag_milliseconds / {print $2}'; sleep 0.25; done ) >"$work/lag" 2>/dev/null &
+scraper=$!
+echo "POST /customers (row + outbox event): $(load create_customer.lua "$DUR" TOKEN="$token" RUN="$RANDOM")"
+kill $scraper 2>/dev/null; wait $scraper 2>/dev/null || true
+drain_began=$(now_ms)
+until [ "$(sql -c "SELECT count(*) FROM outbox_events WHERE completed_at IS NULL")" = 0 ]; do sleep 0.05; done
+echo "outbox lag during the writes: max $(sort -g "$work/lag" | tail -1) ms (scraped every 0.25 s);" \
+     "every event handled $(($(now_ms) - drain_began)) ms after the load stopped"
+sql -c "SELECT '/api/v1/customer-mgmt/customers/' || id FROM customers ORDER BY random() LIMIT 20000" >"$work/reads"
+echo "GET /customers/{id}:                 $(load paths.lua "$DUR" TOKEN="$token" PATHS="$work/reads")"
+
+echo "== Lists over $CUSTOMERS customers (page of 20 with total; ${DUR}s each)"
+began=$(now_ms)
+sql -v customers="$CUSTOMERS" -f "$here/seed_customers.sql"
+echo "(seeded in $(($(now_ms) - began)) ms)"
+list=/api/v1/customer-mgmt/customers
+rep=$(sql -c "SELECT md5('rep7')::uuid")
+while read -r label query; do
+  : >"$work/paths"
+  for page in 1 2 3 4 5; do echo "$list?${query//PAGE/$page}" >>"$work/paths"; done
+  printf '%-34s %s\n' "$label" "$(load paths.lua "$DUR" TOKEN="$token" PATHS="$work/paths")"
+done <<EOF
+newest-first               page=PAGE&page_size=20
+status=customer            status=customer&page=PAGE
+tier=pro,sort=name         tier=pro&sort=name&page=PAGE
+tags=vip,status=lead       tags=vip&status=lead&page=PAGE
+assigned_to=rep            assigned_to=$rep&page=PAGE
+search=name                search=Customer%2012345&page=PAGE
+search=email               search=c77777%40bench&page=PAGE
+EOF
+
+echo "== Order flow ($ORDERS orders of two lines, confirmed by $CONN connections)"
+sql -v orders="$ORDERS" -f "$here/seed_orders.sql"
+sql -c "SELECT id FROM orders WHERE order_number LIKE 'ORD-2099-%' ORDER BY random()" >"$work/orders"
+began=$(now_ms)
+env TOKEN="$token" IDS="$work/orders" wrk -t1 -c"$CONN" -d600s -s "$here/confirm.lua" "$BASE" >"$work/confirm.out" 2>&1 &
+storm=$!
+counts() { sql -c "SELECT count(*) FILTER (WHERE status = 'confirmed'), count(*) FILTER (WHERE reservation_status = 'reserved')
+                   FROM orders WHERE order_number LIKE 'ORD-2099-%'"; }
+confirmed_ms=; reserved_ms=
+while [ -z "$reserved_ms" ] && [ $(($(now_ms) - began)) -lt 600000 ]; do
+  IFS='|' read -r confirmed reserved <<<"$(counts)"
+  [ -z "$confirmed_ms" ] && [ "$confirmed" -ge "$ORDERS" ] && confirmed_ms=$(($(now_ms) - began)) && kill $storm 2>/dev/null
+  [ "$reserved" -ge "$ORDERS" ] && reserved_ms=$(($(now_ms) - began))
+  sleep 0.02
+done
+kill $storm 2>/dev/null; wait $storm 2>/dev/null || true
+IFS='|' read -r confirmed reserved <<<"$(counts)"
+echo "confirmed: $confirmed of $ORDERS in ${confirmed_ms:-?} ms ($(awk -v n="$confirmed" -v t="${confirmed_ms:-0}" 'BEGIN {printf "%.0f", t ? n * 1000 / t : 0}') orders/s)"
+echo "reserved:  $reserved of $ORDERS, the last $( [ -n "$reserved_ms" ] && echo "$reserved_ms ms" || echo "not within 600 s") after the first confirmation" \
+     "($(awk -v n="$reserved" -v t="${reserved_ms:-0}" 'BEGIN {printf "%.0f", t ? n * 1000 / t : 0}') orders/s reserved end to end)"
+echo "stock check: $(sql -c "SELECT CASE WHEN bool_and(quantity_reserved <= quantity_on_hand) AND sum(quantity_reserved) = 3 * $ORDERS
+                                 THEN 'every order reserved exactly once, nothing oversold'
+                                 ELSE 'MISMATCH: ' || sum(quantity_reserved) || ' reserved for ' || 3 * $ORDERS END
+                          FROM inventory WHERE location_id = md5('bench-warehouse')::uuid")"
+
+echo "== Memory"
+echo "peak RSS of tally over the whole run: $(awk '/VmHWM/ {printf "%.1f MiB", $2 / 1024}' /proc/$pid/status)"
