@@ -13,7 +13,7 @@ IO_CRATES := diesel diesel-async tokio-postgres actix-web redis deadpool tokio
 # reference-data and event-contracts, where the events crossing a boundary live, are shared and allowed).
 CONTEXT_DOMAIN_CRATES := identity-domain crm-domain order-domain warehouse-domain
 
-.PHONY: run test lint fmt check-boundaries unit integration contract fuzz bench bench-analytics services
+.PHONY: run test lint fmt check-boundaries unit integration contract fuzz bench bench-http bench-analytics services
 
 $(DEV_ENV):
 	@umask 077; random() { head -c 64 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c "$$1"; }; \
@@ -68,7 +68,13 @@ check-boundaries:
 	  done; \
 	done; echo "no context's domain crate depends on another context's"
 
-bench: bench-analytics
+# The benchmarks a maintainer runs before a release: figures only, nothing asserted (docs/performance.md).
+bench: bench-http bench-analytics
+
+# From outside with wrk against the release binary on a throw-away database: start-up, the hot paths with
+# the outbox lag, lists over 10^6 customers, the order flow end to end, peak memory (tests/bench/run.sh).
+bench-http: services
+	bash tests/bench/run.sh
 
 # Analytics latency (median, p99) over 100k customers, 200k deals and 500k interactions in a throw-away
 # database; prints figures, asserts nothing (docs/analytics.md).

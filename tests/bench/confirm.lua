@@ -1,13 +1,20 @@
--- POST /orders/<id>/confirm once for every id in IDS, spread over the connections;
--- when the list is used up, connections fall back to GET /health/live until wrk stops.
+-- POST /orders/<id>/confirm once for every id in IDS, spread over the connections; the thread stops
+-- when every id has been sent and answered, so nothing else loads the server while the events run.
 local ids = {}
 for line in io.lines(os.getenv("IDS")) do ids[#ids + 1] = line end
 local headers = { ["Authorization"] = "Bearer " .. os.getenv("TOKEN") }
-local next_index = 0
+-- wrk calls request() once before connecting, to check the script; that call gets index 0.
+local sent, answered = 0, 0
 request = function()
-  next_index = next_index + 1
-  if next_index <= #ids then
-    return wrk.format("POST", "/api/v1/order-mgmt/orders/" .. ids[next_index] .. "/confirm", headers)
+  local index = sent
+  sent = sent + 1
+  if index >= 1 and index <= #ids then
+    return wrk.format("POST", "/api/v1/order-mgmt/orders/" .. ids[index] .. "/confirm", headers)
   end
-  return wrk.format("GET", "/health/live")
+  -- The check, or every id is out: a request the router refuses at once.
+  return wrk.format("GET", "/bench-no-such-route")
+end
+response = function(status, headers, body)
+  answered = answered + 1
+  if answered >= #ids then wrk.thread:stop() end
 end

@@ -44,8 +44,15 @@ async fn filters_search_sort_and_pages() {
     assert_eq!(page["pagination"], json!({"total": 4, "page": 1, "page_size": 2, "total_pages": 2}));
     assert_eq!(names(&run("page=2&page_size=3").await).len(), 1);
     let filters = [
+        // Every status and tier (the filter goes by the generated rank columns).
+        ("status=lead", vec!["Alice"]),
         ("status=prospect", vec!["Bob"]),
+        ("status=customer", vec!["Carol"]),
+        ("status=churned", vec!["Dan_100%"]),
+        ("tier=free", vec!["Bob"]),
+        ("tier=basic", vec!["Dan_100%"]),
         ("tier=pro", vec!["Alice"]),
+        ("tier=enterprise", vec!["Carol"]),
         ("tags=vip&sort=name", vec!["Alice", "Bob"]),
         ("tags=vip,b2b", vec!["Alice"]),
         ("tags=b2b&sort=name", vec!["Alice", "Carol"]),

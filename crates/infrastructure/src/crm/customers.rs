@@ -2,8 +2,8 @@
 
 use async_trait::async_trait;
 use crm_domain::{
-    Customer, CustomerCreated, CustomerFilter, CustomerRepository, CustomerSortField, CustomerType, Email, EmailScope,
-    RepoError, SortDirection, StatusTransition, TierChange,
+    Customer, CustomerCreated, CustomerFilter, CustomerRepository, CustomerSortField, CustomerStatus, CustomerType,
+    Email, EmailScope, RepoError, SortDirection, StatusTransition, Tier, TierChange,
 };
 use diesel::pg::Pg;
 use diesel::prelude::*;
@@ -41,13 +41,20 @@ async fn stale_or_missing(conn: &mut AsyncPgConnection, id: Uuid) -> RepoError {
 }
 
 /// Non-deleted customers matching every filter of `filter` (sorting aside).
+/// A value's place in the business order: the generated `status_rank` / `tier_rank` columns (the
+/// migration's CASE lists the values in the order of `ALL`; the list tests filter by every value).
+fn rank<T: PartialEq>(order: &[T], value: T) -> i16 {
+    order.iter().position(|known| *known == value).and_then(|at| i16::try_from(at).ok()).unwrap_or(-1)
+}
+
 fn filtered(filter: &CustomerFilter) -> customers::BoxedQuery<'_, Pg> {
     let mut query = customers::table.filter(customers::deleted_at.is_null()).into_boxed();
+    // By rank, so the (rank, created_at, id) indexes serve the filter and the default sort together.
     if let Some(status) = filter.status {
-        query = query.filter(customers::status.eq(status.as_str()));
+        query = query.filter(customers::status_rank.eq(rank(CustomerStatus::ALL, status)));
     }
     if let Some(tier) = filter.tier {
-        query = query.filter(customers::tier.eq(tier.as_str()));
+        query = query.filter(customers::tier_rank.eq(rank(Tier::ALL, tier)));
     }
     if let Some(rep) = filter.assigned_to {
         query = query.filter(customers::assigned_to.eq(rep));
