@@ -47,12 +47,11 @@ pub struct OutboxRelay {
     bus: Arc<dyn EventBus>,
     signal: OutboxSignal,
     batch_size: i64,
-    poll_interval: Duration,
 }
 
 impl OutboxRelay {
     pub fn new(pool: DbPool, bus: Arc<dyn EventBus>, signal: OutboxSignal) -> Self {
-        Self { pool, bus, signal, batch_size: 100, poll_interval: POLL_INTERVAL }
+        Self { pool, bus, signal, batch_size: 100 }
     }
 
     /// With a non-durable bus, events handed over before a crash may never
@@ -172,7 +171,7 @@ impl OutboxRelay {
                 }
                 tokio::select! {
                     _ = self.signal.notified() => tokio::time::sleep(GATHER).await,
-                    _ = tokio::time::sleep(self.poll_interval) => {}
+                    _ = tokio::time::sleep(POLL_INTERVAL) => {}
                     _ = stop.changed() => {}
                 }
             }
