@@ -109,9 +109,15 @@ fn rate_limiter(settings: &Settings) -> SharedLimiter {
 fn cors(settings: &Settings) -> Cors {
     let mut cors = Cors::default()
         .allowed_methods(["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
-        .allowed_headers([AUTHORIZATION, CONTENT_TYPE, HeaderName::from_static("x-request-id")])
+        .allowed_headers([
+            AUTHORIZATION,
+            CONTENT_TYPE,
+            HeaderName::from_static("x-request-id"),
+            crate::http::idempotency::IDEMPOTENCY_KEY,
+        ])
         .expose_headers([
             HeaderName::from_static("x-request-id"),
+            crate::http::idempotency::IDEMPOTENT_REPLAYED,
             HeaderName::from_static("x-ratelimit-limit"),
             HeaderName::from_static("x-ratelimit-remaining"),
             HeaderName::from_static("x-ratelimit-reset"),
@@ -146,6 +152,8 @@ pub fn build_app(
         .app_data(web::QueryConfig::default().error_handler(query_error))
         .app_data(web::PathConfig::default().error_handler(path_error))
         .app_data(web::PayloadConfig::new(MAX_BODY_BYTES))
+        // Innermost first: keyed POSTs run after the gate has identified the caller.
+        .wrap(middleware::from_fn(crate::http::idempotency::replay_or_run))
         .wrap(middleware::from_fn(crate::http::route_policy::enforce))
         .wrap(cors)
         .wrap(middleware::from_fn(observe))

@@ -4,6 +4,7 @@ pub mod body_schema;
 pub mod envelope;
 pub mod error;
 pub mod extract;
+pub mod idempotency;
 pub mod middleware;
 pub mod rate_limit;
 pub mod retry;

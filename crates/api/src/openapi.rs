@@ -11,6 +11,7 @@ mod contract;
 
 pub(crate) use contract::PINNED_FORMATS;
 mod crm;
+mod retries;
 
 struct BearerAuth;
 

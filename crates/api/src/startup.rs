@@ -142,7 +142,7 @@ pub async fn start_services(
         let account = Account { email, password, name: settings.admin_name.as_deref() };
         ensure_admin(&identity, &settings, account, ExistingAccount::Refuse).await?;
     }
-    let sweeper = spawn_revocation_sweeper(identity.revocations.clone());
+    let sweeper = spawn_sweeper(identity.revocations.clone(), pool.clone());
     // With Redis, revocations live there and every request asks it.
     let auth_listener = match settings.redis_url {
         None => Some(crate::auth::listener::start(settings.database_url.clone(), identity.live.clone(), stop_rx).await),
@@ -163,20 +163,29 @@ pub async fn start_services(
     Ok(Services { state, relay_stop, relay, sweeper, auth_listener, completions })
 }
 
-/// How often revocations of expired tokens are forgotten.
-const REVOCATION_SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(600);
+/// How often revocations of expired tokens and expired idempotency keys are forgotten.
+const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(600);
 
-/// Deletes revocation entries whose tokens have expired, now and then; several
-/// instances sweeping at once only delete the same rows.
-fn spawn_revocation_sweeper(revocations: Arc<dyn identity_domain::TokenRevocations>) -> JoinHandle<()> {
+/// Deletes revocation entries whose tokens have expired and idempotency keys
+/// past their 24 hours, now and then; several instances sweeping at once only
+/// delete the same rows.
+fn spawn_sweeper(
+    revocations: Arc<dyn identity_domain::TokenRevocations>,
+    pool: infrastructure::DbPool,
+) -> JoinHandle<()> {
     tokio::spawn(async move {
-        let mut every = tokio::time::interval(REVOCATION_SWEEP_EVERY);
+        let mut every = tokio::time::interval(SWEEP_EVERY);
         loop {
             every.tick().await;
             match revocations.sweep().await {
                 Ok(0) => {}
                 Ok(swept) => tracing::info!(swept, "forgot revocations of expired tokens"),
                 Err(error) => tracing::warn!(%error, "could not sweep token revocations"),
+            }
+            match infrastructure::idempotency::sweep(&pool).await {
+                Ok(0) => {}
+                Ok(swept) => tracing::info!(swept, "forgot expired idempotency keys"),
+                Err(error) => tracing::warn!(%error, "could not sweep idempotency keys"),
             }
         }
     })

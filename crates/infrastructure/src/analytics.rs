@@ -44,7 +44,7 @@ async fn load_rows<T>(pool: &DbPool, query: BoxedSqlQuery<'static, Pg, SqlQuery>
 where
     T: QueryableByName<Pg> + Send + 'static,
 {
-    let mut conn = pool.get().await?;
+    let mut conn = crate::db::checkout(pool).await?;
     let rows = conn
         .build_transaction()
         .read_only()

@@ -147,6 +147,15 @@ pub async fn run_migrations(url: &str) -> Result<usize, DbError> {
     .map_err(|e| DbError::Migration(e.to_string()))?
 }
 
+/// The connection a request's adapter works on: the request transaction's when
+/// the request runs in one (see [`crate::request_tx`]), else a pooled one.
+pub async fn checkout(pool: &DbPool) -> Result<crate::request_tx::Conn, DbError> {
+    if let Some(conn) = crate::request_tx::current() {
+        return Ok(conn);
+    }
+    Ok(crate::request_tx::Conn::Pooled(pool.get().await?))
+}
+
 /// Round trip that proves a pooled connection works.
 pub async fn ping(pool: &DbPool) -> Result<(), DbError> {
     let mut conn = pool.get().await?;

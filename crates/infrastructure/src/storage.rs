@@ -5,7 +5,8 @@
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use shared_kernel::StorageError;
 
-use crate::db::{DbConn, DbPool};
+use crate::db::DbPool;
+use crate::request_tx::Conn;
 use crate::DbError;
 
 /// A context's constraints, by name, and the request field each one guards.
@@ -70,9 +71,11 @@ pub fn context_constraints() -> [&'static Constraints; 4] {
     ]
 }
 
-/// A pooled connection; a pool that cannot give one is `Unavailable`.
-pub async fn connect(pool: &DbPool) -> Result<DbConn, StorageError> {
-    pool.get().await.map_err(|e| StorageError::Unavailable(e.to_string()))
+/// The connection a repository works on: the request transaction's when the
+/// request runs in one (see [`crate::request_tx`]), else a pooled one; a pool
+/// that cannot give one is `Unavailable`.
+pub async fn connect(pool: &DbPool) -> Result<Conn, StorageError> {
+    crate::db::checkout(pool).await.map_err(StorageError::from)
 }
 
 /// What a transaction body fails with: the database (the transaction rolls

@@ -24,6 +24,7 @@ mod profiles;
 mod rate_limits;
 mod redis_bus;
 mod reference;
+mod retries;
 mod roles;
 mod schema;
 mod security;

@@ -199,6 +199,9 @@ fn finish_operation(path: &str, method: &str, operation: &mut Value, new_compone
         .get("parameters")
         .and_then(Value::as_array)
         .is_some_and(|params| params.iter().any(|p| p["name"] == "page_size"));
+    if method == "post" {
+        super::retries::document_idempotency(op);
+    }
     let implied = implied_errors(op, path, access);
     let responses = op.entry("responses").or_insert_with(|| json!({}));
     let Some(responses) = responses.as_object_mut() else { return };
@@ -342,5 +345,12 @@ pub fn finish(document: &mut Value) {
         schemas.insert(PAGINATION.into(), pagination());
         schemas.extend(new_components);
         schemas.sort_keys();
+    }
+    if let Some(components) = document.get_mut("components").and_then(Value::as_object_mut) {
+        let parameters = components.entry("parameters").or_insert_with(|| json!({}));
+        if let Some(parameters) = parameters.as_object_mut() {
+            parameters.extend(super::retries::parameters());
+            parameters.sort_keys();
+        }
     }
 }

@@ -46,7 +46,7 @@ impl PgDeadLetterStore {
 
     /// Open dead letters (not re-queued), newest first.
     pub async fn list(&self, request: PageRequest) -> Result<Page<DeadLetter>, DbError> {
-        let mut conn = self.pool.get().await?;
+        let mut conn = crate::db::checkout(&self.pool).await?;
         let open = dead_letters::table.filter(dead_letters::requeued_at.is_null());
         let total: i64 = open.count().get_result(&mut conn).await?;
         let items = open
@@ -63,7 +63,7 @@ impl PgDeadLetterStore {
     /// does not exist or was re-queued already. The conditional update makes
     /// two simultaneous retries re-queue it once.
     pub async fn take_for_retry(&self, id: Uuid) -> Result<Option<DeadLetter>, DbError> {
-        let mut conn = self.pool.get().await?;
+        let mut conn = crate::db::checkout(&self.pool).await?;
         let taken = diesel::update(dead_letters::table)
             .filter(dead_letters::id.eq(id))
             .filter(dead_letters::requeued_at.is_null())
@@ -77,7 +77,7 @@ impl PgDeadLetterStore {
 
     /// Undoes `take_for_retry` when the bus refused the event.
     pub async fn reopen(&self, id: Uuid) -> Result<(), DbError> {
-        let mut conn = self.pool.get().await?;
+        let mut conn = crate::db::checkout(&self.pool).await?;
         diesel::update(dead_letters::table.find(id))
             .set(dead_letters::requeued_at.eq(None::<OffsetDateTime>))
             .execute(&mut conn)
@@ -86,7 +86,7 @@ impl PgDeadLetterStore {
     }
 
     pub async fn count_open(&self) -> Result<i64, DbError> {
-        let mut conn = self.pool.get().await?;
+        let mut conn = crate::db::checkout(&self.pool).await?;
         Ok(dead_letters::table.filter(dead_letters::requeued_at.is_null()).count().get_result(&mut conn).await?)
     }
 }

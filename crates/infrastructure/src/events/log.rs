@@ -34,7 +34,7 @@ pub async fn list_events(
     filter: &EventFilter,
     request: PageRequest,
 ) -> Result<Page<RecordedEvent>, DbError> {
-    let mut conn = pool.get().await?;
+    let mut conn = crate::db::checkout(pool).await?;
     let query = || {
         let mut query = outbox_events::table.into_boxed();
         if let Some(name) = &filter.name {
@@ -61,7 +61,7 @@ pub async fn list_events(
 
 /// Age in seconds of the oldest event not yet handed to the bus (0 if none).
 pub async fn outbox_lag_seconds(pool: &DbPool) -> Result<f64, DbError> {
-    let mut conn = pool.get().await?;
+    let mut conn = crate::db::checkout(pool).await?;
     let oldest: Option<OffsetDateTime> = outbox_events::table
         .filter(outbox_events::published_at.is_null())
         .select(diesel::dsl::min(outbox_events::occurred_at))

@@ -15,7 +15,7 @@ struct Found {
 }
 
 async fn exists(pool: &DbPool, sql: &str, id: Uuid) -> Result<bool, DbError> {
-    let mut conn = pool.get().await?;
+    let mut conn = crate::db::checkout(pool).await?;
     let row: Found = diesel::sql_query(sql).bind::<SqlUuid, _>(id).get_result(&mut conn).await?;
     Ok(row.found)
 }

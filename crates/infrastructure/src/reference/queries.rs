@@ -64,7 +64,7 @@ pub struct ReferenceFilter {
 }
 
 pub async fn list_countries(pool: &DbPool, filter: &ReferenceFilter) -> Result<Vec<CountryRow>, DbError> {
-    let mut conn = pool.get().await?;
+    let mut conn = crate::db::checkout(pool).await?;
     let mut query = countries::table.select(CountryRow::as_select()).order(countries::name.asc()).into_boxed();
     if let Some(active) = filter.is_active {
         query = query.filter(countries::is_active.eq(active));
@@ -81,7 +81,7 @@ pub async fn list_countries(pool: &DbPool, filter: &ReferenceFilter) -> Result<V
 }
 
 pub async fn find_country(pool: &DbPool, code: &str) -> Result<Option<CountryRow>, DbError> {
-    let mut conn = pool.get().await?;
+    let mut conn = crate::db::checkout(pool).await?;
     Ok(countries::table
         .find(code.trim().to_ascii_uppercase())
         .select(CountryRow::as_select())
@@ -91,7 +91,7 @@ pub async fn find_country(pool: &DbPool, code: &str) -> Result<Option<CountryRow
 }
 
 pub async fn list_currencies(pool: &DbPool, filter: &ReferenceFilter) -> Result<Vec<CurrencyRow>, DbError> {
-    let mut conn = pool.get().await?;
+    let mut conn = crate::db::checkout(pool).await?;
     let mut query = currencies::table.select(CurrencyRow::as_select()).order(currencies::code.asc()).into_boxed();
     if let Some(active) = filter.is_active {
         query = query.filter(currencies::is_active.eq(active));
@@ -104,7 +104,7 @@ pub async fn list_currencies(pool: &DbPool, filter: &ReferenceFilter) -> Result<
 }
 
 pub async fn find_currency(pool: &DbPool, code: &str) -> Result<Option<CurrencyRow>, DbError> {
-    let mut conn = pool.get().await?;
+    let mut conn = crate::db::checkout(pool).await?;
     Ok(currencies::table
         .find(code.trim().to_ascii_uppercase())
         .select(CurrencyRow::as_select())
@@ -114,7 +114,7 @@ pub async fn find_currency(pool: &DbPool, code: &str) -> Result<Option<CurrencyR
 }
 
 pub async fn list_languages(pool: &DbPool, filter: &ReferenceFilter) -> Result<Vec<LanguageRow>, DbError> {
-    let mut conn = pool.get().await?;
+    let mut conn = crate::db::checkout(pool).await?;
     let mut query = languages::table.select(LanguageRow::as_select()).order(languages::code.asc()).into_boxed();
     if let Some(active) = filter.is_active {
         query = query.filter(languages::is_active.eq(active));
@@ -132,7 +132,7 @@ pub async fn list_languages(pool: &DbPool, filter: &ReferenceFilter) -> Result<V
 }
 
 pub async fn find_language(pool: &DbPool, code: &str) -> Result<Option<LanguageRow>, DbError> {
-    let mut conn = pool.get().await?;
+    let mut conn = crate::db::checkout(pool).await?;
     Ok(languages::table
         .find(code.trim().to_ascii_lowercase())
         .select(LanguageRow::as_select())
@@ -142,7 +142,7 @@ pub async fn find_language(pool: &DbPool, code: &str) -> Result<Option<LanguageR
 }
 
 pub async fn list_timezones(pool: &DbPool, filter: &ReferenceFilter) -> Result<Vec<TimezoneRow>, DbError> {
-    let mut conn = pool.get().await?;
+    let mut conn = crate::db::checkout(pool).await?;
     let mut query = timezones::table.select(TimezoneRow::as_select()).order(timezones::code.asc()).into_boxed();
     if let Some(active) = filter.is_active {
         query = query.filter(timezones::is_active.eq(active));
@@ -162,7 +162,7 @@ diesel::define_sql_function!(fn lower(text: diesel::sql_types::Varchar) -> diese
 /// IANA identifiers are matched case-insensitively (`europe/kyiv` works),
 /// through the `lower(code)` index.
 pub async fn find_timezone(pool: &DbPool, code: &str) -> Result<Option<TimezoneRow>, DbError> {
-    let mut conn = pool.get().await?;
+    let mut conn = crate::db::checkout(pool).await?;
     Ok(timezones::table
         .filter(lower(timezones::code).eq(code.trim().to_lowercase()))
         .select(TimezoneRow::as_select())

@@ -38,7 +38,7 @@ struct Total {
     total: i64,
 }
 
-async fn exists(conn: &mut crate::db::DbConn, id: Uuid) -> Result<bool, RepoError> {
+async fn exists(conn: &mut diesel_async::AsyncPgConnection, id: Uuid) -> Result<bool, RepoError> {
     diesel::select(diesel::dsl::exists(locations::table.filter(locations::id.eq(id).and(live()))))
         .get_result(conn)
         .await

@@ -1,0 +1,271 @@
+//! `Idempotency-Key` on every POST (decisions 12.3), as one middleware.
+//!
+//! A keyed POST runs inside a request transaction (`infrastructure::request_tx`):
+//! the key is claimed (an advisory lock, then a lookup), the handler runs with
+//! that transaction as every repository's connection, and its answer is saved
+//! before the one commit, so a crash after the commit still replays the right
+//! answer. 5xx and 429 answers roll back and are not kept: the retry runs again.
+
+use actix_web::body::{to_bytes, BoxBody, MessageBody};
+use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::http::{Method, StatusCode};
+use actix_web::middleware::Next;
+use actix_web::web::{Bytes, BytesMut, Data};
+use actix_web::{HttpMessage, HttpResponse};
+use futures_util::StreamExt;
+use infrastructure::idempotency::{claim, save, Claim, StoredResponse};
+use infrastructure::request_tx::RequestTransaction;
+use shared_kernel::StorageError;
+
+use super::extract::{payload_too_large, MAX_BODY_BYTES};
+use super::ApiError;
+use crate::app::AppState;
+use crate::auth::Caller;
+
+pub const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
+pub const IDEMPOTENT_REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
+
+/// The headers a replay repeats; the rest (request id, rate-limit counters) are the retry's own.
+const KEPT_HEADERS: [&str; 4] = ["content-type", "location", "etag", "allow"];
+
+/// The key: 1..=255 visible ASCII characters. The IETF draft's structured-field
+/// form (`"abc"`) is accepted too and names the same key as `abc`.
+pub fn parse_key(raw: &HeaderValue) -> Result<String, ApiError> {
+    let text = raw.to_str().unwrap_or("");
+    let key = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')).unwrap_or(text);
+    if key.is_empty() || key.len() > 255 || !key.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(ApiError::field(
+            "Idempotency-Key",
+            "the Idempotency-Key header must be 1 to 255 visible ASCII characters",
+        ));
+    }
+    Ok(key.to_owned())
+}
+
+pub fn key_in_use() -> ApiError {
+    ApiError::conflict(
+        "IDEMPOTENCY_KEY_IN_USE",
+        "a request with this Idempotency-Key is still being processed; retry shortly",
+    )
+}
+
+pub fn key_reused() -> ApiError {
+    ApiError::new(
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "IDEMPOTENCY_KEY_REUSED",
+        "this Idempotency-Key was used for a different request (method, path or body)",
+    )
+}
+
+/// Whose keys these are: the authenticated user's, or the public endpoints' shared space.
+fn scope_of(req: &ServiceRequest) -> String {
+    match req.extensions().get::<Caller>() {
+        Some(caller) => format!("user:{}", caller.user_id),
+        None => "public".to_owned(),
+    }
+}
+
+/// Reads the whole body (at most [`MAX_BODY_BYTES`]) and puts it back for the handler.
+async fn take_body(req: &mut ServiceRequest) -> Result<Bytes, ApiError> {
+    let mut payload = req.take_payload();
+    let mut body = BytesMut::new();
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk.map_err(|_| ApiError::field("body", "the request body could not be read"))?;
+        if body.len() + chunk.len() > MAX_BODY_BYTES {
+            return Err(payload_too_large());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    let body = body.freeze();
+    req.set_payload(Payload::from(body.clone()));
+    Ok(body)
+}
+
+/// What identifies "the same request": method, path with query, body.
+fn fingerprint(req: &ServiceRequest, body: &[u8]) -> Vec<u8> {
+    let target = req.uri().path_and_query().map_or_else(|| req.path(), |p| p.as_str());
+    let mut bytes = Vec::with_capacity(target.len() + body.len() + 8);
+    bytes.extend_from_slice(req.method().as_str().as_bytes());
+    bytes.push(b' ');
+    bytes.extend_from_slice(target.as_bytes());
+    bytes.push(b'\n');
+    bytes.extend_from_slice(body);
+    bytes
+}
+
+fn replay(stored: StoredResponse) -> HttpResponse {
+    let status = StatusCode::from_u16(stored.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut response = HttpResponse::build(status);
+    for (name, value) in &stored.headers {
+        if let (Ok(name), Ok(value)) = (HeaderName::try_from(name.as_str()), HeaderValue::from_str(value)) {
+            response.insert_header((name, value));
+        }
+    }
+    response.insert_header((IDEMPOTENT_REPLAYED, HeaderValue::from_static("true")));
+    response.body(stored.body)
+}
+
+fn answer(error: ApiError) -> HttpResponse {
+    error.to_response(error.status)
+}
+
+fn refuse(req: ServiceRequest, error: ApiError) -> ServiceResponse<BoxBody> {
+    req.into_response(answer(error))
+}
+
+/// Middleware: keyed POSTs are claimed, run and saved in one transaction; everything else passes.
+pub async fn replay_or_run(
+    mut req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let header = req.headers().get(&IDEMPOTENCY_KEY).cloned();
+    let state = req.app_data::<Data<AppState>>().cloned();
+    let (Some(header), Some(state), true) = (header, state, req.method() == Method::POST) else {
+        return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
+    };
+    let key = match parse_key(&header) {
+        Ok(key) => key,
+        Err(error) => return Ok(refuse(req, error)),
+    };
+    let body = match take_body(&mut req).await {
+        Ok(body) => body,
+        Err(error) => return Ok(refuse(req, error)),
+    };
+    let scope = scope_of(&req);
+    let request = fingerprint(&req, &body);
+    let tx = match RequestTransaction::begin(&state.pool).await {
+        Ok(tx) => tx,
+        Err(error) => return Ok(refuse(req, error.into())),
+    };
+    let claimed = {
+        let mut conn = tx.connection().await;
+        claim(&mut conn, &scope, &key, &request).await
+    };
+    let refusal = match claimed {
+        Ok(Claim::Fresh { request_hash }) => Ok(request_hash),
+        Ok(Claim::Replay(stored)) => Err(replay(stored)),
+        Ok(Claim::InUse) => Err(answer(key_in_use())),
+        Ok(Claim::Reused) => Err(answer(key_reused())),
+        Err(error) => Err(answer(StorageError::from(error).into())),
+    };
+    let request_hash = match refusal {
+        Ok(request_hash) => request_hash,
+        Err(response) => {
+            tx.rollback().await;
+            return Ok(req.into_response(response));
+        }
+    };
+    let response = match tx.run(next.call(req)).await {
+        Ok(response) => response,
+        Err(error) => {
+            tx.rollback().await;
+            return Err(error);
+        }
+    };
+    let status = response.status();
+    if status.is_server_error() || status == StatusCode::TOO_MANY_REQUESTS || status.is_informational() {
+        tx.rollback().await;
+        return Ok(response.map_into_boxed_body());
+    }
+    let (http_request, response) = response.into_parts();
+    let (response, body) = response.into_parts();
+    let body = match to_bytes(body).await {
+        Ok(body) => body,
+        Err(_) => {
+            tx.rollback().await;
+            let error = ApiError::internal("could not read a response body to keep it");
+            return Ok(ServiceResponse::new(http_request, answer(error)));
+        }
+    };
+    let stored = StoredResponse {
+        status: status.as_u16(),
+        headers: KEPT_HEADERS
+            .iter()
+            .filter_map(|name| {
+                let value = response.headers().get(*name)?.to_str().ok()?;
+                Some(((*name).to_owned(), value.to_owned()))
+            })
+            .collect(),
+        body: body.to_vec(),
+    };
+    let saved = save_and_commit(&state, tx, &scope, &key, &request_hash, &stored).await;
+    let response = match saved {
+        Ok(()) => response.set_body(BoxBody::new(body)),
+        Err(error) => answer(error),
+    };
+    Ok(ServiceResponse::new(http_request, response))
+}
+
+/// Commits the answer with the change. A refusal (4xx) whose transaction
+/// cannot take the row (a failed statement aborted it: nothing changed) is
+/// kept in a transaction of its own; a success that cannot be kept is undone
+/// and answered 500, so the client's retry runs it again.
+async fn save_and_commit(
+    state: &AppState,
+    tx: RequestTransaction,
+    scope: &str,
+    key: &str,
+    request_hash: &[u8],
+    stored: &StoredResponse,
+) -> Result<(), ApiError> {
+    let saved = {
+        let mut conn = tx.connection().await;
+        save(&mut conn, scope, key, request_hash, stored).await
+    };
+    let committed = match saved {
+        Ok(()) => tx.commit().await.map_err(|e| e.to_string()),
+        Err(error) => {
+            tx.rollback().await;
+            Err(error.to_string())
+        }
+    };
+    match committed {
+        Ok(()) => {
+            // Events written in the transaction are visible only now.
+            state.outbox.notify();
+            Ok(())
+        }
+        Err(cause) if stored.status < 400 => Err(ApiError::internal(format!("could not keep an answer: {cause}"))),
+        Err(cause) => {
+            tracing::debug!(%cause, "keeping a refusal in a transaction of its own");
+            let alone = async {
+                let tx = RequestTransaction::begin(&state.pool).await.map_err(|e| e.to_string())?;
+                let saved = {
+                    let mut conn = tx.connection().await;
+                    save(&mut conn, scope, key, request_hash, stored).await
+                };
+                match saved {
+                    Ok(()) => tx.commit().await.map_err(|e| e.to_string()),
+                    Err(error) => {
+                        tx.rollback().await;
+                        Err(error.to_string())
+                    }
+                }
+            };
+            if let Err(cause) = alone.await {
+                tracing::warn!(%cause, "could not keep a refusal; a retry will run again");
+            }
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_visible_ascii_up_to_255() {
+        let key = |text: &str| parse_key(&HeaderValue::from_str(text).expect("header"));
+        assert_eq!(key("abc-123").expect("valid"), "abc-123");
+        assert_eq!(key("\"abc-123\"").expect("quoted form"), "abc-123");
+        assert_eq!(key(&"k".repeat(255)).expect("255").len(), 255);
+        for bad in ["", "\"\"", "has space", &"k".repeat(256)] {
+            let error = key(bad).expect_err(bad);
+            assert_eq!((error.status, error.code), (StatusCode::BAD_REQUEST, "VALIDATION_ERROR"), "{bad}");
+        }
+        let non_ascii = HeaderValue::from_bytes("clé".as_bytes()).expect("header");
+        assert!(parse_key(&non_ascii).is_err());
+    }
+}

@@ -1,0 +1,56 @@
+//! The retry-safety part of the contract: `Idempotency-Key` on every POST
+//! (decisions 12.3) with the answers it adds, declared once here for every
+//! operation the way the middleware applies it to every route.
+
+use serde_json::{json, Map, Value};
+
+pub(super) const IDEMPOTENCY_KEY_PARAMETER: &str = "IdempotencyKey";
+
+/// The shared parameter components this module refers to.
+pub(super) fn parameters() -> Map<String, Value> {
+    let mut parameters = Map::new();
+    parameters.insert(
+        IDEMPOTENCY_KEY_PARAMETER.into(),
+        json!({
+            "name": "Idempotency-Key",
+            "in": "header",
+            "required": false,
+            "description": "Makes a retry safe: the first request with a key runs and its answer is kept 24 hours \
+                (per caller); the same request again gets that answer with `Idempotent-Replayed: true` and changes \
+                nothing. 1 to 255 visible ASCII characters; a quoted form (\"key\") names the same key.",
+            "schema": { "type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[\\x21-\\x7E]{1,255}$" }
+        }),
+    );
+    parameters
+}
+
+/// Adds `text` to the description of `status`, creating the response when the annotation has none.
+fn add_error(responses: &mut Map<String, Value>, status: &str, text: &str) {
+    let response = responses.entry(status).or_insert_with(|| json!({}));
+    let described = response.get("description").and_then(Value::as_str).filter(|d| !d.is_empty());
+    let description = match described {
+        Some(existing) if existing.contains(text) => existing.to_owned(),
+        Some(existing) => format!("{existing} / {text}"),
+        None => text.to_owned(),
+    };
+    response["description"] = Value::String(description);
+}
+
+/// The header, the replay marker on successes and the two refusals, on a POST.
+pub(super) fn document_idempotency(op: &mut Map<String, Value>) {
+    let parameters = op.entry("parameters").or_insert_with(|| json!([]));
+    if let Some(parameters) = parameters.as_array_mut() {
+        parameters.push(json!({ "$ref": format!("#/components/parameters/{IDEMPOTENCY_KEY_PARAMETER}") }));
+    }
+    let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) else { return };
+    for (status, response) in responses.iter_mut() {
+        if status.starts_with('2') {
+            response["headers"]["Idempotent-Replayed"] = json!({
+                "description": "`true` when this is the kept answer of an earlier request with the same Idempotency-Key",
+                "schema": { "type": "string", "enum": ["true"] }
+            });
+        }
+    }
+    add_error(responses, "409", "IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running");
+    add_error(responses, "422", "IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used for a different request");
+}
