@@ -114,10 +114,13 @@ fn cors(settings: &Settings) -> Cors {
             CONTENT_TYPE,
             HeaderName::from_static("x-request-id"),
             crate::http::idempotency::IDEMPOTENCY_KEY,
+            actix_web::http::header::IF_MATCH,
+            actix_web::http::header::IF_NONE_MATCH,
         ])
         .expose_headers([
             HeaderName::from_static("x-request-id"),
             crate::http::idempotency::IDEMPOTENT_REPLAYED,
+            actix_web::http::header::ETAG,
             HeaderName::from_static("x-ratelimit-limit"),
             HeaderName::from_static("x-ratelimit-remaining"),
             HeaderName::from_static("x-ratelimit-reset"),
@@ -152,7 +155,9 @@ pub fn build_app(
         .app_data(web::QueryConfig::default().error_handler(query_error))
         .app_data(web::PathConfig::default().error_handler(path_error))
         .app_data(web::PayloadConfig::new(MAX_BODY_BYTES))
-        // Innermost first: keyed POSTs run after the gate has identified the caller.
+        // Innermost first: preconditions run inside a keyed POST's transaction, and both after
+        // the gate has identified the caller.
+        .wrap(middleware::from_fn(crate::http::conditional::preconditions))
         .wrap(middleware::from_fn(crate::http::idempotency::replay_or_run))
         .wrap(middleware::from_fn(crate::http::route_policy::enforce))
         .wrap(cors)

@@ -1,6 +1,7 @@
 //! Wire conventions in one place: envelopes, errors, extractors, middleware.
 
 pub mod body_schema;
+pub mod conditional;
 pub mod envelope;
 pub mod error;
 pub mod extract;

@@ -56,6 +56,9 @@ pub struct Company {
     pub created_at: OffsetDateTime,
     pub updated_at: OffsetDateTime,
     pub deleted_at: Option<OffsetDateTime>,
+    /// The stored row's version: 1 when created, bumped by the database on every update
+    /// (the source of the resource's ETag).
+    pub version: i64,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -127,6 +130,7 @@ fn is_http_url(url: &str) -> bool {
 impl Company {
     pub fn new(input: NewCompany, now: OffsetDateTime) -> Result<Company, CompanyError> {
         Ok(Company {
+            version: 1,
             id: shared_kernel::new_id(),
             name: required_text("name", &input.name, MAX_COMPANY_NAME_CHARS)?,
             website: website(input.website)?,

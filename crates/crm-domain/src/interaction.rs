@@ -88,6 +88,9 @@ pub struct Interaction {
     pub created_at: OffsetDateTime,
     pub updated_at: OffsetDateTime,
     pub deleted_at: Option<OffsetDateTime>,
+    /// The stored row's version: 1 when created, bumped by the database on every update
+    /// (the source of the resource's ETag).
+    pub version: i64,
 }
 
 #[derive(Debug, Clone)]
@@ -113,6 +116,7 @@ fn attendees(ids: &[Uuid]) -> Result<Vec<Uuid>, InteractionError> {
 impl Interaction {
     pub fn new(input: NewInteraction, now: OffsetDateTime) -> Result<Interaction, InteractionError> {
         Ok(Interaction {
+            version: 1,
             id: shared_kernel::new_id(),
             customer_id: input.customer_id,
             company_id: input.company_id,

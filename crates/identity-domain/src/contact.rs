@@ -119,6 +119,9 @@ pub struct ContactRecord {
     pub is_public: bool,
     pub created_at: OffsetDateTime,
     pub updated_at: OffsetDateTime,
+    /// The stored row's version: 1 when created, bumped by the database on every update
+    /// (the source of the resource's ETag).
+    pub version: i64,
 }
 
 impl ContactRecord {
@@ -231,6 +234,7 @@ mod tests {
     fn verified(contact_type: ContactType) -> ContactRecord {
         let at = time::macros::datetime!(2026-11-23 10:00 UTC);
         ContactRecord {
+            version: 1,
             id: Uuid::nil(),
             user_id: Uuid::max(),
             contact_type,

@@ -50,6 +50,9 @@ pub struct UserRecord {
     pub token_version: i32,
     pub created_at: OffsetDateTime,
     pub updated_at: OffsetDateTime,
+    /// The stored row's version: 1 when created, bumped by the database on every update
+    /// (the source of the resource's ETag).
+    pub version: i64,
 }
 
 impl UserRecord {

@@ -137,6 +137,9 @@ pub struct ProfileRecord {
     pub is_verified: bool,
     pub created_at: OffsetDateTime,
     pub updated_at: OffsetDateTime,
+    /// The stored row's version: 1 when created, bumped by the database on every update
+    /// (the source of the resource's ETag).
+    pub version: i64,
 }
 
 impl ProfileRecord {
@@ -258,6 +261,7 @@ mod tests {
     fn only_public_active_unbanned_profiles_are_visible_to_others() {
         let at = time::macros::datetime!(2026-11-22 10:00 UTC);
         let profile = ProfileRecord {
+            version: 1,
             id: Uuid::nil(),
             user_id: Uuid::max(),
             display_name: "Ann".into(),

@@ -17,6 +17,9 @@ pub struct RoleRecord {
     pub permissions_count: i64,
     pub created_at: OffsetDateTime,
     pub updated_at: OffsetDateTime,
+    /// The stored row's version: 1 when created, bumped by the database on every update
+    /// (the source of the resource's ETag).
+    pub version: i64,
 }
 
 #[derive(Debug, Clone)]
@@ -27,6 +30,9 @@ pub struct PermissionRecord {
     pub name: String,
     pub description: String,
     pub created_at: OffsetDateTime,
+    /// The stored row's version: 1 when created, bumped by the database on every update
+    /// (the source of the resource's ETag).
+    pub version: i64,
 }
 
 pub struct NewRole {

@@ -11,6 +11,7 @@ pub mod idempotency;
 pub mod identity;
 pub mod kv;
 pub mod orders;
+pub mod preconditions;
 pub mod reference;
 pub mod request_tx;
 pub mod schema;

@@ -65,6 +65,11 @@ pub(crate) fn current() -> Option<Conn> {
     }
 }
 
+/// Whether the current task runs inside a request transaction.
+pub fn in_request_transaction() -> bool {
+    REQUEST_CONNECTION.try_with(|_| ()).is_ok()
+}
+
 /// An open transaction on a connection of its own; see the module docs.
 /// Dropped without [`commit`](Self::commit), the connection goes back to the
 /// pool marked in-transaction, which the pool discards (the server rolls back).

@@ -112,6 +112,7 @@ diesel::table! {
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
         deleted_at -> Nullable<Timestamptz>,
+        version -> Int8,
     }
 }
 
@@ -125,6 +126,7 @@ diesel::table! {
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
         deleted_at -> Nullable<Timestamptz>,
+        version -> Int8,
     }
 }
 
@@ -136,6 +138,7 @@ diesel::table! {
         name -> Varchar,
         description -> Text,
         created_at -> Timestamptz,
+        version -> Int8,
     }
 }
 
@@ -175,6 +178,7 @@ diesel::table! {
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
         deleted_at -> Nullable<Timestamptz>,
+        version -> Int8,
     }
 }
 
@@ -203,6 +207,7 @@ diesel::table! {
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
         deleted_at -> Nullable<Timestamptz>,
+        version -> Int8,
     }
 }
 

@@ -31,6 +31,10 @@ pub struct InventoryRecord {
     pub created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339")]
     pub updated_at: OffsetDateTime,
+    /// The stored row's version: 1 when created, bumped by the database on every update
+    /// (the source of the resource's ETag).
+    #[serde(skip)]
+    pub version: i64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,6 +74,7 @@ impl Inventory {
     pub fn create(input: NewInventory, stamp: Stamp) -> Result<(Self, Option<StockMovement>), WarehouseError> {
         let thresholds = input.thresholds.validate()?;
         let empty = Self(InventoryRecord {
+            version: 1,
             id: shared_kernel::new_id(),
             product_id: input.product_id,
             location_id: input.location_id,
@@ -131,6 +136,8 @@ impl Inventory {
             min_stock: t.min_stock,
             max_stock: t.max_stock,
             updated_at: now,
+            // Saved by one UPDATE, which the database's trigger counts the same way.
+            version: self.version + 1,
             ..self.0.clone()
         }))
     }
@@ -155,6 +162,8 @@ impl Inventory {
             quantity_reserved: q.reserved,
             quantity_committed: q.committed,
             updated_at: now,
+            // Saved by one UPDATE, which the database's trigger counts the same way.
+            version: self.version + 1,
             ..self.0.clone()
         })
     }
@@ -176,6 +185,7 @@ pub(crate) mod tests {
     /// A record with the given quantities, as if read from storage.
     pub(crate) fn stock(on_hand: i64, reserved: i64, committed: i64) -> Inventory {
         Inventory::restore(InventoryRecord {
+            version: 1,
             id: Uuid::from_u128(1),
             product_id: Uuid::from_u128(2),
             location_id: Uuid::from_u128(3),

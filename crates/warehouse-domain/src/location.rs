@@ -138,6 +138,10 @@ pub struct LocationRecord {
     pub created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339")]
     pub updated_at: OffsetDateTime,
+    /// The stored row's version: 1 when created, bumped by the database on every update
+    /// (the source of the resource's ETag).
+    #[serde(skip)]
+    pub version: i64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -199,6 +203,7 @@ impl Location {
     pub fn create(input: LocationInput, now: OffsetDateTime) -> Result<Self, WarehouseError> {
         let f = input.validate()?;
         Ok(Self(LocationRecord {
+            version: 1,
             id: shared_kernel::new_id(),
             code: f.code,
             name: f.name,
@@ -236,6 +241,8 @@ impl Location {
             country: f.country,
             capacity: f.capacity,
             updated_at: now,
+            // Saved by one UPDATE, which the database's trigger counts the same way.
+            version: self.version + 1,
             ..self.0.clone()
         }))
     }
@@ -245,7 +252,7 @@ impl Location {
             let from = if active { "active" } else { "inactive" };
             return Err(WarehouseError::InvalidTransition { entity: "location", from, action });
         }
-        Ok(Self(LocationRecord { is_active: active, updated_at: now, ..self.0.clone() }))
+        Ok(Self(LocationRecord { is_active: active, updated_at: now, version: self.version + 1, ..self.0.clone() }))
     }
 
     pub fn activate(&self, now: OffsetDateTime) -> Result<Self, WarehouseError> {

@@ -76,6 +76,10 @@ pub struct ProductRecord {
     pub created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339")]
     pub updated_at: OffsetDateTime,
+    /// The stored row's version: 1 when created, bumped by the database on every update
+    /// (the source of the resource's ETag).
+    #[serde(skip)]
+    pub version: i64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -145,6 +149,7 @@ impl Product {
         let f = input.validate()?;
         let [weight_grams, length_mm, width_mm, height_mm] = f.dimensions;
         Ok(Self(ProductRecord {
+            version: 1,
             id: shared_kernel::new_id(),
             sku: f.sku,
             name: f.name,
@@ -193,6 +198,8 @@ impl Product {
             price: f.price,
             currency: f.currency,
             updated_at: now,
+            // Saved by one UPDATE, which the database's trigger counts the same way.
+            version: self.version + 1,
             ..self.0.clone()
         }))
     }
@@ -206,7 +213,7 @@ impl Product {
         if self.status == to {
             return Err(WarehouseError::InvalidTransition { entity: "product", from: self.status.as_str(), action });
         }
-        Ok(Self(ProductRecord { status: to, updated_at: now, ..self.0.clone() }))
+        Ok(Self(ProductRecord { status: to, updated_at: now, version: self.version + 1, ..self.0.clone() }))
     }
 
     /// active → discontinued.

@@ -202,6 +202,7 @@ fn finish_operation(path: &str, method: &str, operation: &mut Value, new_compone
     if method == "post" {
         super::retries::document_idempotency(op);
     }
+    super::retries::document_conditions(path, method, op);
     let implied = implied_errors(op, path, access);
     let responses = op.entry("responses").or_insert_with(|| json!({}));
     let Some(responses) = responses.as_object_mut() else { return };

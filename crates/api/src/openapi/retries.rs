@@ -1,10 +1,13 @@
 //! The retry-safety part of the contract: `Idempotency-Key` on every POST
-//! (decisions 12.3) with the answers it adds, declared once here for every
-//! operation the way the middleware applies it to every route.
+//! (decisions 12.3) and conditional requests on one resource (12.4), with the
+//! answers they add, declared once here for every operation the way the
+//! middlewares apply them to every route.
 
 use serde_json::{json, Map, Value};
 
 pub(super) const IDEMPOTENCY_KEY_PARAMETER: &str = "IdempotencyKey";
+const IF_MATCH_PARAMETER: &str = "IfMatch";
+const IF_NONE_MATCH_PARAMETER: &str = "IfNoneMatch";
 
 /// The shared parameter components this module refers to.
 pub(super) fn parameters() -> Map<String, Value> {
@@ -21,7 +24,69 @@ pub(super) fn parameters() -> Map<String, Value> {
             "schema": { "type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[\\x21-\\x7E]{1,255}$" }
         }),
     );
+    parameters.insert(
+        IF_MATCH_PARAMETER.into(),
+        json!({
+            "name": "If-Match",
+            "in": "header",
+            "required": false,
+            "description": "Write only if the resource is still at one of these ETags (or `*`: exists); \
+                otherwise 412 PRECONDITION_FAILED and nothing changes. Checked atomically with the write.",
+            "schema": { "type": "string" }
+        }),
+    );
+    parameters.insert(
+        IF_NONE_MATCH_PARAMETER.into(),
+        json!({
+            "name": "If-None-Match",
+            "in": "header",
+            "required": false,
+            "description": "304 Not Modified, without a body, when the resource is still at one of these ETags.",
+            "schema": { "type": "string" }
+        }),
+    );
     parameters
+}
+
+fn etag_header() -> Value {
+    json!({ "description": "Strong entity tag of the resource's current version", "schema": { "type": "string" } })
+}
+
+fn add_parameter(op: &mut Map<String, Value>, name: &str) {
+    let parameters = op.entry("parameters").or_insert_with(|| json!([]));
+    if let Some(parameters) = parameters.as_array_mut() {
+        parameters.push(json!({ "$ref": format!("#/components/parameters/{name}") }));
+    }
+}
+
+/// `If-Match` and 412 on the writes to one guarded resource; `If-None-Match`, 304 and `ETag`
+/// on its reads. (Which answers carry a tag is the handlers' business; the contract lists the
+/// header on the success answers of the resource's routes.)
+pub(super) fn document_conditions(path: &str, method: &str, op: &mut Map<String, Value>) {
+    let guarded = crate::http::conditional::is_guarded_pattern(path);
+    // Reads: the resource itself (its sub-resources such as availability are summaries, untagged).
+    if !guarded || (method == "get" && !path.ends_with("{id}")) {
+        return;
+    }
+    if method == "get" {
+        add_parameter(op, IF_NONE_MATCH_PARAMETER);
+    } else {
+        add_parameter(op, IF_MATCH_PARAMETER);
+    }
+    let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) else { return };
+    for (status, response) in responses.iter_mut() {
+        if status == "200" || status == "201" {
+            response["headers"]["ETag"] = etag_header();
+        }
+    }
+    if method == "get" {
+        responses.insert(
+            "304".into(),
+            json!({ "description": "Not Modified: the If-None-Match tag is current", "headers": { "ETag": etag_header() } }),
+        );
+    } else {
+        add_error(responses, "412", "PRECONDITION_FAILED: the If-Match tag is not the resource's current one");
+    }
 }
 
 /// Adds `text` to the description of `status`, creating the response when the annotation has none.
@@ -38,10 +103,7 @@ fn add_error(responses: &mut Map<String, Value>, status: &str, text: &str) {
 
 /// The header, the replay marker on successes and the two refusals, on a POST.
 pub(super) fn document_idempotency(op: &mut Map<String, Value>) {
-    let parameters = op.entry("parameters").or_insert_with(|| json!([]));
-    if let Some(parameters) = parameters.as_array_mut() {
-        parameters.push(json!({ "$ref": format!("#/components/parameters/{IDEMPOTENCY_KEY_PARAMETER}") }));
-    }
+    add_parameter(op, IDEMPOTENCY_KEY_PARAMETER);
     let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) else { return };
     for (status, response) in responses.iter_mut() {
         if status.starts_with('2') {

@@ -171,7 +171,16 @@ where
     T: Serialize,
 {
     match row {
-        Some(row) => Ok(ok(row.into())),
+        // Reference data changes only with a release (it is seeded from the binary): the tag is the
+        // entry and the release.
+        Some(row) => {
+            let tag = format!("\"{}-{}\"", code.to_ascii_uppercase(), env!("CARGO_PKG_VERSION"));
+            let mut response = ok(row.into());
+            if let Ok(value) = actix_web::http::header::HeaderValue::from_str(&tag) {
+                response.headers_mut().insert(actix_web::http::header::ETAG, value);
+            }
+            Ok(response)
+        }
         None => Err(ApiError::not_found(format!("no {what} with code '{code}'"))),
     }
 }

@@ -103,6 +103,9 @@ pub struct Customer {
     pub updated_at: OffsetDateTime,
     pub churned_at: Option<OffsetDateTime>,
     pub deleted_at: Option<OffsetDateTime>,
+    /// The stored row's version: 1 when created, bumped by the database on every update
+    /// (the source of the resource's ETag).
+    pub version: i64,
 }
 
 /// Raw creation input; `Customer::new` validates all of it.
@@ -151,6 +154,7 @@ impl Customer {
         }
         let status = input.status.unwrap_or_default();
         let customer = Customer {
+            version: 1,
             id: shared_kernel::new_id(),
             user_id: input.user_id,
             company_id: input.company_id,

@@ -95,6 +95,9 @@ pub struct Deal {
     pub created_at: OffsetDateTime,
     pub updated_at: OffsetDateTime,
     pub deleted_at: Option<OffsetDateTime>,
+    /// The stored row's version: 1 when created, bumped by the database on every update
+    /// (the source of the resource's ETag).
+    pub version: i64,
 }
 
 #[derive(Debug, Clone)]
@@ -159,6 +162,7 @@ impl Deal {
     #[expect(clippy::new_ret_no_self, reason = "creation also yields the history row and events to store with it")]
     pub fn new(input: NewDeal, now: OffsetDateTime) -> Result<DealCreated, DealError> {
         let deal = Deal {
+            version: 1,
             id: shared_kernel::new_id(),
             customer_id: input.customer_id,
             assigned_to: input.assigned_to,

@@ -24,11 +24,13 @@ struct CompanyRow {
     created_at: OffsetDateTime,
     updated_at: OffsetDateTime,
     deleted_at: Option<OffsetDateTime>,
+    version: i64,
 }
 
 impl From<CompanyRow> for Company {
     fn from(r: CompanyRow) -> Self {
         Company {
+            version: r.version,
             id: r.id,
             name: r.name,
             website: r.website,
@@ -43,6 +45,7 @@ impl From<CompanyRow> for Company {
 impl From<&Company> for CompanyRow {
     fn from(c: &Company) -> Self {
         CompanyRow {
+            version: c.version,
             id: c.id,
             name: c.name.clone(),
             website: c.website.clone(),

@@ -28,6 +28,7 @@ pub(crate) struct CustomerRow {
     updated_at: OffsetDateTime,
     churned_at: Option<OffsetDateTime>,
     deleted_at: Option<OffsetDateTime>,
+    version: i64,
 }
 
 impl TryFrom<CustomerRow> for Customer {
@@ -35,6 +36,7 @@ impl TryFrom<CustomerRow> for Customer {
 
     fn try_from(r: CustomerRow) -> Result<Self, RepoError> {
         Ok(Customer {
+            version: r.version,
             email: Email::parse(&r.email).map_err(|_| corrupt("email", &r.email))?,
             status: CustomerStatus::parse(&r.status).map_err(|_| corrupt("status", &r.status))?,
             tier: Tier::parse(&r.tier).map_err(|_| corrupt("tier", &r.tier))?,

@@ -29,6 +29,7 @@ pub(crate) struct DealRow {
     created_at: OffsetDateTime,
     updated_at: OffsetDateTime,
     deleted_at: Option<OffsetDateTime>,
+    version: i64,
 }
 
 impl TryFrom<DealRow> for Deal {
@@ -36,6 +37,7 @@ impl TryFrom<DealRow> for Deal {
 
     fn try_from(r: DealRow) -> Result<Self, RepoError> {
         Ok(Deal {
+            version: r.version,
             currency: CurrencyCode::parse(&r.currency).map_err(|_| corrupt("currency", &r.currency))?,
             stage: DealStage::parse(&r.stage).map_err(|_| corrupt("stage", &r.stage))?,
             source: DealSource::parse(&r.source).map_err(|_| corrupt("source", &r.source))?,

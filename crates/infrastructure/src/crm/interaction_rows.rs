@@ -32,6 +32,7 @@ pub(crate) struct InteractionRow {
     created_at: OffsetDateTime,
     updated_at: OffsetDateTime,
     deleted_at: Option<OffsetDateTime>,
+    version: i64,
 }
 
 impl TryFrom<InteractionRow> for Interaction {
@@ -43,6 +44,7 @@ impl TryFrom<InteractionRow> for Interaction {
             Some(text) => Some(Outcome::parse(text).map_err(|_| corrupt("outcome", text))?),
         };
         Ok(Interaction {
+            version: r.version,
             interaction_type: InteractionType::parse(&r.interaction_type)
                 .map_err(|_| corrupt("type", &r.interaction_type))?,
             direction: Direction::parse(&r.direction).map_err(|_| corrupt("direction", &r.direction))?,
@@ -70,6 +72,7 @@ impl TryFrom<InteractionRow> for Interaction {
 impl From<&Interaction> for InteractionRow {
     fn from(i: &Interaction) -> Self {
         InteractionRow {
+            version: i.version,
             id: i.id,
             customer_id: i.customer_id,
             company_id: i.company_id,

@@ -11,6 +11,7 @@ diesel::table! {
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
         deleted_at -> Nullable<Timestamptz>,
+        version -> Int8,
     }
 }
 
@@ -35,6 +36,7 @@ diesel::table! {
         updated_at -> Timestamptz,
         churned_at -> Nullable<Timestamptz>,
         deleted_at -> Nullable<Timestamptz>,
+        version -> Int8,
     }
 }
 
@@ -67,6 +69,7 @@ diesel::table! {
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
         deleted_at -> Nullable<Timestamptz>,
+        version -> Int8,
     }
 }
 
@@ -102,6 +105,7 @@ diesel::table! {
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
         deleted_at -> Nullable<Timestamptz>,
+        version -> Int8,
     }
 }
 

@@ -41,6 +41,7 @@ struct ContactRow {
     is_public: bool,
     created_at: OffsetDateTime,
     updated_at: OffsetDateTime,
+    version: i64,
 }
 
 impl From<ContactRow> for ContactRecord {
@@ -55,6 +56,7 @@ impl From<ContactRow> for ContactRecord {
             country: r.country.unwrap_or_default(),
         });
         ContactRecord {
+            version: r.version,
             id: r.id,
             user_id: r.user_id,
             contact_type,

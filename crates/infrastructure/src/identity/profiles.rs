@@ -44,11 +44,13 @@ struct ProfileRow {
     is_verified: bool,
     created_at: OffsetDateTime,
     updated_at: OffsetDateTime,
+    version: i64,
 }
 
 impl From<ProfileRow> for ProfileRecord {
     fn from(r: ProfileRow) -> Self {
         ProfileRecord {
+            version: r.version,
             id: r.id,
             user_id: r.user_id,
             display_name: r.display_name,

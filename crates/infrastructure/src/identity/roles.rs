@@ -34,11 +34,14 @@ struct RoleRow {
     created_at: OffsetDateTime,
     #[diesel(sql_type = Timestamptz)]
     updated_at: OffsetDateTime,
+    #[diesel(sql_type = BigInt)]
+    version: i64,
 }
 
 impl From<RoleRow> for RoleRecord {
     fn from(r: RoleRow) -> Self {
         RoleRecord {
+            version: r.version,
             id: r.id,
             name: r.name,
             display_name: r.display_name,
@@ -60,11 +63,13 @@ struct PermissionRow {
     name: String,
     description: String,
     created_at: OffsetDateTime,
+    version: i64,
 }
 
 impl From<PermissionRow> for PermissionRecord {
     fn from(p: PermissionRow) -> Self {
         PermissionRecord {
+            version: p.version,
             id: p.id,
             resource: p.resource,
             action: p.action,
@@ -77,7 +82,7 @@ impl From<PermissionRow> for PermissionRecord {
 
 /// Roles with their permission counts in one query (no N+1).
 const ROLE_SELECT: &str = "SELECT r.id, r.name::text AS name, r.display_name::text AS display_name, r.description, \
-    r.is_system, r.created_at, r.updated_at, \
+    r.is_system, r.created_at, r.updated_at, r.version, \
     (SELECT count(*) FROM role_permissions rp WHERE rp.role_id = r.id) AS permissions_count \
     FROM roles r WHERE r.deleted_at IS NULL";
 

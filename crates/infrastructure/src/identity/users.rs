@@ -37,11 +37,13 @@ struct UserRow {
     token_version: i32,
     created_at: OffsetDateTime,
     updated_at: OffsetDateTime,
+    version: i64,
 }
 
 impl From<UserRow> for UserRecord {
     fn from(r: UserRow) -> Self {
         UserRecord {
+            version: r.version,
             id: r.id,
             email: r.email,
             name: r.name,

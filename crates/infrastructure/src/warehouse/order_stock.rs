@@ -92,7 +92,7 @@ async fn set_hold(conn: &mut AsyncPgConnection, order_id: Uuid, status: HoldStat
 async fn lock_candidates(conn: &mut AsyncPgConnection, products: &[Uuid]) -> QueryResult<Vec<InventoryRow>> {
     diesel::sql_query(
         "SELECT i.id, i.product_id, i.location_id, i.quantity_on_hand, i.quantity_reserved, \
-                i.quantity_committed, i.reorder_point, i.min_stock, i.max_stock, i.created_at, i.updated_at \
+                i.quantity_committed, i.reorder_point, i.min_stock, i.max_stock, i.created_at, i.updated_at, i.version \
          FROM inventory i JOIN locations l ON l.id = i.location_id \
          WHERE i.product_id = ANY($1) AND i.deleted_at IS NULL AND l.deleted_at IS NULL AND l.is_active \
          ORDER BY i.id FOR UPDATE OF i",

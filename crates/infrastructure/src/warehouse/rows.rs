@@ -35,11 +35,13 @@ pub(crate) struct ProductRow {
     pub status: String,
     pub created_at: OffsetDateTime,
     pub updated_at: OffsetDateTime,
+    pub version: i64,
 }
 
 impl ProductRow {
     pub fn of(p: &ProductRecord) -> Self {
         Self {
+            version: p.version,
             id: p.id,
             sku: p.sku.clone(),
             name: p.name.clone(),
@@ -61,6 +63,7 @@ impl ProductRow {
     pub fn into_product(self) -> Result<Product, RepoError> {
         let status = ProductStatus::parse(&self.status).map_err(|_| corrupt("product status", &self.status))?;
         Ok(Product::restore(ProductRecord {
+            version: self.version,
             id: self.id,
             sku: self.sku,
             name: self.name,
@@ -97,11 +100,13 @@ pub(crate) struct LocationRow {
     pub is_active: bool,
     pub created_at: OffsetDateTime,
     pub updated_at: OffsetDateTime,
+    pub version: i64,
 }
 
 impl LocationRow {
     pub fn of(l: &LocationRecord) -> Self {
         Self {
+            version: l.version,
             id: l.id,
             code: l.code.clone(),
             name: l.name.clone(),
@@ -123,6 +128,7 @@ impl LocationRow {
             LocationType::parse(&self.location_type).map_err(|_| corrupt("location type", &self.location_type))?;
         let country = CountryCode::parse(&self.country).map_err(|_| corrupt("country", &self.country))?;
         Ok(Location::restore(LocationRecord {
+            version: self.version,
             id: self.id,
             code: self.code,
             name: self.name,
@@ -157,6 +163,7 @@ pub(crate) struct InventoryRow {
     pub max_stock: Option<i64>,
     pub created_at: OffsetDateTime,
     pub updated_at: OffsetDateTime,
+    pub version: i64,
 }
 
 impl InventoryRow {
@@ -170,6 +177,7 @@ impl InventoryRow {
 
     pub fn of(i: &InventoryRecord) -> Self {
         Self {
+            version: i.version,
             id: i.id,
             product_id: i.product_id,
             location_id: i.location_id,
@@ -186,6 +194,7 @@ impl InventoryRow {
 
     pub fn into_inventory(self) -> Inventory {
         Inventory::restore(InventoryRecord {
+            version: self.version,
             id: self.id,
             product_id: self.product_id,
             location_id: self.location_id,

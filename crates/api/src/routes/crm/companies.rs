@@ -8,7 +8,8 @@ use super::requests::{CompanyListQuery, CreateCompanyBody, UpdateCompanyBody};
 use super::responses::CompanyView;
 use super::wire::now;
 use crate::app::AppState;
-use crate::http::{created, list, no_content, ok, ApiError, Json, PageQuery};
+use crate::http::conditional::{created_tagged, ok_tagged};
+use crate::http::{list, no_content, ApiError, Json, PageQuery};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(
@@ -45,7 +46,7 @@ pub async fn create_company(
     let input = NewCompany { name: body.name, website: body.website, industry: body.industry };
     let company = Company::new(input, now()).map_err(company_error)?;
     let saved = state.crm.companies.create(&company).await.map_err(ApiError::from)?;
-    Ok(created(CompanyView::from(saved)))
+    Ok(created_tagged::<CompanyView, _>(saved))
 }
 
 #[utoipa::path(get, path = "/api/v1/customer-mgmt/companies", tag = "customer management",
@@ -67,7 +68,7 @@ pub async fn list_companies(
     responses((status = 200, body = CompanyView), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn get_company(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    Ok(ok(CompanyView::from(load(&state, id.into_inner()).await?)))
+    Ok(ok_tagged::<CompanyView, _>(load(&state, id.into_inner()).await?))
 }
 
 #[utoipa::path(put, path = "/api/v1/customer-mgmt/companies/{id}", tag = "customer management",
@@ -87,7 +88,7 @@ pub async fn update_company(
         crm_domain::RepoError::NotFound => ApiError::not_found("no such company"),
         other => ApiError::from(other),
     })?;
-    Ok(ok(CompanyView::from(saved)))
+    Ok(ok_tagged::<CompanyView, _>(saved))
 }
 
 #[utoipa::path(delete, path = "/api/v1/customer-mgmt/companies/{id}", tag = "customer management",

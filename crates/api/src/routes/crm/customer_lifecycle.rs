@@ -15,6 +15,7 @@ use super::requests::{AssignBody, ChurnBody, StatusBody, TagsBody, TierBody};
 use super::responses::CustomerView;
 use super::wire::{ensure_active_user, existing_customer, now, required};
 use crate::app::AppState;
+use crate::http::conditional::{ok_tagged, Tagged};
 use crate::http::retry::{until_settled, Attempt};
 use crate::http::{ok, ApiError, Json, OptionalJson};
 
@@ -58,7 +59,7 @@ where
     security(("bearer" = [])))]
 pub async fn qualify(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let saved = transition(&state, id.into_inner(), |c, at| c.qualify(at)).await?;
-    Ok(ok(CustomerStatusChanged::from(&saved)))
+    Ok(ok(CustomerStatusChanged::from(&saved)).tagged(&saved))
 }
 
 #[utoipa::path(post, path = "/api/v1/customer-mgmt/customers/{id}/convert", tag = "customer management",
@@ -68,7 +69,7 @@ pub async fn qualify(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<
     security(("bearer" = [])))]
 pub async fn convert(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let saved = transition(&state, id.into_inner(), |c, at| c.convert(at)).await?;
-    Ok(ok(CustomerStatusChanged::from(&saved)))
+    Ok(ok(CustomerStatusChanged::from(&saved)).tagged(&saved))
 }
 
 #[utoipa::path(post, path = "/api/v1/customer-mgmt/customers/{id}/churn", tag = "customer management",
@@ -83,7 +84,7 @@ pub async fn churn(
 ) -> Result<HttpResponse, ApiError> {
     let reason = body.0.and_then(|b| b.reason);
     let saved = transition(&state, id.into_inner(), |c, at| c.churn(reason.clone(), at)).await?;
-    Ok(ok(CustomerChurned::from(&saved)))
+    Ok(ok(CustomerChurned::from(&saved)).tagged(&saved))
 }
 
 #[utoipa::path(post, path = "/api/v1/customer-mgmt/customers/{id}/reactivate", tag = "customer management",
@@ -93,7 +94,7 @@ pub async fn churn(
     security(("bearer" = [])))]
 pub async fn reactivate(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let saved = transition(&state, id.into_inner(), |c, at| c.reactivate(at)).await?;
-    Ok(ok(CustomerView::from(saved)))
+    Ok(ok_tagged::<CustomerView, _>(saved))
 }
 
 #[utoipa::path(patch, path = "/api/v1/customer-mgmt/customers/{id}/status", tag = "customer management", operation_id = "set_customer_status",
@@ -109,7 +110,7 @@ pub async fn set_status(
 ) -> Result<HttpResponse, ApiError> {
     let target = CustomerStatus::parse(&body.status).map_err(|e| ApiError::field("status", e.to_string()))?;
     let saved = transition(&state, id.into_inner(), |c, at| c.transition_to(target, body.reason.clone(), at)).await?;
-    Ok(ok(CustomerStatusSet::from(&saved)))
+    Ok(ok(CustomerStatusSet::from(&saved)).tagged(&saved))
 }
 
 #[utoipa::path(post, path = "/api/v1/customer-mgmt/customers/{id}/assign", tag = "customer management",
@@ -128,7 +129,7 @@ pub async fn assign(
         ensure_active_user(&state, rep, "assigned_to").await?;
     }
     let saved = state.crm.customers.update(&customer.assign(rep, now())).await.map_err(customer_write_error)?;
-    Ok(ok(CustomerAssigned::from(&saved)))
+    Ok(ok(CustomerAssigned::from(&saved)).tagged(&saved))
 }
 
 /// `PUT` is accepted for `assign` too (the spec names both); documented so the
@@ -169,7 +170,7 @@ pub async fn change_tier(
     })
     .await?;
     state.outbox.notify();
-    Ok(ok(CustomerView::from(saved)))
+    Ok(ok_tagged::<CustomerView, _>(saved))
 }
 
 #[utoipa::path(put, path = "/api/v1/customer-mgmt/customers/{id}/tags", tag = "customer management",
@@ -185,5 +186,5 @@ pub async fn set_tags(
     let customer = existing_customer(&state, id.into_inner()).await?;
     let next = customer.set_tags(body.tags, now()).map_err(customer_error)?;
     let saved = state.crm.customers.update(&next).await.map_err(customer_write_error)?;
-    Ok(ok(CustomerView::from(saved)))
+    Ok(ok_tagged::<CustomerView, _>(saved))
 }

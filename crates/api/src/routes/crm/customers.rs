@@ -13,7 +13,8 @@ use super::wire::{
     customer_not_found, e164, ensure_active_user, ensure_user, existing_company, existing_customer, now,
 };
 use crate::app::AppState;
-use crate::http::{created, list, no_content, ok, ApiError, Json, PageQuery};
+use crate::http::conditional::{created_tagged, ok_tagged, Tagged, Versioned};
+use crate::http::{list, no_content, ok, ApiError, Json, PageQuery};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(
@@ -78,7 +79,7 @@ pub async fn create_customer(
     }
     let saved = state.crm.customers.create(&created_customer).await.map_err(ApiError::from)?;
     state.outbox.notify();
-    Ok(created(CustomerView::from(saved)))
+    Ok(created_tagged::<CustomerView, _>(saved))
 }
 
 #[utoipa::path(get, path = "/api/v1/customer-mgmt/customers", tag = "customer management",
@@ -114,7 +115,7 @@ pub async fn get_customer_by_email(
         None => EmailScope::Newest,
     };
     let found = state.crm.customers.find_by_email(&email, scope).await.map_err(ApiError::from)?;
-    Ok(ok(CustomerView::from(found.ok_or_else(customer_not_found)?)))
+    Ok(ok_tagged::<CustomerView, _>(found.ok_or_else(customer_not_found)?))
 }
 
 #[utoipa::path(get, path = "/api/v1/customer-mgmt/customers/{id}", tag = "customer management",
@@ -122,7 +123,7 @@ pub async fn get_customer_by_email(
     responses((status = 200, body = CustomerView), (status = 404, description = "CUSTOMER_NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn get_customer(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    Ok(ok(CustomerView::from(existing_customer(&state, id.into_inner()).await?)))
+    Ok(ok_tagged::<CustomerView, _>(existing_customer(&state, id.into_inner()).await?))
 }
 
 #[utoipa::path(put, path = "/api/v1/customer-mgmt/customers/{id}", tag = "customer management",
@@ -146,7 +147,8 @@ pub async fn update_customer(
     let next = customer.update_details(changes, now()).map_err(customer_error)?;
     let saved = state.crm.customers.update(&next).await.map_err(customer_write_error)?;
     // Echo only what the request changed.
-    Ok(ok(CustomerDetailsChanged::of(saved, changed)))
+    let tag = saved.entity_tag();
+    Ok(ok(CustomerDetailsChanged::of(saved, changed)).tagged(&tag))
 }
 
 #[utoipa::path(delete, path = "/api/v1/customer-mgmt/customers/{id}", tag = "customer management",

@@ -12,6 +12,7 @@ use super::deals::{deal_error, existing_deal};
 use super::requests::{LoseBody, StageBody, WinBody};
 use super::wire::now;
 use crate::app::AppState;
+use crate::http::conditional::Tagged;
 use crate::http::retry::{until_settled, Attempt};
 use crate::http::{ok, ApiError, Json};
 
@@ -56,7 +57,7 @@ pub async fn move_stage(
     Json(body): Json<StageBody>,
 ) -> Result<HttpResponse, ApiError> {
     let saved = change_stage(&state, id.into_inner(), |d, at| d.move_to(body.stage, at)).await?;
-    Ok(ok(DealStageMoved::from(&saved)))
+    Ok(ok(DealStageMoved::from(&saved)).tagged(&saved))
 }
 
 #[utoipa::path(post, path = "/api/v1/customer-mgmt/deals/{id}/win", tag = "customer management",
@@ -70,7 +71,7 @@ pub async fn win(
     Json(body): Json<WinBody>,
 ) -> Result<HttpResponse, ApiError> {
     let saved = change_stage(&state, id.into_inner(), |d, at| d.win(body.close_date, at).map(Some)).await?;
-    Ok(ok(DealClosed::won(&saved)))
+    Ok(ok(DealClosed::won(&saved)).tagged(&saved))
 }
 
 #[utoipa::path(post, path = "/api/v1/customer-mgmt/deals/{id}/lose", tag = "customer management",
@@ -85,5 +86,5 @@ pub async fn lose(
 ) -> Result<HttpResponse, ApiError> {
     let step = |d: &Deal, at| d.lose(body.close_date, body.reason.clone(), at).map(Some);
     let saved = change_stage(&state, id.into_inner(), step).await?;
-    Ok(ok(DealClosed::lost(&saved)))
+    Ok(ok(DealClosed::lost(&saved)).tagged(&saved))
 }

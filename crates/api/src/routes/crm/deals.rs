@@ -10,7 +10,8 @@ use super::requests::{BasicInfoBody, CreateDealBody, DealListQuery, DealStageNam
 use super::responses::DealView;
 use super::wire::{ensure_active_user, existing_customer, now};
 use crate::app::AppState;
-use crate::http::{created, list, no_content, ok, ApiError, Json, PageQuery};
+use crate::http::conditional::{created_tagged, ok_tagged, Tagged};
+use crate::http::{list, no_content, ok, ApiError, Json, PageQuery};
 use crate::routes::reference::active_currency;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -83,7 +84,7 @@ pub async fn create_deal(
     ensure_active_user(&state, body.assigned_to, "assigned_to").await?;
     let saved = state.crm.deals.create(&created_deal).await.map_err(ApiError::from)?;
     state.outbox.notify();
-    Ok(created(DealView::from(saved)))
+    Ok(created_tagged::<DealView, _>(saved))
 }
 
 #[utoipa::path(get, path = "/api/v1/customer-mgmt/deals", tag = "customer management", params(PageQuery, DealListQuery),
@@ -149,7 +150,7 @@ pub async fn won_stats(state: web::Data<AppState>) -> Result<HttpResponse, ApiEr
     responses((status = 200, body = DealView), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn get_deal(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    Ok(ok(DealView::from(existing_deal(&state, id.into_inner()).await?)))
+    Ok(ok_tagged::<DealView, _>(existing_deal(&state, id.into_inner()).await?))
 }
 
 #[utoipa::path(delete, path = "/api/v1/customer-mgmt/deals/{id}", tag = "customer management", params(("id" = Uuid, Path)),
@@ -175,7 +176,7 @@ pub async fn update_basic_info(
     let (name_changed, date_changed) = (body.name.is_some(), body.expected_close_date.is_some());
     let next = deal.update_basic_info(body.name, body.expected_close_date, now()).map_err(deal_error)?;
     let saved = save_open(&state, &next).await?;
-    Ok(ok(DealBasicInfoChanged::of(&saved, name_changed, date_changed)))
+    Ok(ok(DealBasicInfoChanged::of(&saved, name_changed, date_changed)).tagged(&saved))
 }
 
 #[utoipa::path(put, path = "/api/v1/customer-mgmt/deals/{id}/value", tag = "customer management",
@@ -196,5 +197,5 @@ pub async fn update_value(
     let deal = existing_deal(&state, id.into_inner()).await?;
     let next = deal.update_value(body.value, currency.unwrap_or(deal.currency), now()).map_err(deal_error)?;
     let saved = save_open(&state, &next).await?;
-    Ok(ok(DealValueChanged::from(&saved)))
+    Ok(ok(DealValueChanged::from(&saved)).tagged(&saved))
 }

@@ -9,8 +9,9 @@ use super::requests::{AttendeeBody, ContentBody, EndBody, FollowUpBody, OutcomeB
 use super::responses::InteractionView;
 use super::wire::{ensure_user, now, required};
 use crate::app::AppState;
+use crate::http::conditional::ok_tagged;
 use crate::http::retry::{until_settled, Attempt};
-use crate::http::{ok, ApiError, Json};
+use crate::http::{ApiError, Json};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     let resource = |tail: &str| web::resource(format!("/customer-mgmt/interactions/{{id}}/{tail}"));
@@ -28,7 +29,7 @@ async fn save(state: &AppState, next: &Interaction) -> Result<HttpResponse, ApiE
         RepoError::NotFound => ApiError::not_found("no such interaction"),
         other => ApiError::from(other),
     })?;
-    Ok(ok(InteractionView::from(saved)))
+    Ok(ok_tagged::<InteractionView, _>(saved))
 }
 
 #[utoipa::path(put, path = "/api/v1/customer-mgmt/interactions/{id}/content", tag = "customer management",
@@ -85,7 +86,7 @@ pub async fn end_interaction(
         }
     })
     .await?;
-    Ok(ok(InteractionView::from(saved)))
+    Ok(ok_tagged::<InteractionView, _>(saved))
 }
 
 #[utoipa::path(put, path = "/api/v1/customer-mgmt/interactions/{id}/follow-up", tag = "customer management",
@@ -116,7 +117,7 @@ pub async fn add_attendee(
     ensure_user(&state, body.attendee_id, "attendee_id").await?;
     match interaction.add_attendee(body.attendee_id, now()).map_err(interaction_error)? {
         Some(next) => save(&state, &next).await,
-        None => Ok(ok(InteractionView::from(interaction))),
+        None => Ok(ok_tagged::<InteractionView, _>(interaction)),
     }
 }
 

@@ -10,7 +10,8 @@ use super::responses::{InteractionListItem, InteractionView};
 use super::wire::{existing_company, existing_customer, now};
 use crate::app::AppState;
 use crate::auth::Caller;
-use crate::http::{created, list, no_content, ok, ApiError, Json, PageQuery};
+use crate::http::conditional::{created_tagged, ok_tagged};
+use crate::http::{list, no_content, ApiError, Json, PageQuery};
 use crate::routes::query_params;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -72,7 +73,7 @@ pub async fn create_interaction(
         None => interaction.company_id = customer.company_id,
     }
     let saved = state.crm.interactions.create(&interaction).await.map_err(ApiError::from)?;
-    Ok(created(InteractionView::from(saved)))
+    Ok(created_tagged::<InteractionView, _>(saved))
 }
 
 #[utoipa::path(get, path = "/api/v1/customer-mgmt/interactions", tag = "customer management", params(PageQuery),
@@ -162,7 +163,7 @@ pub async fn follow_ups(
     responses((status = 200, body = InteractionView), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn get_interaction(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    Ok(ok(InteractionView::from(existing_interaction(&state, id.into_inner()).await?)))
+    Ok(ok_tagged::<InteractionView, _>(existing_interaction(&state, id.into_inner()).await?))
 }
 
 #[utoipa::path(delete, path = "/api/v1/customer-mgmt/interactions/{id}", tag = "customer management",

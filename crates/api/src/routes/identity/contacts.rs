@@ -14,7 +14,9 @@ use super::requests::{AddressBody, ContactListQuery, CreateContactBody, UpdateCo
 use super::responses::{AddressView, ContactVerified, ContactView};
 use crate::app::AppState;
 use crate::auth::Caller;
-use crate::http::{created, no_content, ok, ApiError, Json, OptionalJson};
+use crate::http::conditional::{created_tagged, ok_tagged};
+use crate::http::conditional::{Tagged, Versioned};
+use crate::http::{no_content, ok, ApiError, Json, OptionalJson};
 
 impl From<ContactRecord> for ContactView {
     fn from(c: ContactRecord) -> Self {
@@ -169,7 +171,7 @@ pub async fn create_contact(
     };
     let contact = state.identity.contacts.create(contact).await.map_err(repo_error)?;
     state.outbox.notify();
-    Ok(created(ContactView::from(contact)))
+    Ok(created_tagged::<ContactView, _>(contact))
 }
 
 #[utoipa::path(get, path = "/api/v1/identity/contacts", tag = "identity", params(ContactListQuery),
@@ -205,7 +207,7 @@ pub async fn get_contact(
         .await
         .map_err(repo_error)?
         .ok_or_else(contact_not_found)?;
-    Ok(ok(ContactView::from(contact)))
+    Ok(ok_tagged::<ContactView, _>(contact))
 }
 
 #[utoipa::path(put, path = "/api/v1/identity/contacts/{id}", tag = "identity", params(("id" = Uuid, Path)),
@@ -237,7 +239,7 @@ pub async fn update_contact(
     };
     let contact = state.identity.contacts.update(caller.user_id, id, changes).await.map_err(repo_error)?;
     state.outbox.notify();
-    Ok(ok(ContactView::from(contact)))
+    Ok(ok_tagged::<ContactView, _>(contact))
 }
 
 #[utoipa::path(delete, path = "/api/v1/identity/contacts/{id}", tag = "identity", params(("id" = Uuid, Path)),
@@ -256,7 +258,8 @@ pub async fn delete_contact(
 async fn verify(state: &AppState, caller: &Caller, id: Uuid) -> Result<HttpResponse, ApiError> {
     let contact = state.identity.contacts.verify(caller.user_id, id).await.map_err(repo_error)?;
     state.outbox.notify();
-    Ok(ok(ContactVerified { message: "contact verified", contact: ContactView::from(contact) }))
+    let tag = contact.entity_tag();
+    Ok(ok(ContactVerified { message: "contact verified", contact: ContactView::from(contact) }).tagged(&tag))
 }
 
 #[utoipa::path(post, path = "/api/v1/identity/contacts/{id}/verify", tag = "identity", params(("id" = Uuid, Path)),
@@ -297,7 +300,7 @@ pub async fn set_primary_contact(
 ) -> Result<HttpResponse, ApiError> {
     let contact = state.identity.contacts.set_primary(caller.user_id, id.into_inner()).await.map_err(repo_error)?;
     state.outbox.notify();
-    Ok(ok(ContactView::from(contact)))
+    Ok(ok_tagged::<ContactView, _>(contact))
 }
 
 #[cfg(test)]

@@ -10,7 +10,8 @@ use super::contacts::identity_error;
 use super::requests::{CreatePermissionBody, UpdatePermissionBody};
 use super::responses::PermissionView;
 use crate::app::AppState;
-use crate::http::{created, no_content, ok, ApiError, Json};
+use crate::http::conditional::{created_tagged, ok_tagged};
+use crate::http::{no_content, ok, ApiError, Json};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(
@@ -48,7 +49,7 @@ pub async fn create_permission(
     let name = PermissionName::new(&body.resource, &body.action).map_err(identity_error)?;
     let description = body.description.unwrap_or_default().trim().to_owned();
     let permission = state.identity.roles.create_permission(name, description).await.map_err(write_error)?;
-    Ok(created(PermissionView::from(permission)))
+    Ok(created_tagged::<PermissionView, _>(permission))
 }
 
 #[utoipa::path(get, path = "/api/v1/identity/permissions", tag = "identity",
@@ -63,7 +64,7 @@ pub async fn list_permissions(state: web::Data<AppState>) -> Result<HttpResponse
 pub async fn get_permission(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let permission =
         state.identity.roles.find_permission(id.into_inner()).await.map_err(ApiError::from)?.ok_or_else(not_found)?;
-    Ok(ok(PermissionView::from(permission)))
+    Ok(ok_tagged::<PermissionView, _>(permission))
 }
 
 #[utoipa::path(get, path = "/api/v1/identity/permissions/name/{name}", tag = "identity", params(("name" = String, Path, description = "resource:action")),
@@ -71,7 +72,7 @@ pub async fn get_permission(state: web::Data<AppState>, id: web::Path<Uuid>) -> 
 pub async fn permission_by_name(state: web::Data<AppState>, name: web::Path<String>) -> Result<HttpResponse, ApiError> {
     let permission =
         state.identity.roles.find_permission_by_name(&name).await.map_err(ApiError::from)?.ok_or_else(not_found)?;
-    Ok(ok(PermissionView::from(permission)))
+    Ok(ok_tagged::<PermissionView, _>(permission))
 }
 
 #[utoipa::path(put, path = "/api/v1/identity/permissions/{id}", tag = "identity", params(("id" = Uuid, Path)), request_body = UpdatePermissionBody,
@@ -96,7 +97,7 @@ pub async fn update_permission(
     let description = body.description.map(|d| d.trim().to_owned());
     let permission = state.identity.roles.update_permission(id, name, description).await.map_err(write_error)?;
     state.identity.access.invalidate_all().await;
-    Ok(ok(PermissionView::from(permission)))
+    Ok(ok_tagged::<PermissionView, _>(permission))
 }
 
 #[utoipa::path(delete, path = "/api/v1/identity/permissions/{id}", tag = "identity", params(("id" = Uuid, Path)),

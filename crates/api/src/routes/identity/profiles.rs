@@ -13,7 +13,8 @@ use super::requests::{ProfileBody, VisibilityBody};
 use super::responses::ProfileView;
 use crate::app::AppState;
 use crate::auth::Caller;
-use crate::http::{created, list, no_content, ok, ApiError, Json, PageQuery};
+use crate::http::conditional::{created_tagged, ok_tagged};
+use crate::http::{list, no_content, ApiError, Json, PageQuery};
 
 time::serde::format_description!(iso_date, Date, "[year]-[month]-[day]");
 
@@ -125,7 +126,7 @@ async fn my_profile(state: &AppState, caller: &Caller) -> Result<ProfileRecord, 
 async fn apply(state: &AppState, caller: &Caller, id: Uuid, fields: ProfileFields) -> Result<HttpResponse, ApiError> {
     let profile = state.identity.profiles.update(caller.user_id, id, fields).await.map_err(repo_error)?;
     state.outbox.notify();
-    Ok(ok(ProfileView::from(profile)))
+    Ok(ok_tagged::<ProfileView, _>(profile))
 }
 
 #[utoipa::path(post, path = "/api/v1/identity/profiles", tag = "identity", request_body = ProfileBody,
@@ -150,14 +151,14 @@ pub async fn create_profile(
         }
     };
     state.outbox.notify();
-    Ok(created(ProfileView::from(profile)))
+    Ok(created_tagged::<ProfileView, _>(profile))
 }
 
 #[utoipa::path(get, path = "/api/v1/identity/profiles/me", tag = "identity",
     responses((status = 200, body = ProfileView), (status = 404, description = "NOT_FOUND: no profile yet")),
     security(("bearer" = [])))]
 pub async fn get_my_profile(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
-    Ok(ok(ProfileView::from(my_profile(&state, &caller).await?)))
+    Ok(ok_tagged::<ProfileView, _>(my_profile(&state, &caller).await?))
 }
 
 #[utoipa::path(put, path = "/api/v1/identity/profiles/me", tag = "identity", request_body = ProfileBody,
@@ -191,7 +192,7 @@ pub async fn get_profile(
         .map_err(repo_error)?
         .filter(|p| p.user_id == caller.user_id || p.is_publicly_visible())
         .ok_or_else(profile_not_found)?;
-    Ok(ok(ProfileView::from(profile)))
+    Ok(ok_tagged::<ProfileView, _>(profile))
 }
 
 #[utoipa::path(put, path = "/api/v1/identity/profiles/{id}", tag = "identity", params(("id" = Uuid, Path)),
@@ -244,7 +245,7 @@ pub async fn set_visibility(
 async fn moderate(state: &AppState, id: Uuid, action: Moderation) -> Result<HttpResponse, ApiError> {
     let profile = state.identity.profiles.moderate(id, action).await.map_err(repo_error)?;
     state.outbox.notify();
-    Ok(ok(ProfileView::from(profile)))
+    Ok(ok_tagged::<ProfileView, _>(profile))
 }
 
 #[utoipa::path(put, path = "/api/v1/identity/profiles/{id}/verify", tag = "identity", params(("id" = Uuid, Path)),

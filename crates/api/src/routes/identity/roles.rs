@@ -12,7 +12,8 @@ use super::responses::{MessageView, PermissionView, PermissionsGranted, RoleView
 use super::users::{guard_account, user_not_found};
 use crate::app::AppState;
 use crate::auth::Caller;
-use crate::http::{created, no_content, ok, ApiError, Json};
+use crate::http::conditional::{created_tagged, ok_tagged};
+use crate::http::{no_content, ok, ApiError, Json};
 
 impl From<RoleRecord> for RoleView {
     fn from(r: RoleRecord) -> Self {
@@ -94,7 +95,7 @@ pub async fn create_role(
         description: body.description.unwrap_or_default().trim().to_owned(),
     };
     let role = state.identity.roles.create_role(role).await.map_err(duplicate_name)?;
-    Ok(created(RoleView::from(role)))
+    Ok(created_tagged::<RoleView, _>(role))
 }
 
 #[utoipa::path(get, path = "/api/v1/identity/roles", tag = "identity",
@@ -109,7 +110,7 @@ pub async fn list_roles(state: web::Data<AppState>) -> Result<HttpResponse, ApiE
 pub async fn get_role(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let role =
         state.identity.roles.find_role(id.into_inner()).await.map_err(ApiError::from)?.ok_or_else(role_not_found)?;
-    Ok(ok(RoleView::from(role)))
+    Ok(ok_tagged::<RoleView, _>(role))
 }
 
 #[utoipa::path(get, path = "/api/v1/identity/roles/name/{name}", tag = "identity", params(("name" = String, Path)),
@@ -117,7 +118,7 @@ pub async fn get_role(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result
 pub async fn role_by_name(state: web::Data<AppState>, name: web::Path<String>) -> Result<HttpResponse, ApiError> {
     let role =
         state.identity.roles.find_role_by_name(&name).await.map_err(ApiError::from)?.ok_or_else(role_not_found)?;
-    Ok(ok(RoleView::from(role)))
+    Ok(ok_tagged::<RoleView, _>(role))
 }
 
 #[utoipa::path(put, path = "/api/v1/identity/roles/{id}", tag = "identity", params(("id" = Uuid, Path)), request_body = UpdateRoleBody,
@@ -139,7 +140,7 @@ pub async fn update_role(
         RepoError::NotFound => role_not_found(),
         other => duplicate_name(other),
     })?;
-    Ok(ok(RoleView::from(role)))
+    Ok(ok_tagged::<RoleView, _>(role))
 }
 
 #[utoipa::path(delete, path = "/api/v1/identity/roles/{id}", tag = "identity", params(("id" = Uuid, Path)),

@@ -13,6 +13,7 @@ use super::requests::{ReasonBody, StatusBody, UserListQuery};
 use super::responses::{UserStatusView, UserView};
 use crate::app::AppState;
 use crate::auth::Caller;
+use crate::http::conditional::{ok_tagged, Tagged};
 use crate::http::{list, ok, ApiError, Json, OptionalJson};
 
 impl From<UserRecord> for UserView {
@@ -63,7 +64,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 pub async fn me(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
     let user =
         state.identity.users.find_by_id(caller.user_id).await.map_err(ApiError::from)?.ok_or_else(user_not_found)?;
-    Ok(ok(UserView::from(user)))
+    Ok(ok_tagged::<UserView, _>(user))
 }
 
 #[utoipa::path(get, path = "/api/v1/identity/users", tag = "identity", params(UserListQuery),
@@ -100,7 +101,7 @@ pub async fn get_user(
         caller.require_any_role(&["admin", "superadmin", "manager"])?;
     }
     let user = state.identity.users.find_by_id(id).await.map_err(ApiError::from)?.ok_or_else(user_not_found)?;
-    Ok(ok(UserView::from(user)))
+    Ok(ok_tagged::<UserView, _>(user))
 }
 
 /// The account rules for `caller` doing `action` to user `target`: nobody
@@ -166,7 +167,7 @@ pub async fn suspend(
 ) -> Result<HttpResponse, ApiError> {
     let user =
         move_status(&state, &caller, id.into_inner(), UserStatus::Suspended, optional_reason(body).as_deref()).await?;
-    Ok(ok(UserView::from(user)))
+    Ok(ok_tagged::<UserView, _>(user))
 }
 
 #[utoipa::path(put, path = "/api/v1/identity/users/{id}/ban", tag = "identity", params(("id" = Uuid, Path)),
@@ -182,7 +183,7 @@ pub async fn ban(
 ) -> Result<HttpResponse, ApiError> {
     let user =
         move_status(&state, &caller, id.into_inner(), UserStatus::Banned, optional_reason(body).as_deref()).await?;
-    Ok(ok(UserView::from(user)))
+    Ok(ok_tagged::<UserView, _>(user))
 }
 
 #[utoipa::path(patch, path = "/api/v1/identity/users/{id}/status", tag = "identity", operation_id = "set_user_status", params(("id" = Uuid, Path)),
@@ -204,7 +205,8 @@ pub async fn set_status(
         message: format!("user status changed to {}", user.status.as_str()),
         id: user.id,
         status: user.status.as_str(),
-    }))
+    })
+    .tagged(&user))
 }
 
 #[utoipa::path(post, path = "/api/v1/identity/users/{id}/unlock", tag = "identity", params(("id" = Uuid, Path)),
@@ -215,5 +217,5 @@ pub async fn unlock(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<H
         identity_domain::ports::RepoError::NotFound => user_not_found(),
         other => ApiError::from(other),
     })?;
-    Ok(ok(UserView::from(user)))
+    Ok(ok_tagged::<UserView, _>(user))
 }

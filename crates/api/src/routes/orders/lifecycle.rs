@@ -16,8 +16,9 @@ use super::responses::{OrderView, TransitionView};
 use super::{change_order, order_error, repo_error};
 use crate::app::AppState;
 use crate::commerce;
+use crate::http::conditional::{created_tagged, Tagged};
 use crate::http::retry::{until_settled, Attempt};
-use crate::http::{created, no_content, ok, ApiError, Json, OptionalJson};
+use crate::http::{no_content, ok, ApiError, Json, OptionalJson};
 use crate::routes::reference::active_currency;
 
 fn customer_not_found() -> ApiError {
@@ -56,7 +57,7 @@ pub async fn create_order(
     }
     let order = state.commerce.orders.create(draft).await.map_err(repo_error)?;
     state.outbox.notify();
-    Ok(created(OrderView::from(order)))
+    Ok(created_tagged::<OrderView, _>(order))
 }
 
 /// At most this many `items` in one creation.
@@ -96,7 +97,7 @@ async fn item_lines(
     security(("bearer" = [])))]
 pub async fn confirm(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let order = change_order(&state, id.into_inner(), Order::confirm).await?;
-    Ok(ok(TransitionView { confirmed_at: order.confirmed_at, ..TransitionView::of(&order) }))
+    Ok(ok(TransitionView { confirmed_at: order.confirmed_at, ..TransitionView::of(&order) }).tagged(&order))
 }
 
 #[utoipa::path(post, path = "/api/v1/order-mgmt/orders/{id}/process", tag = "orders", params(("id" = Uuid, Path)),
@@ -105,7 +106,7 @@ pub async fn confirm(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<
     security(("bearer" = [])))]
 pub async fn process(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let order = change_order(&state, id.into_inner(), Order::process).await?;
-    Ok(ok(TransitionView::of(&order)))
+    Ok(ok(TransitionView::of(&order)).tagged(&order))
 }
 
 #[utoipa::path(post, path = "/api/v1/order-mgmt/orders/{id}/fulfill", tag = "orders", params(("id" = Uuid, Path)),
@@ -115,7 +116,7 @@ pub async fn process(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<
     security(("bearer" = [])))]
 pub async fn fulfill(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let order = change_order(&state, id.into_inner(), Order::fulfill).await?;
-    Ok(ok(TransitionView { fulfilled_at: order.fulfilled_at, ..TransitionView::of(&order) }))
+    Ok(ok(TransitionView { fulfilled_at: order.fulfilled_at, ..TransitionView::of(&order) }).tagged(&order))
 }
 
 #[utoipa::path(post, path = "/api/v1/order-mgmt/orders/{id}/cancel", tag = "orders", params(("id" = Uuid, Path)),
@@ -134,7 +135,7 @@ pub async fn cancel(
     if let Some(reason) = body.0.and_then(|b| b.reason) {
         tracing::info!(order_id = %id, reason = %reason.trim(), "order cancelled");
     }
-    Ok(ok(TransitionView { cancelled_at: order.cancelled_at, ..TransitionView::of(&order) }))
+    Ok(ok(TransitionView { cancelled_at: order.cancelled_at, ..TransitionView::of(&order) }).tagged(&order))
 }
 
 #[utoipa::path(delete, path = "/api/v1/order-mgmt/orders/{id}", tag = "orders", params(("id" = Uuid, Path)),

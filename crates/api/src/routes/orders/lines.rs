@@ -10,7 +10,8 @@ use super::requests::{AddLineBody, LineQuantityBody};
 use super::responses::OrderView;
 use super::{change_order, order_error};
 use crate::app::AppState;
-use crate::http::{created, ok, ApiError, Json};
+use crate::http::conditional::{created_tagged, ok_tagged};
+use crate::http::{ApiError, Json};
 use crate::routes::reference::active_currency;
 
 /// Quantity and price, checked before any reference is looked up (the domain's order of checks).
@@ -66,7 +67,7 @@ pub async fn add_line(
     })?;
     let line = line_for(&product, body.quantity, body.unit_price, currency, "product_id")?;
     let order = change_order(&state, id.into_inner(), |order, now| order.add_line(line.clone(), now)).await?;
-    Ok(created(OrderView::from(order)))
+    Ok(created_tagged::<OrderView, _>(order))
 }
 
 #[utoipa::path(put, path = "/api/v1/order-mgmt/orders/{id}/lines/{line_id}", tag = "orders",
@@ -82,7 +83,7 @@ pub async fn change_line(
 ) -> Result<HttpResponse, ApiError> {
     let (id, line_id) = path.into_inner();
     let order = change_order(&state, id, |order, now| order.change_line_quantity(line_id, body.quantity, now)).await?;
-    Ok(ok(OrderView::from(order)))
+    Ok(ok_tagged::<OrderView, _>(order))
 }
 
 #[utoipa::path(delete, path = "/api/v1/order-mgmt/orders/{id}/lines/{line_id}", tag = "orders",
@@ -93,5 +94,5 @@ pub async fn change_line(
 pub async fn remove_line(state: web::Data<AppState>, path: web::Path<(Uuid, Uuid)>) -> Result<HttpResponse, ApiError> {
     let (id, line_id) = path.into_inner();
     let order = change_order(&state, id, |order, now| order.remove_line(line_id, now)).await?;
-    Ok(ok(OrderView::from(order)))
+    Ok(ok_tagged::<OrderView, _>(order))
 }

@@ -9,7 +9,8 @@ use super::requests::{OrderListQuery, OrderStatusName};
 use super::responses::OrderView;
 use super::{order_error, repo_error};
 use crate::app::AppState;
-use crate::http::{list, ok, ApiError, PageQuery};
+use crate::http::conditional::ok_tagged;
+use crate::http::{list, ApiError, PageQuery};
 use crate::routes::query_params;
 
 pub(crate) fn order_not_found() -> ApiError {
@@ -42,7 +43,7 @@ pub async fn list_orders(
     security(("bearer" = [])))]
 pub async fn get_order(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let order = state.commerce.orders.get(id.into_inner()).await.map_err(repo_error)?;
-    Ok(ok(OrderView::from(order)))
+    Ok(ok_tagged::<OrderView, _>(order))
 }
 
 #[utoipa::path(get, path = "/api/v1/order-mgmt/orders/number/{order_number}", tag = "orders",
@@ -53,7 +54,7 @@ pub async fn order_by_number(state: web::Data<AppState>, number: web::Path<Strin
     // A malformed number names no order.
     let number = OrderNumber::parse(&number).map_err(|_| order_not_found())?;
     let order = state.commerce.orders.get_by_number(&number).await.map_err(repo_error)?;
-    Ok(ok(OrderView::from(order)))
+    Ok(ok_tagged::<OrderView, _>(order))
 }
 
 #[utoipa::path(get, path = "/api/v1/order-mgmt/orders/customer/{customer_id}", tag = "orders",

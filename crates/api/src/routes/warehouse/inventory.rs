@@ -11,7 +11,8 @@ use super::{repo_error, warehouse_error};
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::commerce;
-use crate::http::{created, list, no_content, ok, ApiError, Json, PageQuery};
+use crate::http::conditional::{created_tagged, ok_tagged};
+use crate::http::{list, no_content, ApiError, Json, PageQuery};
 use crate::routes::query_params;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -77,7 +78,7 @@ pub async fn create_inventory(
     state.commerce.products.get(body.product_id).await.map_err(|e| repo_error("product", e))?;
     state.commerce.locations.get(body.location_id).await.map_err(|e| repo_error("location", e))?;
     state.commerce.inventory.create(&record, receipt.as_ref()).await.map_err(|e| repo_error("inventory record", e))?;
-    Ok(created(InventoryView::from(record)))
+    Ok(created_tagged::<InventoryView, _>(record))
 }
 
 #[utoipa::path(get, path = "/api/v1/warehouse/inventory", tag = "warehouse", params(InventoryListQuery),
@@ -108,7 +109,7 @@ pub async fn low_stock(state: web::Data<AppState>, page: web::Query<PageQuery>) 
     responses((status = 200, body = InventoryView), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn get_inventory(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    Ok(ok(InventoryView::from(load_inventory(&state, id.into_inner()).await?)))
+    Ok(ok_tagged::<InventoryView, _>(load_inventory(&state, id.into_inner()).await?))
 }
 
 #[utoipa::path(put, path = "/api/v1/warehouse/inventory/{id}", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -127,7 +128,7 @@ pub async fn update_inventory(
     let updated = record.set_thresholds(thresholds, commerce::now()).map_err(|e| warehouse_error(&e))?;
     state.commerce.inventory.update_thresholds(&updated).await.map_err(|e| repo_error("inventory record", e))?;
     // Thresholds only: re-read so quantities changed meanwhile are current.
-    Ok(ok(InventoryView::from(load_inventory(&state, updated.id).await?)))
+    Ok(ok_tagged::<InventoryView, _>(load_inventory(&state, updated.id).await?))
 }
 
 #[utoipa::path(delete, path = "/api/v1/warehouse/inventory/{id}", tag = "warehouse", params(("id" = Uuid, Path)),

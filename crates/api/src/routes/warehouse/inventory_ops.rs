@@ -17,6 +17,7 @@ use super::{repo_error, warehouse_error};
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::commerce;
+use crate::http::conditional::Tagged;
 use crate::http::retry::{until_settled, Attempt};
 use crate::http::{ok, ApiError, Json};
 use crate::routes::reference::active_currency;
@@ -44,11 +45,13 @@ where
     .await
 }
 
+/// Tagged as the inventory record it changed (the resource the route names).
 fn answer(change: InventoryChange) -> HttpResponse {
     ok(StockChangeView {
         inventory: InventoryView::from(&change.inventory),
         movement: MovementView::from(change.movement),
     })
+    .tagged(&change.inventory)
 }
 
 /// The receipt of `POST /receive` and of a Receipt posted to `/stock-movements`, for the record

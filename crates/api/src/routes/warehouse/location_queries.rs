@@ -9,6 +9,7 @@ use super::requests::{LocationListQuery, LocationTypeName};
 use super::responses::{InventoryView, LocationView, MovementView, UtilizationView};
 use super::{repo_error, warehouse_error};
 use crate::app::AppState;
+use crate::http::conditional::ok_tagged;
 use crate::http::{list, ok, ApiError, PageQuery};
 use crate::routes::query_params::present;
 
@@ -52,7 +53,7 @@ pub async fn active_locations(
     security(("bearer" = [])))]
 pub async fn location_by_code(state: web::Data<AppState>, code: web::Path<String>) -> Result<HttpResponse, ApiError> {
     let location = state.commerce.locations.get_by_code(&code).await.map_err(|e| repo_error("location", e))?;
-    Ok(ok(LocationView::from(location)))
+    Ok(ok_tagged::<LocationView, _>(location))
 }
 
 #[utoipa::path(get, path = "/api/v1/warehouse/locations/type/{type}", tag = "warehouse",

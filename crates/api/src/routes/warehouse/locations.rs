@@ -13,8 +13,9 @@ use super::responses::LocationView;
 use super::{repo_error, warehouse_error};
 use crate::app::AppState;
 use crate::commerce;
+use crate::http::conditional::{created_tagged, ok_tagged};
 use crate::http::retry::{until_settled, Attempt};
-use crate::http::{created, no_content, ok, ApiError, Json};
+use crate::http::{no_content, ApiError, Json};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(
@@ -98,14 +99,14 @@ pub async fn create_location(
     let input = location_input(&state, body).await?;
     let location = Location::create(input, commerce::now()).map_err(|e| warehouse_error(&e))?;
     state.commerce.locations.create(&location).await.map_err(|e| repo_error("location", e))?;
-    Ok(created(LocationView::from(location)))
+    Ok(created_tagged::<LocationView, _>(location))
 }
 
 #[utoipa::path(get, path = "/api/v1/warehouse/locations/{id}", tag = "warehouse", params(("id" = Uuid, Path)),
     responses((status = 200, body = LocationView), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn get_location(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    Ok(ok(LocationView::from(load_location(&state, id.into_inner()).await?)))
+    Ok(ok_tagged::<LocationView, _>(load_location(&state, id.into_inner()).await?))
 }
 
 #[utoipa::path(put, path = "/api/v1/warehouse/locations/{id}", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -122,7 +123,7 @@ pub async fn update_location(
     let location = load_location(&state, id.into_inner()).await?;
     let updated = location.update(input, commerce::now()).map_err(|e| warehouse_error(&e))?;
     state.commerce.locations.update(&updated).await.map_err(|e| repo_error("location", e))?;
-    Ok(ok(LocationView::from(updated)))
+    Ok(ok_tagged::<LocationView, _>(updated))
 }
 
 #[utoipa::path(delete, path = "/api/v1/warehouse/locations/{id}", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -157,7 +158,7 @@ async fn set_active(
               (status = 409, description = "INVALID_STATUS_TRANSITION: already active")),
     security(("bearer" = [])))]
 pub async fn activate_location(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    Ok(ok(LocationView::from(set_active(&state, id.into_inner(), Location::activate).await?)))
+    Ok(ok_tagged::<LocationView, _>(set_active(&state, id.into_inner(), Location::activate).await?))
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/locations/{id}/deactivate", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -165,5 +166,5 @@ pub async fn activate_location(state: web::Data<AppState>, id: web::Path<Uuid>) 
               (status = 404, description = "NOT_FOUND"), (status = 409, description = "INVALID_STATUS_TRANSITION: already inactive")),
     security(("bearer" = [])))]
 pub async fn deactivate_location(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    Ok(ok(LocationView::from(set_active(&state, id.into_inner(), Location::deactivate).await?)))
+    Ok(ok_tagged::<LocationView, _>(set_active(&state, id.into_inner(), Location::deactivate).await?))
 }

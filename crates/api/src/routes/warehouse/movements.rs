@@ -12,7 +12,8 @@ use super::{repo_error, warehouse_error};
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::commerce;
-use crate::http::{created, list, ok, ApiError, Json, PageQuery};
+use crate::http::conditional::{created_tagged, ok_tagged};
+use crate::http::{list, ok, ApiError, Json, PageQuery};
 use crate::routes::query_params;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -92,7 +93,7 @@ pub async fn post_movement(
                 .await?
         }
     };
-    Ok(created(MovementView::from(change.movement)))
+    Ok(created_tagged::<MovementView, _>(change.movement))
 }
 
 #[utoipa::path(get, path = "/api/v1/warehouse/stock-movements", tag = "warehouse", params(MovementListQuery),
@@ -178,5 +179,5 @@ pub async fn type_movements(
     security(("bearer" = [])))]
 pub async fn get_movement(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let movement = state.commerce.movements.get(id.into_inner()).await.map_err(|e| repo_error("stock movement", e))?;
-    Ok(ok(MovementView::from(movement)))
+    Ok(ok_tagged::<MovementView, _>(movement))
 }

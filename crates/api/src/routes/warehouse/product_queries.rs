@@ -9,6 +9,7 @@ use super::requests::{ProductListQuery, ProductStatusName};
 use super::responses::{AvailabilityView, InventoryView, MovementView, ProductView};
 use super::{repo_error, warehouse_error};
 use crate::app::AppState;
+use crate::http::conditional::ok_tagged;
 use crate::http::{list, ok, ApiError, PageQuery};
 use crate::routes::query_params::present;
 
@@ -58,7 +59,7 @@ pub async fn brands(state: web::Data<AppState>) -> Result<HttpResponse, ApiError
     security(("bearer" = [])))]
 pub async fn product_by_sku(state: web::Data<AppState>, sku: web::Path<String>) -> Result<HttpResponse, ApiError> {
     let product = state.commerce.products.get_by_sku(&sku).await.map_err(|e| repo_error("product", e))?;
-    Ok(ok(ProductView::from(product)))
+    Ok(ok_tagged::<ProductView, _>(product))
 }
 
 #[utoipa::path(get, path = "/api/v1/warehouse/products/category/{category}", tag = "warehouse",

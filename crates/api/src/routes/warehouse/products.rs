@@ -12,8 +12,9 @@ use super::responses::ProductView;
 use super::{repo_error, warehouse_error};
 use crate::app::AppState;
 use crate::commerce;
+use crate::http::conditional::{created_tagged, ok_tagged};
 use crate::http::retry::{until_settled, Attempt};
-use crate::http::{created, no_content, ok, ApiError, Json};
+use crate::http::{no_content, ApiError, Json};
 use crate::routes::reference::active_currency;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -76,14 +77,14 @@ pub async fn create_product(
     let input = product_input(&state, body).await?;
     let product = Product::create(input, commerce::now()).map_err(|e| warehouse_error(&e))?;
     state.commerce.products.create(&product).await.map_err(|e| repo_error("product", e))?;
-    Ok(created(ProductView::from(product)))
+    Ok(created_tagged::<ProductView, _>(product))
 }
 
 #[utoipa::path(get, path = "/api/v1/warehouse/products/{id}", tag = "warehouse", params(("id" = Uuid, Path)),
     responses((status = 200, body = ProductView), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn get_product(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    Ok(ok(ProductView::from(load_product(&state, id.into_inner()).await?)))
+    Ok(ok_tagged::<ProductView, _>(load_product(&state, id.into_inner()).await?))
 }
 
 #[utoipa::path(put, path = "/api/v1/warehouse/products/{id}", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -100,7 +101,7 @@ pub async fn update_product(
     let product = load_product(&state, id.into_inner()).await?;
     let updated = product.update(input, commerce::now()).map_err(|e| warehouse_error(&e))?;
     state.commerce.products.update(&updated).await.map_err(|e| repo_error("product", e))?;
-    Ok(ok(ProductView::from(updated)))
+    Ok(ok_tagged::<ProductView, _>(updated))
 }
 
 #[utoipa::path(delete, path = "/api/v1/warehouse/products/{id}", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -135,7 +136,7 @@ async fn move_status(
               (status = 409, description = "INVALID_STATUS_TRANSITION: already discontinued")),
     security(("bearer" = [])))]
 pub async fn discontinue_product(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    Ok(ok(ProductView::from(move_status(&state, id.into_inner(), Product::discontinue).await?)))
+    Ok(ok_tagged::<ProductView, _>(move_status(&state, id.into_inner(), Product::discontinue).await?))
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/products/{id}/activate", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -143,5 +144,5 @@ pub async fn discontinue_product(state: web::Data<AppState>, id: web::Path<Uuid>
               (status = 409, description = "INVALID_STATUS_TRANSITION: already active")),
     security(("bearer" = [])))]
 pub async fn activate_product(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    Ok(ok(ProductView::from(move_status(&state, id.into_inner(), Product::activate).await?)))
+    Ok(ok_tagged::<ProductView, _>(move_status(&state, id.into_inner(), Product::activate).await?))
 }

@@ -1,0 +1,303 @@
+//! Conditional requests (RFC 9110, decisions 12.4), as one mechanism: a strong
+//! `ETag` built from the version the database keeps on every resource row,
+//! `If-None-Match` answered 304 for single-resource GETs, and `If-Match` on the
+//! writes to one resource checked under a row lock in the transaction of the write.
+
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{HeaderValue, ETAG, IF_MATCH, IF_NONE_MATCH};
+use actix_web::http::{Method, StatusCode};
+use actix_web::middleware::Next;
+use actix_web::web::Data;
+use actix_web::HttpResponse;
+use infrastructure::preconditions::{matches_current, VersionedTable};
+use infrastructure::request_tx::{self, RequestTransaction};
+use serde::Serialize;
+use shared_kernel::StorageError;
+use uuid::Uuid;
+
+use super::envelope::{created, ok};
+use super::route_policy::matched_pattern;
+use super::ApiError;
+use crate::app::AppState;
+
+/// A strong entity tag: the resource's id and its stored version (`"<id>-<version>"`; the id keeps
+/// tags of different resources apart where one URL can name several, as `/customers/email/{email}`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntityTag(String);
+
+impl EntityTag {
+    pub fn new(id: Uuid, version: i64) -> Self {
+        Self(format!("\"{}-{version}\"", id.simple()))
+    }
+
+    fn with_suffix(id: Uuid, version: i64, suffix: &str) -> Self {
+        Self(format!("\"{}-{version}{suffix}\"", id.simple()))
+    }
+}
+
+/// A resource whose answers carry an `ETag`.
+pub trait Versioned {
+    fn entity_tag(&self) -> EntityTag;
+}
+
+macro_rules! versioned_by_row {
+    ($($resource:ty),* $(,)?) => {
+        $(impl Versioned for $resource {
+            fn entity_tag(&self) -> EntityTag {
+                EntityTag::new(self.id, self.version)
+            }
+        })*
+    };
+}
+
+versioned_by_row!(
+    crm_domain::Customer,
+    crm_domain::Company,
+    crm_domain::Deal,
+    crm_domain::Interaction,
+    identity_domain::roles::RoleRecord,
+    identity_domain::roles::PermissionRecord,
+    identity_domain::contact::ContactRecord,
+    identity_domain::profile::ProfileRecord,
+    order_domain::Order,
+    warehouse_domain::Product,
+    warehouse_domain::Location,
+    warehouse_domain::Inventory,
+);
+
+impl Versioned for identity_domain::ports::UserRecord {
+    /// A user's answer says whether the account is locked, which changes when a lock runs out
+    /// without any write: the tag says it too.
+    fn entity_tag(&self) -> EntityTag {
+        let locked = self.is_locked(time::OffsetDateTime::now_utc());
+        EntityTag::with_suffix(self.id, self.version, if locked { "-locked" } else { "" })
+    }
+}
+
+impl Versioned for warehouse_domain::StockMovement {
+    /// Movements are never changed (the database refuses it): one tag for life.
+    fn entity_tag(&self) -> EntityTag {
+        EntityTag::new(self.id, 1)
+    }
+}
+
+/// A tag taken before its resource was moved into a view.
+impl Versioned for EntityTag {
+    fn entity_tag(&self) -> EntityTag {
+        self.clone()
+    }
+}
+
+/// Adds a resource's `ETag` to an answer about it.
+pub trait Tagged {
+    fn tagged(self, resource: &impl Versioned) -> HttpResponse;
+}
+
+impl Tagged for HttpResponse {
+    fn tagged(mut self, resource: &impl Versioned) -> HttpResponse {
+        if let Ok(value) = HeaderValue::from_str(&resource.entity_tag().0) {
+            self.headers_mut().insert(ETAG, value);
+        }
+        self
+    }
+}
+
+/// 200 with the resource as `V`, tagged.
+pub fn ok_tagged<V: Serialize + From<R>, R: Versioned>(resource: R) -> HttpResponse {
+    let tag = resource.entity_tag();
+    with_tag(ok(V::from(resource)), tag)
+}
+
+/// 201 with the resource as `V`, tagged.
+pub fn created_tagged<V: Serialize + From<R>, R: Versioned>(resource: R) -> HttpResponse {
+    let tag = resource.entity_tag();
+    with_tag(created(V::from(resource)), tag)
+}
+
+fn with_tag(mut response: HttpResponse, tag: EntityTag) -> HttpResponse {
+    if let Ok(value) = HeaderValue::from_str(&tag.0) {
+        response.headers_mut().insert(ETAG, value);
+    }
+    response
+}
+
+/// The resources `If-Match` guards: a route under one of these patterns (the
+/// pattern itself or a sub-path such as `/confirm` or `/lines/{line_id}`) writes
+/// the row whose id is the pattern's `{id}` segment.
+const GUARDED: [(&str, VersionedTable); 13] = [
+    ("/api/v1/customer-mgmt/companies/{id}", VersionedTable::Companies),
+    ("/api/v1/customer-mgmt/customers/{id}", VersionedTable::Customers),
+    ("/api/v1/customer-mgmt/deals/{id}", VersionedTable::Deals),
+    ("/api/v1/customer-mgmt/interactions/{id}", VersionedTable::Interactions),
+    ("/api/v1/identity/users/{id}", VersionedTable::Users),
+    ("/api/v1/identity/roles/{id}", VersionedTable::Roles),
+    ("/api/v1/identity/permissions/{id}", VersionedTable::Permissions),
+    ("/api/v1/identity/contacts/{id}", VersionedTable::Contacts),
+    ("/api/v1/identity/profiles/{id}", VersionedTable::Profiles),
+    ("/api/v1/order-mgmt/orders/{id}", VersionedTable::Orders),
+    ("/api/v1/warehouse/products/{id}", VersionedTable::Products),
+    ("/api/v1/warehouse/locations/{id}", VersionedTable::Locations),
+    ("/api/v1/warehouse/inventory/{id}", VersionedTable::Inventory),
+];
+
+/// Whether a route pattern reads or writes one guarded resource (for the contract).
+pub fn is_guarded_pattern(pattern: &str) -> bool {
+    GUARDED
+        .iter()
+        .any(|(prefix, _)| pattern.strip_prefix(prefix).is_some_and(|rest| rest.is_empty() || rest.starts_with('/')))
+}
+
+/// The guarded row a write to `pattern` at `path` changes, if any.
+pub fn guarded_row(pattern: &str, path: &str) -> Option<(VersionedTable, Uuid)> {
+    let (prefix, table) = GUARDED.iter().find(|(prefix, _)| {
+        pattern.strip_prefix(prefix).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    })?;
+    let at = prefix.split('/').position(|segment| segment == "{id}")?;
+    let id = path.split('/').nth(at)?;
+    Some((*table, Uuid::parse_str(id).ok()?))
+}
+
+/// The entity tags of a precondition header: `None` for `*`, else the strong tags listed
+/// (weak ones never match a strong comparison, RFC 9110 §8.8.3.2).
+fn listed_tags(header: &HeaderValue) -> Option<Vec<String>> {
+    let text = header.to_str().unwrap_or("");
+    if text.trim() == "*" {
+        return None;
+    }
+    Some(text.split(',').map(str::trim).filter(|t| t.starts_with('"')).map(str::to_owned).collect())
+}
+
+/// The versions named for row `id` by the listed tags (a tag of another resource names none).
+fn versions_for(id: Uuid, tags: &[String]) -> Vec<i64> {
+    let prefix = format!("\"{}-", id.simple());
+    tags.iter().filter_map(|tag| tag.strip_prefix(&prefix)?.strip_suffix('"')?.parse::<i64>().ok()).collect()
+}
+
+pub fn precondition_failed() -> ApiError {
+    ApiError::new(
+        StatusCode::PRECONDITION_FAILED,
+        "PRECONDITION_FAILED",
+        "the resource has changed since the If-Match tag was read; read it again",
+    )
+}
+
+fn answer(req: ServiceRequest, error: ApiError) -> ServiceResponse<BoxBody> {
+    req.into_response(error.to_response(error.status))
+}
+
+/// `If-None-Match` on a GET: 304 when the answer's tag is listed (weak comparison, RFC 9110 §13.1.2).
+fn not_modified(req_tags: Option<Vec<String>>, response: ServiceResponse<BoxBody>) -> ServiceResponse<BoxBody> {
+    let current = response.headers().get(ETAG).and_then(|v| v.to_str().ok()).map(str::to_owned);
+    let (Some(current), true) = (current, response.status() == StatusCode::OK) else { return response };
+    let unweak = |tag: &str| tag.trim_start_matches("W/").to_owned();
+    let listed = req_tags.is_none_or(|tags| tags.iter().any(|t| unweak(t) == current));
+    if !listed {
+        return response;
+    }
+    let (request, original) = response.into_parts();
+    let mut not_modified = HttpResponse::NotModified().finish();
+    for (name, value) in original.headers() {
+        if name == ETAG || name.as_str() == "vary" || name.as_str() == "cache-control" {
+            not_modified.headers_mut().insert(name.clone(), value.clone());
+        }
+    }
+    ServiceResponse::new(request, not_modified)
+}
+
+/// Middleware: `If-None-Match` on GETs, `If-Match` on writes to a guarded resource.
+pub async fn preconditions(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    if req.method() == Method::GET {
+        let wanted = req.headers().get(IF_NONE_MATCH).map(listed_tags);
+        let response = next.call(req).await?.map_into_boxed_body();
+        return Ok(match wanted {
+            Some(tags) => not_modified(tags, response),
+            None => response,
+        });
+    }
+    let if_match = req.headers().get(IF_MATCH).cloned();
+    let state = req.app_data::<Data<AppState>>().cloned();
+    let (Some(if_match), Some(state)) = (if_match, state) else {
+        return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
+    };
+    let guarded = matched_pattern(&req).and_then(|pattern| guarded_row(&pattern, req.match_info().as_str()));
+    let Some((table, id)) = guarded else {
+        return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
+    };
+    let versions = listed_tags(&if_match).map(|tags| versions_for(id, &tags));
+    // Inside a keyed request's transaction already: check there; the idempotency layer commits.
+    if request_tx::in_request_transaction() {
+        return match check(&state, table, id, versions.as_deref()).await {
+            Ok(()) => next.call(req).await.map(ServiceResponse::map_into_boxed_body),
+            Err(error) => Ok(answer(req, error)),
+        };
+    }
+    let tx = match RequestTransaction::begin(&state.pool).await {
+        Ok(tx) => tx,
+        Err(error) => return Ok(answer(req, error.into())),
+    };
+    if let Err(error) = tx.run(check(&state, table, id, versions.as_deref())).await {
+        tx.rollback().await;
+        return Ok(answer(req, error));
+    }
+    let response = match tx.run(next.call(req)).await {
+        Ok(response) => response.map_into_boxed_body(),
+        Err(error) => {
+            tx.rollback().await;
+            return Err(error);
+        }
+    };
+    if response.status().is_server_error() {
+        tx.rollback().await;
+        return Ok(response);
+    }
+    if let Err(error) = tx.commit().await {
+        let (request, _) = response.into_parts();
+        let error = ApiError::from(error);
+        return Ok(ServiceResponse::new(request, error.to_response(error.status)));
+    }
+    state.outbox.notify();
+    Ok(response)
+}
+
+/// The check, under a row lock held to the end of the write's transaction. A row that does not
+/// exist passes: the handler answers its own 404.
+async fn check(state: &AppState, table: VersionedTable, id: Uuid, versions: Option<&[i64]>) -> Result<(), ApiError> {
+    match matches_current(&state.pool, table, id, versions).await {
+        Ok(Some(false)) => Err(precondition_failed()),
+        Ok(_) => Ok(()),
+        Err(error) => Err(StorageError::from(error).into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_under_a_resource_are_guarded_by_its_row() {
+        let id = Uuid::now_v7();
+        let path = format!("/api/v1/order-mgmt/orders/{id}/lines/{}", Uuid::nil());
+        let guarded = guarded_row("/api/v1/order-mgmt/orders/{id}/lines/{line_id}", &path);
+        assert_eq!(guarded, Some((VersionedTable::Orders, id)));
+        let confirm = format!("/api/v1/order-mgmt/orders/{id}/confirm");
+        assert_eq!(guarded_row("/api/v1/order-mgmt/orders/{id}/confirm", &confirm), Some((VersionedTable::Orders, id)));
+        assert_eq!(guarded_row("/api/v1/order-mgmt/orders", "/api/v1/order-mgmt/orders"), None);
+        assert_eq!(guarded_row("/api/v1/identity/users/me", "/api/v1/identity/users/me"), None);
+        assert_eq!(guarded_row("/api/v1/warehouse/products/{id}", "/api/v1/warehouse/products/not-a-uuid"), None);
+    }
+
+    #[test]
+    fn tags_name_a_version_of_one_resource() {
+        let id = Uuid::now_v7();
+        let tag = EntityTag::new(id, 7).0;
+        let header = HeaderValue::from_str(&format!("W/\"x\", {tag}, \"other\"")).expect("header");
+        let tags = listed_tags(&header).expect("a list");
+        assert_eq!(versions_for(id, &tags), vec![7]);
+        assert_eq!(versions_for(Uuid::nil(), &tags), Vec::<i64>::new(), "another resource's tag names nothing");
+        assert_eq!(listed_tags(&HeaderValue::from_static("*")), None);
+    }
+}

@@ -1,0 +1,202 @@
+//! Conditional requests (decisions 12.4): ETags from the stored version, If-None-Match, If-Match.
+
+use actix_web::http::StatusCode;
+use actix_web::test::{init_service, TestRequest};
+use api::build_app;
+use futures_util::future::join_all;
+use serde_json::{json, Value};
+use tally_tests::{bearer, call, login, TestApp, ADMIN_EMAIL, ADMIN_PASSWORD};
+
+use crate::commerce_support::{customer, line, location, order, product, stock};
+use crate::crm_support::{code, BASE};
+
+fn tag_of(headers: &actix_web::http::header::HeaderMap) -> String {
+    let tag = headers.get("etag").and_then(|v| v.to_str().ok()).expect("an ETag").to_owned();
+    assert!(tag.starts_with('"') && tag.ends_with('"') && !tag.starts_with("W/"), "strong: {tag}");
+    tag
+}
+
+fn with(method: TestRequest, uri: &str, token: &str, header: (&'static str, &str), body: Option<Value>) -> TestRequest {
+    let request = method.uri(uri).insert_header(bearer(token)).insert_header((header.0, header.1.to_owned()));
+    match body {
+        Some(body) => request.set_json(body),
+        None => request,
+    }
+}
+
+#[actix_web::test]
+async fn tags_follow_the_resource_and_if_match_refuses_stale_writes() {
+    let t = TestApp::start().await;
+    let app = init_service(build_app(t.state.clone())).await;
+    let admin = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    let (status, headers, created) = call(
+        &app,
+        TestRequest::post()
+            .uri(&format!("{BASE}/customers"))
+            .insert_header(bearer(&admin))
+            .set_json(json!({"name": "Ada", "email": "ada@example.com"})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let first = tag_of(&headers);
+    let uri = format!("{BASE}/customers/{}", created["data"]["id"].as_str().expect("id"));
+
+    let (status, headers, _) = call(&app, TestRequest::get().uri(&uri).insert_header(bearer(&admin))).await;
+    assert_eq!((status, tag_of(&headers)), (StatusCode::OK, first.clone()), "the create answered the current tag");
+    let (status, headers, body) =
+        call(&app, with(TestRequest::get(), &uri, &admin, ("If-None-Match", &first), None)).await;
+    assert_eq!((status, body), (StatusCode::NOT_MODIFIED, Value::Null), "304 without a body");
+    assert_eq!(tag_of(&headers), first);
+
+    // A write with the current tag succeeds and answers the new one.
+    let rename = |name: &str| Some(json!({ "name": name }));
+    let (status, headers, renamed) =
+        call(&app, with(TestRequest::put(), &uri, &admin, ("If-Match", &first), rename("Ada King"))).await;
+    assert_eq!(status, StatusCode::OK, "{renamed}");
+    let second = tag_of(&headers);
+    assert_ne!(second, first, "the tag changes with the resource");
+    let (_, headers, _) = call(&app, TestRequest::get().uri(&uri).insert_header(bearer(&admin))).await;
+    assert_eq!(tag_of(&headers), second);
+    let (status, _, _) = call(&app, with(TestRequest::get(), &uri, &admin, ("If-None-Match", &first), None)).await;
+    assert_eq!(status, StatusCode::OK, "an old tag is not current");
+
+    // A stale tag: 412 and nothing changes; lifecycle moves and deletes honour it too.
+    let (status, _, refused) =
+        call(&app, with(TestRequest::put(), &uri, &admin, ("If-Match", &first), rename("Lost Update"))).await;
+    assert_eq!((status, code(&refused)), (StatusCode::PRECONDITION_FAILED, "PRECONDITION_FAILED"), "{refused}");
+    let qualify = format!("{uri}/qualify");
+    let (status, _, _) =
+        call(&app, with(TestRequest::post(), &qualify, &admin, ("If-Match", &first), Some(json!({})))).await;
+    assert_eq!(status, StatusCode::PRECONDITION_FAILED);
+    let (status, _, _) = call(&app, with(TestRequest::delete(), &uri, &admin, ("If-Match", "\"nope\""), None)).await;
+    assert_eq!(status, StatusCode::PRECONDITION_FAILED, "a tag of nothing never matches");
+    let (_, headers, current) = call(&app, TestRequest::get().uri(&uri).insert_header(bearer(&admin))).await;
+    assert_eq!(
+        (current["data"]["name"].as_str(), current["data"]["status"].as_str()),
+        (Some("Ada King"), Some("lead"))
+    );
+    assert_eq!(tag_of(&headers), second, "nothing changed");
+    let (status, _, _) =
+        call(&app, with(TestRequest::post(), &qualify, &admin, ("If-Match", "*"), Some(json!({})))).await;
+    assert_eq!(status, StatusCode::OK, "`*` matches any current representation");
+
+    // Reference data is tagged too.
+    let country = "/api/v1/shared/countries/UA";
+    let (_, headers, _) = call(&app, TestRequest::get().uri(country).insert_header(bearer(&admin))).await;
+    let tag = tag_of(&headers);
+    let (status, _, _) = call(&app, with(TestRequest::get(), country, &admin, ("If-None-Match", &tag), None)).await;
+    assert_eq!(status, StatusCode::NOT_MODIFIED);
+    t.stop().await;
+}
+
+#[actix_web::test]
+async fn of_eight_writers_holding_one_tag_exactly_one_wins() {
+    let t = TestApp::start().await;
+    let app = init_service(build_app(t.state.clone())).await;
+    let admin = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    let widget = product(&app, &admin, "W-8").await;
+    let uri = format!("/api/v1/warehouse/products/{}", widget["id"].as_str().expect("id"));
+    let (_, headers, _) = call(&app, TestRequest::get().uri(&uri).insert_header(bearer(&admin))).await;
+    let tag = tag_of(&headers);
+    let writers = (0..8).map(|n| {
+        let body = json!({"sku": "W-8", "name": format!("Writer {n}"), "category": "Tools", "brand": "Acme",
+                          "price": 1999 + n, "currency": "USD"});
+        call(&app, with(TestRequest::put(), &uri, &admin, ("If-Match", &tag), Some(body)))
+    });
+    let answers = join_all(writers).await;
+    let won: Vec<_> = answers.iter().filter(|(s, _, _)| *s == StatusCode::OK).collect();
+    let lost =
+        answers.iter().filter(|(s, _, b)| *s == StatusCode::PRECONDITION_FAILED && code(b) == "PRECONDITION_FAILED");
+    assert_eq!((won.len(), lost.count()), (1, 7), "{answers:?}");
+    let (_, headers, current) = call(&app, TestRequest::get().uri(&uri).insert_header(bearer(&admin))).await;
+    assert_eq!(current["data"]["name"], won[0].2["data"]["name"], "the winner's write is the one kept");
+    assert_eq!(tag_of(&headers), tag_of(&won[0].1), "the winner was answered the current tag");
+    t.stop().await;
+}
+
+#[actix_web::test]
+async fn order_confirm_and_stock_operations_honour_if_match() {
+    let t = TestApp::start().await;
+    let app = init_service(build_app(t.state.clone())).await;
+    let admin = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    let widget = product(&app, &admin, "W-1").await;
+    let buyer = customer(&t.state.pool).await;
+    let pending = order(&app, &admin, buyer, json!({})).await;
+    let id = pending["id"].as_str().expect("id").to_owned();
+    let uri = format!("/api/v1/order-mgmt/orders/{id}");
+    let (_, headers, _) = call(&app, TestRequest::get().uri(&uri).insert_header(bearer(&admin))).await;
+    let before_line = tag_of(&headers);
+    line(&app, &admin, &id, widget["id"].as_str().expect("id"), 1, 100).await;
+    let (_, headers, _) = call(&app, TestRequest::get().uri(&uri).insert_header(bearer(&admin))).await;
+    let current = tag_of(&headers);
+    assert_ne!(current, before_line, "a line change is a change of the order");
+
+    let confirm = format!("{uri}/confirm");
+    let (status, _, refused) =
+        call(&app, with(TestRequest::post(), &confirm, &admin, ("If-Match", &before_line), Some(json!({})))).await;
+    assert_eq!((status, code(&refused)), (StatusCode::PRECONDITION_FAILED, "PRECONDITION_FAILED"));
+    let (_, _, still) = call(&app, TestRequest::get().uri(&uri).insert_header(bearer(&admin))).await;
+    assert_eq!(still["data"]["status"], "pending");
+    let (status, headers, confirmed) =
+        call(&app, with(TestRequest::post(), &confirm, &admin, ("If-Match", &current), Some(json!({})))).await;
+    assert_eq!((status, confirmed["data"]["status"].as_str()), (StatusCode::OK, Some("confirmed")), "{confirmed}");
+    let answered = tag_of(&headers);
+    assert_ne!(answered, current);
+
+    // A keyed, conditional confirmation replays like any keyed request.
+    let keyed = with(TestRequest::post(), &confirm, &admin, ("If-Match", &answered), Some(json!({})))
+        .insert_header(("Idempotency-Key", "confirm-again"));
+    let (status, _, _) = call(&app, keyed).await;
+    assert_eq!(status, StatusCode::CONFLICT, "the order moved on (reservation) or is already confirmed");
+
+    // Stock: the answer's tag is the record's current one.
+    let shelf = location(&app, &admin, "L-1").await;
+    let record = stock(&app, &admin, &widget, &shelf, 10).await;
+    let inventory = format!("/api/v1/warehouse/inventory/{}", record["id"].as_str().expect("id"));
+    let (_, headers, _) = call(&app, TestRequest::get().uri(&inventory).insert_header(bearer(&admin))).await;
+    let tag = tag_of(&headers);
+    let receive = format!("{inventory}/receive");
+    let (status, headers, received) =
+        call(&app, with(TestRequest::post(), &receive, &admin, ("If-Match", &tag), Some(json!({"quantity": 5})))).await;
+    assert_eq!(status, StatusCode::OK, "{received}");
+    let after = tag_of(&headers);
+    let (_, headers, _) = call(&app, TestRequest::get().uri(&inventory).insert_header(bearer(&admin))).await;
+    assert_eq!(tag_of(&headers), after, "the answer carried the stored version");
+    let (status, _, _) =
+        call(&app, with(TestRequest::post(), &receive, &admin, ("If-Match", &tag), Some(json!({"quantity": 5})))).await;
+    assert_eq!(status, StatusCode::PRECONDITION_FAILED);
+    let (_, _, now) = call(&app, TestRequest::get().uri(&inventory).insert_header(bearer(&admin))).await;
+    assert_eq!(now["data"]["quantity_on_hand"], 15, "the stale receipt changed nothing");
+    t.stop().await;
+}
+
+#[actix_web::test]
+async fn a_role_changes_its_tag_when_its_permissions_change() {
+    let t = TestApp::start().await;
+    let app = init_service(build_app(t.state.clone())).await;
+    let admin = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    let (status, headers, role) = call(
+        &app,
+        TestRequest::post()
+            .uri("/api/v1/identity/roles")
+            .insert_header(bearer(&admin))
+            .set_json(json!({"name": "auditor", "display_name": "Auditor", "description": "reads"})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{role}");
+    let before = tag_of(&headers);
+    let uri = format!("/api/v1/identity/roles/{}", role["data"]["id"].as_str().expect("id"));
+    let (_, _, permissions) =
+        call(&app, TestRequest::get().uri("/api/v1/identity/permissions").insert_header(bearer(&admin))).await;
+    let permission = permissions["data"][0]["id"].clone();
+    let grant = TestRequest::post()
+        .uri(&format!("{uri}/permissions"))
+        .insert_header(bearer(&admin))
+        .set_json(json!({"permission_ids": [permission]}));
+    let (status, _, granted) = call(&app, grant).await;
+    assert_eq!(status, StatusCode::OK, "{granted}");
+    let (_, headers, read) = call(&app, TestRequest::get().uri(&uri).insert_header(bearer(&admin))).await;
+    assert_eq!(read["data"]["permissions_count"], 1);
+    assert_ne!(tag_of(&headers), before);
+    t.stop().await;
+}
