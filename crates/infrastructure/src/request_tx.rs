@@ -7,6 +7,7 @@
 
 use std::future::Future;
 use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use diesel::result::Error as DieselError;
@@ -51,6 +52,14 @@ impl DerefMut for Conn {
     }
 }
 
+/// How often a request asked for a second connection while holding its transaction's
+/// (see [`current`]); tests assert it stays 0.
+static BUSY_FALLBACKS: AtomicU64 = AtomicU64::new(0);
+
+pub fn busy_fallbacks() -> u64 {
+    BUSY_FALLBACKS.load(Ordering::Relaxed)
+}
+
 /// The request transaction's connection when the current task runs inside one.
 /// A second use while the first is still held (which a request should never
 /// need) gets a pooled connection instead of waiting on itself forever.
@@ -59,6 +68,7 @@ pub(crate) fn current() -> Option<Conn> {
     match shared.try_lock_owned() {
         Ok(guard) => Some(Conn::Request(guard)),
         Err(_) => {
+            BUSY_FALLBACKS.fetch_add(1, Ordering::Relaxed);
             tracing::warn!("the request transaction's connection is busy; using a separate connection");
             None
         }

@@ -1,6 +1,6 @@
 //! Conditional requests (decisions 12.4): ETags from the stored version, If-None-Match, If-Match.
 
-use actix_web::http::StatusCode;
+use actix_web::http::{Method, StatusCode};
 use actix_web::test::{init_service, TestRequest};
 use api::build_app;
 use futures_util::future::join_all;
@@ -198,5 +198,87 @@ async fn a_role_changes_its_tag_when_its_permissions_change() {
     let (_, headers, read) = call(&app, TestRequest::get().uri(&uri).insert_header(bearer(&admin))).await;
     assert_eq!(read["data"]["permissions_count"], 1);
     assert_ne!(tag_of(&headers), before);
+    t.stop().await;
+}
+
+/// One resource of every guarded kind: read its tag, write with it (answered with the stored new tag),
+/// then write with the old one (412). Every write runs in its request transaction on one connection.
+#[actix_web::test]
+async fn every_guarded_resource_takes_if_match() {
+    let t = TestApp::start().await;
+    let app = init_service(build_app(t.state.clone())).await;
+    let admin = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    let rep = crate::crm_support::admin_id(&t).await;
+    let (user_id, _) = tally_tests::register(&app, "someone@example.com", "password-123").await;
+    let buyer =
+        crate::crm_support::new_customer(&app, &admin, json!({"name": "Buyer", "email": "b@example.com"})).await;
+    let buyer = buyer["id"].clone();
+    let shelf = location(&app, &admin, "L-9").await;
+    let now = time::OffsetDateTime::now_utc().format(&time::format_description::well_known::Rfc3339).expect("time");
+
+    let mut resources = Vec::new();
+    let creations = [
+        ("/api/v1/customer-mgmt/companies", json!({"name": "Acme"})),
+        (
+            "/api/v1/customer-mgmt/deals",
+            json!({"customer_id": buyer, "assigned_to": rep, "name": "Plan", "value": 1000,
+            "expected_close_date": crate::crm_support::days_from_today(30)}),
+        ),
+        (
+            "/api/v1/customer-mgmt/interactions",
+            json!({"customer_id": buyer, "type": "call", "direction": "outbound", "subject": "Intro", "started_at": now}),
+        ),
+        ("/api/v1/identity/contacts", json!({"type": "email", "label": "work", "email": "admin@work.example"})),
+        ("/api/v1/identity/profiles", json!({"display_name": "Admin"})),
+        ("/api/v1/identity/roles", json!({"name": "auditor", "display_name": "Auditor", "description": "reads"})),
+        ("/api/v1/identity/permissions", json!({"resource": "reports", "action": "export", "description": "Export"})),
+    ];
+    for (collection, body) in creations {
+        let request = TestRequest::post().uri(collection).insert_header(bearer(&admin)).set_json(body);
+        let (status, _, answer) = call(&app, request).await;
+        assert_eq!(status, StatusCode::CREATED, "{collection}: {answer}");
+        resources.push(format!("{collection}/{}", answer["data"]["id"].as_str().expect("id")));
+    }
+    let writes = [
+        (Method::PUT, resources[0].clone(), String::new(), json!({"name": "Acme Two"})),
+        (Method::POST, resources[1].clone(), "/win".to_owned(), json!({"close_date": crate::crm_support::today()})),
+        (Method::PUT, resources[2].clone(), "/content".to_owned(), json!({"subject": "Pricing"})),
+        (Method::PUT, resources[3].clone(), String::new(), json!({"email": "admin@home.example"})),
+        (Method::PUT, resources[4].clone(), String::new(), json!({"display_name": "Admin Two"})),
+        (Method::PUT, resources[5].clone(), String::new(), json!({"display_name": "Auditor Two"})),
+        (Method::PUT, resources[6].clone(), String::new(), json!({"description": "Export them all"})),
+        (Method::PUT, format!("/api/v1/identity/users/{user_id}"), "/suspend".to_owned(), json!({"reason": "audit"})),
+        (
+            Method::POST,
+            format!("/api/v1/warehouse/locations/{}", shelf["id"].as_str().expect("id")),
+            "/deactivate".to_owned(),
+            json!({}),
+        ),
+    ];
+    for (method, resource, action, body) in writes {
+        let read = || call(&app, TestRequest::get().uri(&resource).insert_header(bearer(&admin)));
+        let (_, headers, _) = read().await;
+        let before = tag_of(&headers);
+        let uri = format!("{resource}{action}");
+        let write = || {
+            TestRequest::default()
+                .method(method.clone())
+                .uri(&uri)
+                .insert_header(bearer(&admin))
+                .insert_header(("If-Match", before.clone()))
+                .set_json(body.clone())
+        };
+        let (status, headers, answer) = call(&app, write()).await;
+        assert!(status.is_success(), "{method} {uri}: {status} {answer}");
+        let (_, now_headers, _) = read().await;
+        let after = tag_of(&now_headers);
+        assert_ne!(after, before, "{uri}: the write changed the tag");
+        if headers.contains_key("etag") {
+            assert_eq!(tag_of(&headers), after, "{uri}: the answer carried the stored version");
+        }
+        let (status, _, refused) = call(&app, write()).await;
+        assert_eq!((status, code(&refused)), (StatusCode::PRECONDITION_FAILED, "PRECONDITION_FAILED"), "{uri}");
+    }
+    assert_eq!(infrastructure::request_tx::busy_fallbacks(), 0, "no request needed a second connection");
     t.stop().await;
 }

@@ -95,11 +95,8 @@ pub trait Tagged {
 }
 
 impl Tagged for HttpResponse {
-    fn tagged(mut self, resource: &impl Versioned) -> HttpResponse {
-        if let Ok(value) = HeaderValue::from_str(&resource.entity_tag().0) {
-            self.headers_mut().insert(ETAG, value);
-        }
-        self
+    fn tagged(self, resource: &impl Versioned) -> HttpResponse {
+        with_tag(self, resource.entity_tag())
     }
 }
 
@@ -141,18 +138,21 @@ const GUARDED: [(&str, VersionedTable); 13] = [
     ("/api/v1/warehouse/inventory/{id}", VersionedTable::Inventory),
 ];
 
-/// Whether a route pattern reads or writes one guarded resource (for the contract).
-pub fn is_guarded_pattern(pattern: &str) -> bool {
+/// The guarded resource a route pattern falls under: the resource's own pattern or a sub-path of it.
+fn guarded_by(pattern: &str) -> Option<&'static (&'static str, VersionedTable)> {
     GUARDED
         .iter()
-        .any(|(prefix, _)| pattern.strip_prefix(prefix).is_some_and(|rest| rest.is_empty() || rest.starts_with('/')))
+        .find(|(prefix, _)| pattern.strip_prefix(prefix).is_some_and(|rest| rest.is_empty() || rest.starts_with('/')))
+}
+
+/// Whether a route pattern reads or writes one guarded resource (for the contract).
+pub fn is_guarded_pattern(pattern: &str) -> bool {
+    guarded_by(pattern).is_some()
 }
 
 /// The guarded row a write to `pattern` at `path` changes, if any.
 pub fn guarded_row(pattern: &str, path: &str) -> Option<(VersionedTable, Uuid)> {
-    let (prefix, table) = GUARDED.iter().find(|(prefix, _)| {
-        pattern.strip_prefix(prefix).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-    })?;
+    let (prefix, table) = guarded_by(pattern)?;
     let at = prefix.split('/').position(|segment| segment == "{id}")?;
     let id = path.split('/').nth(at)?;
     Some((*table, Uuid::parse_str(id).ok()?))
