@@ -90,18 +90,29 @@ pub async fn claim(conn: &mut AsyncPgConnection, scope: &str, key: &str, request
     })
 }
 
-/// Saves the answer of a fresh claim. An expired row under the same key is
-/// replaced; a live one (only possible when this runs outside the claim's
-/// transaction) is kept.
+/// Waits for the key's lock (for saving an answer outside the claim's transaction, after
+/// that one rolled back): a retry that claimed the key meanwhile finishes first.
+pub async fn wait_for_key(conn: &mut AsyncPgConnection, scope: &str, key: &str) -> Result<(), DbError> {
+    diesel::sql_query("SELECT pg_advisory_xact_lock(hashtextextended($1 || E'\\n' || $2, 0))")
+        .bind::<Text, _>(scope)
+        .bind::<Text, _>(key)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Saves the answer of a fresh claim; `false` when a live answer is already kept under the
+/// key (only possible outside the claim's transaction: then that answer stands). An expired
+/// row under the key is replaced.
 pub async fn save(
     conn: &mut AsyncPgConnection,
     scope: &str,
     key: &str,
     request_hash: &[u8],
     response: &StoredResponse,
-) -> Result<(), DbError> {
+) -> Result<bool, DbError> {
     let headers = serde_json::to_value(&response.headers).unwrap_or_else(|_| Value::Array(Vec::new()));
-    diesel::sql_query(
+    let written = diesel::sql_query(
         "INSERT INTO idempotency_keys (scope, key, request_hash, status, headers, body, expires_at) \
          VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7)) \
          ON CONFLICT (scope, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, status = EXCLUDED.status, \
@@ -117,7 +128,7 @@ pub async fn save(
     .bind::<BigInt, _>(KEEP_FOR_SECONDS)
     .execute(conn)
     .await?;
-    Ok(())
+    Ok(written == 1)
 }
 
 /// Deletes expired answers, a thousand rows per statement so no sweep holds

@@ -2,7 +2,7 @@
 //! (migration 000011): checked under a row lock, in the request's transaction,
 //! so the check and the write it guards are one atomic step.
 
-use diesel::sql_types::{Array, BigInt, Bool, Uuid as SqlUuid};
+use diesel::sql_types::{Array, BigInt, Bool, Nullable, Uuid as SqlUuid};
 use diesel_async::RunQueryDsl;
 use uuid::Uuid;
 
@@ -29,6 +29,14 @@ pub enum VersionedTable {
 impl VersionedTable {
     /// `$1` the id, `$2` the versions the client holds: is one of them current? The live row
     /// is locked `FOR NO KEY UPDATE` (what an ordinary UPDATE takes) until the transaction ends.
+    /// Rows that belong to a user (contacts, profiles) are seen only by their owner (`$3`;
+    /// NULL for an administrator): anyone else's request is left to the handler's refusal,
+    /// with nothing locked and nothing told about the row.
+    /// Rows that belong to a user (their statement takes the owner as `$3`).
+    fn owned(self) -> bool {
+        matches!(self, Self::Contacts | Self::Profiles)
+    }
+
     fn statement(self) -> &'static str {
         match self {
             Self::Companies => "SELECT version = ANY($2) AS current FROM companies WHERE id = $1 AND deleted_at IS NULL FOR NO KEY UPDATE",
@@ -38,8 +46,10 @@ impl VersionedTable {
             Self::Users => "SELECT version = ANY($2) AS current FROM users WHERE id = $1 AND deleted_at IS NULL FOR NO KEY UPDATE",
             Self::Roles => "SELECT version = ANY($2) AS current FROM roles WHERE id = $1 AND deleted_at IS NULL FOR NO KEY UPDATE",
             Self::Permissions => "SELECT version = ANY($2) AS current FROM permissions WHERE id = $1 FOR NO KEY UPDATE",
-            Self::Contacts => "SELECT version = ANY($2) AS current FROM contacts WHERE id = $1 AND deleted_at IS NULL FOR NO KEY UPDATE",
-            Self::Profiles => "SELECT version = ANY($2) AS current FROM profiles WHERE id = $1 AND deleted_at IS NULL FOR NO KEY UPDATE",
+            Self::Contacts => "SELECT version = ANY($2) AS current FROM contacts WHERE id = $1 AND deleted_at IS NULL \
+                AND ($3::uuid IS NULL OR user_id = $3) FOR NO KEY UPDATE",
+            Self::Profiles => "SELECT version = ANY($2) AS current FROM profiles WHERE id = $1 AND deleted_at IS NULL \
+                AND ($3::uuid IS NULL OR user_id = $3) FOR NO KEY UPDATE",
             Self::Orders => "SELECT version = ANY($2) AS current FROM orders WHERE id = $1 AND deleted_at IS NULL FOR NO KEY UPDATE",
             Self::Products => "SELECT version = ANY($2) AS current FROM products WHERE id = $1 AND deleted_at IS NULL FOR NO KEY UPDATE",
             Self::Locations => "SELECT version = ANY($2) AS current FROM locations WHERE id = $1 AND deleted_at IS NULL FOR NO KEY UPDATE",
@@ -62,14 +72,16 @@ pub async fn matches_current(
     table: VersionedTable,
     id: Uuid,
     versions: Option<&[i64]>,
+    owner: Option<Uuid>,
 ) -> Result<Option<bool>, DbError> {
     let mut conn = crate::db::checkout(pool).await?;
-    let found: Option<Current> = diesel::sql_query(table.statement())
-        .bind::<SqlUuid, _>(id)
-        .bind::<Array<BigInt>, _>(versions.unwrap_or(&[]))
-        .get_result(&mut conn)
-        .await
-        .map(Some)
-        .or_else(|error| if error == diesel::result::Error::NotFound { Ok(None) } else { Err(error) })?;
+    let query =
+        diesel::sql_query(table.statement()).bind::<SqlUuid, _>(id).bind::<Array<BigInt>, _>(versions.unwrap_or(&[]));
+    let found: Result<Current, _> = if table.owned() {
+        query.bind::<Nullable<SqlUuid>, _>(owner).get_result(&mut conn).await
+    } else {
+        query.get_result(&mut conn).await
+    };
+    let found = found.map(Some).or_else(|e| if e == diesel::result::Error::NotFound { Ok(None) } else { Err(e) })?;
     Ok(found.map(|row| versions.is_none() || row.current))
 }

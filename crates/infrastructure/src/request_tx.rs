@@ -7,6 +7,7 @@
 
 use std::future::Future;
 use std::ops::{Deref, DerefMut};
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -20,8 +21,17 @@ use crate::db::{DbConn, DbPool};
 type TxManager = <AsyncPgConnection as AsyncConnection>::TransactionManager;
 
 tokio::task_local! {
-    /// The connection of the request transaction the current task runs in, if any.
-    static REQUEST_CONNECTION: Arc<Mutex<DbConn>>;
+    /// The request transaction the current task runs in, if any.
+    static REQUEST_TX: Arc<Shared>;
+}
+
+/// Work to do once the request transaction has committed.
+pub type AfterCommit = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// What a request transaction shares with the task running inside it.
+struct Shared {
+    conn: Arc<Mutex<DbConn>>,
+    after_commit: std::sync::Mutex<Vec<AfterCommit>>,
 }
 
 /// A connection from [`crate::storage::connect`]: the pool's, or the request transaction's.
@@ -64,8 +74,8 @@ pub fn busy_fallbacks() -> u64 {
 /// A second use while the first is still held (which a request should never
 /// need) gets a pooled connection instead of waiting on itself forever.
 pub(crate) fn current() -> Option<Conn> {
-    let shared = REQUEST_CONNECTION.try_with(Arc::clone).ok()?;
-    match shared.try_lock_owned() {
+    let conn = REQUEST_TX.try_with(|shared| shared.conn.clone()).ok()?;
+    match conn.try_lock_owned() {
         Ok(guard) => Some(Conn::Request(guard)),
         Err(_) => {
             BUSY_FALLBACKS.fetch_add(1, Ordering::Relaxed);
@@ -77,44 +87,91 @@ pub(crate) fn current() -> Option<Conn> {
 
 /// Whether the current task runs inside a request transaction.
 pub fn in_request_transaction() -> bool {
-    REQUEST_CONNECTION.try_with(|_| ()).is_ok()
+    REQUEST_TX.try_with(|_| ()).is_ok()
+}
+
+/// Runs `work` after the current request transaction commits (dropped if it rolls back);
+/// outside one, does nothing: the caller has done the work already. For caches that must
+/// not keep what a concurrent request read before the change became visible.
+pub fn after_commit(work: AfterCommit) {
+    let _ = REQUEST_TX.try_with(|shared| {
+        if let Ok(mut pending) = shared.after_commit.lock() {
+            pending.push(work);
+        }
+    });
 }
 
 /// An open transaction on a connection of its own; see the module docs.
-/// Dropped without [`commit`](Self::commit), the connection goes back to the
-/// pool marked in-transaction, which the pool discards (the server rolls back).
+/// Dropped unfinished (the request's future was dropped: the client went away,
+/// the server is stopping), its connection is taken out of the pool and closed,
+/// so the server rolls back and releases its locks at once.
 pub struct RequestTransaction {
-    conn: Arc<Mutex<DbConn>>,
+    shared: Arc<Shared>,
+    finished: bool,
 }
 
 impl RequestTransaction {
     pub async fn begin(pool: &DbPool) -> Result<Self, StorageError> {
         let mut conn = pool.get().await.map_err(|e| StorageError::Unavailable(e.to_string()))?;
         TxManager::begin_transaction(&mut *conn).await.map_err(storage_error)?;
-        Ok(Self { conn: Arc::new(Mutex::new(conn)) })
+        let shared = Shared { conn: Arc::new(Mutex::new(conn)), after_commit: std::sync::Mutex::new(Vec::new()) };
+        Ok(Self { shared: Arc::new(shared), finished: false })
     }
 
     /// Runs `work` with this transaction as the connection of every repository it calls.
     pub async fn run<F: Future>(&self, work: F) -> F::Output {
-        REQUEST_CONNECTION.scope(self.conn.clone(), work).await
+        REQUEST_TX.scope(self.shared.clone(), work).await
     }
 
     /// The connection, for statements of the mechanism itself (not while `run` is working).
     pub async fn connection(&self) -> OwnedMutexGuard<DbConn> {
-        self.conn.clone().lock_owned().await
+        self.shared.conn.clone().lock_owned().await
     }
 
-    pub async fn commit(self) -> Result<(), StorageError> {
-        let mut conn = self.conn.lock_owned().await;
-        TxManager::commit_transaction(&mut **conn).await.map_err(storage_error)
+    /// Commits, then runs the work registered with [`after_commit`].
+    pub async fn commit(mut self) -> Result<(), StorageError> {
+        self.finished = true;
+        {
+            let mut conn = self.shared.conn.clone().lock_owned().await;
+            TxManager::commit_transaction(&mut **conn).await.map_err(storage_error)?;
+        }
+        let pending = self.shared.after_commit.lock().map(|mut p| std::mem::take(&mut *p)).unwrap_or_default();
+        for work in pending {
+            work.await;
+        }
+        Ok(())
     }
 
     /// Rolls back; a failure leaves the connection marked broken, so the pool drops it.
-    pub async fn rollback(self) {
-        let mut conn = self.conn.lock_owned().await;
+    pub async fn rollback(mut self) {
+        self.finished = true;
+        let mut conn = self.shared.conn.clone().lock_owned().await;
         if let Err(error) = TxManager::rollback_transaction(&mut **conn).await {
             tracing::warn!(%error, "could not roll back a request transaction");
         }
+    }
+}
+
+impl Drop for RequestTransaction {
+    fn drop(&mut self) {
+        if self.finished {
+            return;
+        }
+        // Unfinished: the connection must not wait in the pool still inside its transaction,
+        // holding the key's advisory lock and any row lock, until its next checkout.
+        let shared = self.shared.clone();
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        runtime.spawn(async move {
+            let mut conn = shared.conn.clone().lock_owned().await;
+            if TxManager::rollback_transaction(&mut **conn).await.is_err() {
+                // The manager's state is unknown after a dropped statement: roll back by hand;
+                // the connection stays marked in-transaction, so the pool discards it.
+                if let Err(error) = diesel_async::RunQueryDsl::execute(diesel::sql_query("ROLLBACK"), &mut **conn).await
+                {
+                    tracing::warn!(%error, "could not roll back an abandoned request transaction");
+                }
+            }
+        });
     }
 }
 

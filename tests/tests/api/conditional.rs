@@ -282,3 +282,29 @@ async fn every_guarded_resource_takes_if_match() {
     assert_eq!(infrastructure::request_tx::busy_fallbacks(), 0, "no request needed a second connection");
     t.stop().await;
 }
+
+#[actix_web::test]
+async fn if_match_tells_nothing_about_someone_elses_rows() {
+    let t = TestApp::start().await;
+    let app = init_service(build_app(t.state.clone())).await;
+    let (_, owner) = tally_tests::register(&app, "owner@example.com", "password-123").await;
+    let (_, stranger) = tally_tests::register(&app, "stranger@example.com", "password-123").await;
+    let create = TestRequest::post()
+        .uri("/api/v1/identity/contacts")
+        .insert_header(bearer(&owner))
+        .set_json(json!({"type": "email", "label": "work", "email": "owner@work.example"}));
+    let (status, _, contact) = call(&app, create).await;
+    assert_eq!(status, StatusCode::CREATED, "{contact}");
+    let uri = format!("/api/v1/identity/contacts/{}", contact["data"]["id"].as_str().expect("id"));
+    let edit = |token: &str, tag: &str| {
+        with(TestRequest::put(), &uri, token, ("If-Match", tag), Some(json!({"email": "x@work.example"})))
+    };
+    let (plain, _, _) = call(&app, crate::crm_support::put(&uri, &stranger, json!({"email": "x@work.example"}))).await;
+    for tag in ["*", "\"stale\""] {
+        let (status, _, _) = call(&app, edit(&stranger, tag)).await;
+        assert_eq!(status, plain, "with If-Match {tag} a stranger gets what they get without it");
+    }
+    let (status, _, _) = call(&app, edit(&owner, "\"stale\"")).await;
+    assert_eq!(status, StatusCode::PRECONDITION_FAILED, "the owner's stale tag is refused");
+    t.stop().await;
+}

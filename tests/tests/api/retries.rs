@@ -287,3 +287,47 @@ async fn keys_are_only_for_posts_and_expired_keys_are_forgotten() {
     assert_eq!((status, replayed(&headers)), (StatusCode::CREATED, false), "{fresh}");
     t.stop().await;
 }
+
+#[actix_web::test]
+async fn an_abandoned_keyed_request_rolls_back_at_once() {
+    // Hashing the password takes a while at this cost: the client gives up meanwhile, when the
+    // request's transaction is open (the key claimed) but no statement is running.
+    let t = TestApp::start_with(tally_tests::TestOptions::default().with_env("BCRYPT_COST", "12")).await;
+    let app = init_service(build_app(t.state.clone())).await;
+    let uri = "/api/v1/identity/users/register";
+    let person = json!({"email": "gone@example.com", "name": "Gone", "password": "password-123"});
+    let attempt = || keyed(TestRequest::post(), uri, None, "gone", person.clone());
+    let gave_up = tokio::time::timeout(Duration::from_millis(60), call(&app, attempt()));
+    assert!(gave_up.await.is_err(), "the client gave up");
+    // The abandoned transaction is rolled back at once: no session of this database stays idle in
+    // a transaction holding the key's lock. (Watched on a connection of its own: a checkout from
+    // the app's pool could recycle the abandoned one.)
+    #[derive(diesel::QueryableByName)]
+    struct Open {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        n: i64,
+    }
+    let mut watcher = <diesel_async::AsyncPgConnection as diesel_async::AsyncConnection>::establish(&t.db.url)
+        .await
+        .expect("watcher");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let open: Open = diesel::sql_query(
+            "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() \
+             AND pid <> pg_backend_pid() AND state LIKE 'idle in transaction%'",
+        )
+        .get_result(&mut watcher)
+        .await
+        .expect("watch");
+        if open.n == 0 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "an abandoned transaction is still open ({} sessions)", open.n);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let (status, headers, created) = call(&app, attempt()).await;
+    assert_eq!((status, replayed(&headers)), (StatusCode::CREATED, false), "the retry runs afresh: {created}");
+    let all = "SELECT count(*) AS n FROM users WHERE email = 'gone@example.com' OR id = $1";
+    assert_eq!(count(&t, all, Uuid::nil()).await, 1);
+    t.stop().await;
+}

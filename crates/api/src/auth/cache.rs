@@ -8,6 +8,7 @@
 //! profiles are kept parsed in process memory instead (`LiveAuth`), and the
 //! database's notices keep them current across instances.
 
+use infrastructure::request_tx;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -90,8 +91,23 @@ impl AccessCache {
         Ok(Some(Arc::new(profile.into())))
     }
 
-    /// Call after a change to the user's roles, status or token version commits.
+    /// Call after a change to the user's roles, status or token version. Inside a request
+    /// transaction the change commits later: the entry is dropped again then, so a profile a
+    /// concurrent request read before the commit is not kept.
     pub async fn invalidate_user(&self, user_id: Uuid) {
+        self.forget_user(user_id).await;
+        let cache = self.clone();
+        request_tx::after_commit(Box::pin(async move { cache.forget_user(user_id).await }));
+    }
+
+    /// Call after a change to any role's permissions (dropped again after the commit, as above).
+    pub async fn invalidate_all(&self) {
+        self.forget_all().await;
+        let cache = self.clone();
+        request_tx::after_commit(Box::pin(async move { cache.forget_all().await }));
+    }
+
+    async fn forget_user(&self, user_id: Uuid) {
         self.live.forget_user(user_id);
         let key = Self::key(&self.epoch().await, user_id);
         if let Err(error) = self.kv.delete(&key).await {
@@ -99,8 +115,7 @@ impl AccessCache {
         }
     }
 
-    /// Call after a change to any role's permissions commits.
-    pub async fn invalidate_all(&self) {
+    async fn forget_all(&self) {
         self.live.forget_all();
         if let Err(error) = self.kv.incr(EPOCH_KEY, 1, None).await {
             tracing::warn!(%error, "could not bump the access cache epoch");

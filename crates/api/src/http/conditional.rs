@@ -9,7 +9,7 @@ use actix_web::http::header::{HeaderValue, ETAG, IF_MATCH, IF_NONE_MATCH};
 use actix_web::http::{Method, StatusCode};
 use actix_web::middleware::Next;
 use actix_web::web::Data;
-use actix_web::HttpResponse;
+use actix_web::{HttpMessage, HttpResponse};
 use infrastructure::preconditions::{matches_current, VersionedTable};
 use infrastructure::request_tx::{self, RequestTransaction};
 use serde::Serialize;
@@ -20,6 +20,7 @@ use super::envelope::{created, ok};
 use super::route_policy::matched_pattern;
 use super::ApiError;
 use crate::app::AppState;
+use crate::auth::Caller;
 
 /// A strong entity tag: the resource's id and its stored version (`"<id>-<version>"`; the id keeps
 /// tags of different resources apart where one URL can name several, as `/customers/email/{email}`).
@@ -171,7 +172,10 @@ fn listed_tags(header: &HeaderValue) -> Option<Vec<String>> {
 /// The versions named for row `id` by the listed tags (a tag of another resource names none).
 fn versions_for(id: Uuid, tags: &[String]) -> Vec<i64> {
     let prefix = format!("\"{}-", id.simple());
-    tags.iter().filter_map(|tag| tag.strip_prefix(&prefix)?.strip_suffix('"')?.parse::<i64>().ok()).collect()
+    // `"<id>-<version>"`, or a user's `"<id>-<version>-locked"`: the version is the stored state.
+    tags.iter()
+        .filter_map(|tag| tag.strip_prefix(&prefix)?.strip_suffix('"')?.split('-').next()?.parse::<i64>().ok())
+        .collect()
 }
 
 pub fn precondition_failed() -> ApiError {
@@ -228,9 +232,11 @@ pub async fn preconditions(
         return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
     };
     let versions = listed_tags(&if_match).map(|tags| versions_for(id, &tags));
+    // The gate has authenticated every caller of these routes; an administrator sees every row.
+    let owner = req.extensions().get::<Caller>().filter(|c| c.require_admin().is_err()).map(|c| c.user_id);
     // Inside a keyed request's transaction already: check there; the idempotency layer commits.
     if request_tx::in_request_transaction() {
-        return match check(&state, table, id, versions.as_deref()).await {
+        return match check(&state, table, id, versions.as_deref(), owner).await {
             Ok(()) => next.call(req).await.map(ServiceResponse::map_into_boxed_body),
             Err(error) => Ok(answer(req, error)),
         };
@@ -239,7 +245,7 @@ pub async fn preconditions(
         Ok(tx) => tx,
         Err(error) => return Ok(answer(req, error.into())),
     };
-    if let Err(error) = tx.run(check(&state, table, id, versions.as_deref())).await {
+    if let Err(error) = tx.run(check(&state, table, id, versions.as_deref(), owner)).await {
         tx.rollback().await;
         return Ok(answer(req, error));
     }
@@ -265,8 +271,14 @@ pub async fn preconditions(
 
 /// The check, under a row lock held to the end of the write's transaction. A row that does not
 /// exist passes: the handler answers its own 404.
-async fn check(state: &AppState, table: VersionedTable, id: Uuid, versions: Option<&[i64]>) -> Result<(), ApiError> {
-    match matches_current(&state.pool, table, id, versions).await {
+async fn check(
+    state: &AppState,
+    table: VersionedTable,
+    id: Uuid,
+    versions: Option<&[i64]>,
+    owner: Option<Uuid>,
+) -> Result<(), ApiError> {
+    match matches_current(&state.pool, table, id, versions, owner).await {
         Ok(Some(false)) => Err(precondition_failed()),
         Ok(_) => Ok(()),
         Err(error) => Err(StorageError::from(error).into()),
@@ -297,6 +309,8 @@ mod tests {
         let header = HeaderValue::from_str(&format!("W/\"x\", {tag}, \"other\"")).expect("header");
         let tags = listed_tags(&header).expect("a list");
         assert_eq!(versions_for(id, &tags), vec![7]);
+        let locked = format!("\"{}-3-locked\"", id.simple());
+        assert_eq!(versions_for(id, &[locked]), vec![3], "a locked user's tag names its version");
         assert_eq!(versions_for(Uuid::nil(), &tags), Vec::<i64>::new(), "another resource's tag names nothing");
         assert_eq!(listed_tags(&HeaderValue::from_static("*")), None);
     }

@@ -14,7 +14,7 @@ use actix_web::middleware::Next;
 use actix_web::web::{Bytes, BytesMut, Data};
 use actix_web::{HttpMessage, HttpResponse};
 use futures_util::StreamExt;
-use infrastructure::idempotency::{claim, save, Claim, StoredResponse};
+use infrastructure::idempotency::{claim, save, wait_for_key, Claim, StoredResponse};
 use infrastructure::request_tx::RequestTransaction;
 use shared_kernel::StorageError;
 
@@ -197,10 +197,10 @@ pub async fn replay_or_run(
     Ok(ServiceResponse::new(http_request, response))
 }
 
-/// Commits the answer with the change. A refusal (4xx) whose transaction
-/// cannot take the row (a failed statement aborted it: nothing changed) is
-/// kept in a transaction of its own; a success that cannot be kept is undone
-/// and answered 500, so the client's retry runs it again.
+/// Commits the answer with the change. A success that cannot be kept is undone and answered
+/// 500, so the client's retry runs it again. A refusal (4xx) whose transaction a failed
+/// statement aborted (so nothing changed) is kept in a transaction of its own, after waiting
+/// for the key's lock: a retry that claimed the key meanwhile keeps its own answer instead.
 async fn save_and_commit(
     state: &AppState,
     tx: RequestTransaction,
@@ -214,7 +214,12 @@ async fn save_and_commit(
         save(&mut conn, scope, key, request_hash, stored).await
     };
     let committed = match saved {
-        Ok(()) => tx.commit().await.map_err(|e| e.to_string()),
+        // Under the claim's lock no other answer can be kept; a row there means a bug.
+        Ok(true) => tx.commit().await.map_err(|e| e.to_string()),
+        Ok(false) => {
+            tx.rollback().await;
+            Err("another answer is kept under a freshly claimed key".to_owned())
+        }
         Err(error) => {
             tx.rollback().await;
             Err(error.to_string())
@@ -229,24 +234,34 @@ async fn save_and_commit(
         Err(cause) if stored.status < 400 => Err(ApiError::internal(format!("could not keep an answer: {cause}"))),
         Err(cause) => {
             tracing::debug!(%cause, "keeping a refusal in a transaction of its own");
-            let alone = async {
-                let tx = RequestTransaction::begin(&state.pool).await.map_err(|e| e.to_string())?;
-                let saved = {
-                    let mut conn = tx.connection().await;
-                    save(&mut conn, scope, key, request_hash, stored).await
-                };
-                match saved {
-                    Ok(()) => tx.commit().await.map_err(|e| e.to_string()),
-                    Err(error) => {
-                        tx.rollback().await;
-                        Err(error.to_string())
-                    }
-                }
-            };
-            if let Err(cause) = alone.await {
+            if let Err(cause) = save_alone(state, scope, key, request_hash, stored).await {
                 tracing::warn!(%cause, "could not keep a refusal; a retry will run again");
             }
             Ok(())
+        }
+    }
+}
+
+async fn save_alone(
+    state: &AppState,
+    scope: &str,
+    key: &str,
+    request_hash: &[u8],
+    stored: &StoredResponse,
+) -> Result<(), String> {
+    let tx = RequestTransaction::begin(&state.pool).await.map_err(|e| e.to_string())?;
+    let saved = {
+        let mut conn = tx.connection().await;
+        match wait_for_key(&mut conn, scope, key).await {
+            Ok(()) => save(&mut conn, scope, key, request_hash, stored).await,
+            Err(error) => Err(error),
+        }
+    };
+    match saved {
+        Ok(_) => tx.commit().await.map_err(|e| e.to_string()),
+        Err(error) => {
+            tx.rollback().await;
+            Err(error.to_string())
         }
     }
 }

@@ -59,36 +59,6 @@ fn add_parameter(op: &mut Map<String, Value>, name: &str) {
     }
 }
 
-/// `If-Match` and 412 on the writes to one guarded resource; `If-None-Match`, 304 and `ETag`
-/// on its reads. (Which answers carry a tag is the handlers' business; the contract lists the
-/// header on the success answers of the resource's routes.)
-pub(super) fn document_conditions(path: &str, method: &str, op: &mut Map<String, Value>) {
-    let guarded = crate::http::conditional::is_guarded_pattern(path);
-    // Reads: the resource itself (its sub-resources such as availability are summaries, untagged).
-    if !guarded || (method == "get" && !path.ends_with("{id}")) {
-        return;
-    }
-    if method == "get" {
-        add_parameter(op, IF_NONE_MATCH_PARAMETER);
-    } else {
-        add_parameter(op, IF_MATCH_PARAMETER);
-    }
-    let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) else { return };
-    for (status, response) in responses.iter_mut() {
-        if status == "200" || status == "201" {
-            response["headers"]["ETag"] = etag_header();
-        }
-    }
-    if method == "get" {
-        responses.insert(
-            "304".into(),
-            json!({ "description": "Not Modified: the If-None-Match tag is current", "headers": { "ETag": etag_header() } }),
-        );
-    } else {
-        add_error(responses, "412", "PRECONDITION_FAILED: the If-Match tag is not the resource's current one");
-    }
-}
-
 /// Adds `text` to the description of `status`, creating the response when the annotation has none.
 fn add_error(responses: &mut Map<String, Value>, status: &str, text: &str) {
     let response = responses.entry(status).or_insert_with(|| json!({}));
@@ -99,6 +69,59 @@ fn add_error(responses: &mut Map<String, Value>, status: &str, text: &str) {
         None => text.to_owned(),
     };
     response["description"] = Value::String(description);
+}
+
+/// Single-resource reads that are not a guarded resource's own `{id}` route; their answers
+/// carry an `ETag` too.
+const TAGGED_LOOKUPS: [&str; 13] = [
+    "/api/v1/customer-mgmt/customers/email/{email}",
+    "/api/v1/identity/permissions/name/{name}",
+    "/api/v1/identity/profiles/me",
+    "/api/v1/identity/roles/name/{name}",
+    "/api/v1/identity/users/me",
+    "/api/v1/order-mgmt/orders/number/{order_number}",
+    "/api/v1/shared/countries/{code}",
+    "/api/v1/shared/currencies/{code}",
+    "/api/v1/shared/languages/{code}",
+    "/api/v1/shared/timezones/{code}",
+    "/api/v1/warehouse/locations/code/{code}",
+    "/api/v1/warehouse/products/sku/{sku}",
+    "/api/v1/warehouse/stock-movements/{id}",
+];
+
+/// Writes under a guarded resource whose answer is about something else (a role's permission
+/// list, a user's roles, a two-record transfer): `If-Match` applies, no `ETag` is sent.
+fn answers_untagged(path: &str) -> bool {
+    ["/permissions", "/roles", "/transfer"].iter().any(|tail| path.ends_with(tail))
+        || path.contains("{permission_id}")
+        || path.contains("{role_id}")
+}
+
+/// `If-None-Match`, 304 and `ETag` on single-resource reads; `If-Match`, 412 and `ETag` on the
+/// writes to one guarded resource.
+pub(super) fn document_conditions(path: &str, method: &str, op: &mut Map<String, Value>) {
+    let guarded = crate::http::conditional::is_guarded_pattern(path);
+    let tagged_read = method == "get" && ((guarded && path.ends_with("{id}")) || TAGGED_LOOKUPS.contains(&path));
+    if !tagged_read && (method == "get" || !guarded) {
+        return;
+    }
+    add_parameter(op, if tagged_read { IF_NONE_MATCH_PARAMETER } else { IF_MATCH_PARAMETER });
+    let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) else { return };
+    if tagged_read || !answers_untagged(path) {
+        for (status, response) in responses.iter_mut() {
+            if status == "200" || status == "201" {
+                response["headers"]["ETag"] = etag_header();
+            }
+        }
+    }
+    if tagged_read {
+        responses.insert(
+            "304".into(),
+            json!({ "description": "Not Modified: the If-None-Match tag is current", "headers": { "ETag": etag_header() } }),
+        );
+    } else {
+        add_error(responses, "412", "PRECONDITION_FAILED: the If-Match tag is not the resource's current one");
+    }
 }
 
 /// The header, the replay marker on successes and the two refusals, on a POST.

@@ -1,6 +1,8 @@
 //! Shared reference data: countries, currencies, languages, timezones.
 //! Public, read-only; codes in paths are case-insensitive.
 
+use std::hash::{Hash, Hasher};
+
 use actix_web::{web, HttpResponse};
 use infrastructure::reference::queries as q;
 use infrastructure::reference::{CountryRow, CurrencyRow, LanguageRow, ReferenceFilter, TimezoneRow};
@@ -171,11 +173,14 @@ where
     T: Serialize,
 {
     match row {
-        // Reference data changes only with a release (it is seeded from the binary): the tag is the
-        // entry and the release.
+        // Reference rows carry no version (an operator may switch one on or off by SQL): the tag is
+        // a hash of the one representation read.
         Some(row) => {
-            let tag = format!("\"{}-{}\"", code.to_ascii_uppercase(), env!("CARGO_PKG_VERSION"));
-            let mut response = ok(row.into());
+            let data: T = row.into();
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            serde_json::to_vec(&data).unwrap_or_default().hash(&mut hasher);
+            let tag = format!("\"ref-{:016x}\"", hasher.finish());
+            let mut response = ok(data);
             if let Ok(value) = actix_web::http::header::HeaderValue::from_str(&tag) {
                 response.headers_mut().insert(actix_web::http::header::ETAG, value);
             }

@@ -276,6 +276,9 @@ impl ProfileRepository for PgProfileRepository {
             })
             .await
             .map_err(from_diesel)?;
+        // Give the connection back before the look-up takes one (in a request transaction it is
+        // the same connection).
+        drop(conn);
         match created {
             Some(created) => Ok(ProfileCreation::Created(Box::new(created))),
             // Refused: a banned profile exists. If it is still live, the

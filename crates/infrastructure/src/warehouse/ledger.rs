@@ -19,6 +19,8 @@ pub(crate) async fn apply_change(conn: &mut AsyncPgConnection, change: &Inventor
         .filter(inventory::quantity_on_hand.eq(before.on_hand))
         .filter(inventory::quantity_reserved.eq(before.reserved))
         .filter(inventory::quantity_committed.eq(before.committed))
+        // And the version it was read at (the record carries read + 1), so its answer's tag is exact.
+        .filter(inventory::version.eq(after.version - 1))
         .set((
             inventory::quantity_on_hand.eq(after.quantity_on_hand),
             inventory::quantity_reserved.eq(after.quantity_reserved),

@@ -114,23 +114,29 @@ impl LocationRepository for PgLocationRepository {
 
     async fn update(&self, location: &Location) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
+        // Written only over the version it was read at (the aggregate carries read + 1).
         let updated = diesel::update(locations::table)
-            .filter(locations::id.eq(location.id).and(live()))
+            .filter(locations::id.eq(location.id).and(live()).and(locations::version.eq(location.version - 1)))
             .set(LocationRow::of(location.record()))
             .execute(&mut conn)
             .await
             .map_err(from_diesel)?;
         if updated == 1 {
-            Ok(())
-        } else {
-            Err(RepoError::Storage(StorageError::NotFound))
+            return Ok(());
         }
+        let exists: bool =
+            diesel::select(diesel::dsl::exists(locations::table.filter(locations::id.eq(location.id).and(live()))))
+                .get_result(&mut conn)
+                .await
+                .map_err(from_diesel)?;
+        Err(RepoError::Storage(if exists { StorageError::Stale } else { StorageError::NotFound }))
     }
 
     async fn change_active(&self, location: &Location, expected: bool) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         let updated = diesel::update(locations::table)
             .filter(locations::id.eq(location.id).and(live()).and(locations::is_active.eq(expected)))
+            .filter(locations::version.eq(location.version - 1))
             .set((locations::is_active.eq(location.is_active), locations::updated_at.eq(location.updated_at)))
             .execute(&mut conn)
             .await

@@ -121,23 +121,29 @@ impl ProductRepository for PgProductRepository {
 
     async fn update(&self, product: &Product) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
+        // Written only over the version it was read at (the aggregate carries read + 1).
         let updated = diesel::update(products::table)
-            .filter(products::id.eq(product.id).and(live()))
+            .filter(products::id.eq(product.id).and(live()).and(products::version.eq(product.version - 1)))
             .set(ProductRow::of(product.record()))
             .execute(&mut conn)
             .await
             .map_err(from_diesel)?;
         if updated == 1 {
-            Ok(())
-        } else {
-            Err(RepoError::Storage(StorageError::NotFound))
+            return Ok(());
         }
+        let exists: bool =
+            diesel::select(diesel::dsl::exists(products::table.filter(products::id.eq(product.id).and(live()))))
+                .get_result(&mut conn)
+                .await
+                .map_err(from_diesel)?;
+        Err(RepoError::Storage(if exists { StorageError::Stale } else { StorageError::NotFound }))
     }
 
     async fn change_status(&self, product: &Product, expected: ProductStatus) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         let updated = diesel::update(products::table)
             .filter(products::id.eq(product.id).and(live()).and(products::status.eq(expected.as_str())))
+            .filter(products::version.eq(product.version - 1))
             .set((products::status.eq(product.status.as_str()), products::updated_at.eq(product.updated_at)))
             .execute(&mut conn)
             .await

@@ -120,9 +120,18 @@ pub async fn update_location(
     Json(body): Json<LocationBody>,
 ) -> Result<HttpResponse, ApiError> {
     let input = location_input(&state, body).await?;
-    let location = load_location(&state, id.into_inner()).await?;
-    let updated = location.update(input, commerce::now()).map_err(|e| warehouse_error(&e))?;
-    state.commerce.locations.update(&updated).await.map_err(|e| repo_error("location", e))?;
+    let id = id.into_inner();
+    // Saved over the version it was read at; a concurrent change is re-read and the edit re-applied.
+    let updated = until_settled(|| async {
+        let location = load_location(&state, id).await?;
+        let updated = location.update(input.clone(), commerce::now()).map_err(|e| warehouse_error(&e))?;
+        match state.commerce.locations.update(&updated).await {
+            Ok(()) => Ok(Attempt::Done(updated)),
+            Err(RepoError::Storage(StorageError::Stale)) => Ok(Attempt::Stale),
+            Err(other) => Err(repo_error("location", other)),
+        }
+    })
+    .await?;
     Ok(ok_tagged::<LocationView, _>(updated))
 }
 

@@ -98,9 +98,18 @@ pub async fn update_product(
     Json(body): Json<ProductBody>,
 ) -> Result<HttpResponse, ApiError> {
     let input = product_input(&state, body).await?;
-    let product = load_product(&state, id.into_inner()).await?;
-    let updated = product.update(input, commerce::now()).map_err(|e| warehouse_error(&e))?;
-    state.commerce.products.update(&updated).await.map_err(|e| repo_error("product", e))?;
+    let id = id.into_inner();
+    // Saved over the version it was read at; a concurrent change is re-read and the edit re-applied.
+    let updated = until_settled(|| async {
+        let product = load_product(&state, id).await?;
+        let updated = product.update(input.clone(), commerce::now()).map_err(|e| warehouse_error(&e))?;
+        match state.commerce.products.update(&updated).await {
+            Ok(()) => Ok(Attempt::Done(updated)),
+            Err(RepoError::Storage(StorageError::Stale)) => Ok(Attempt::Stale),
+            Err(other) => Err(repo_error("product", other)),
+        }
+    })
+    .await?;
     Ok(ok_tagged::<ProductView, _>(updated))
 }
 
