@@ -50,6 +50,8 @@ pub struct IdentityServices {
     pub roles: Arc<dyn identity_domain::roles::RoleRepository>,
     pub contacts: Arc<dyn identity_domain::contact::ContactRepository>,
     pub profiles: Arc<dyn identity_domain::profile::ProfileRepository>,
+    /// Service credentials (decisions 12.6).
+    pub api_keys: Arc<dyn identity_domain::api_key::ApiKeyRepository>,
     pub access: AccessCache,
     /// Revocations and access profiles in memory while the database's
     /// `tally_auth` listener is connected (PostgreSQL revocations only).
@@ -89,6 +91,7 @@ impl IdentityServices {
             trusted_proxies: TrustedProxies::parse(&settings.trusted_proxies).unwrap_or_default(),
             contacts: Arc::new(infrastructure::identity::PgContactRepository::new(pool.clone())),
             profiles: Arc::new(infrastructure::identity::PgProfileRepository::new(pool.clone())),
+            api_keys: Arc::new(infrastructure::identity::PgApiKeyRepository::new(pool.clone())),
             users,
         }
     }

@@ -1,6 +1,7 @@
 //! Authentication and authorization: tokens, passwords, the `Caller`
 //! extractor every protected handler takes, and its permission cache.
 
+pub mod api_keys;
 pub mod cache;
 pub mod caller;
 pub mod listener;

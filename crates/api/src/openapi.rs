@@ -3,7 +3,7 @@
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use crate::routes::identity::{auth, contacts, permissions, profiles, roles, users};
+use crate::routes::identity::{api_keys, auth, contacts, permissions, profiles, roles, users};
 use crate::routes::{analytics, events, health, operations, reference};
 
 mod commerce;
@@ -20,7 +20,12 @@ impl Modify for BearerAuth {
         let components = openapi.components.get_or_insert_with(Default::default);
         components.add_security_scheme(
             "bearer",
-            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).bearer_format("JWT").build()),
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("JWT access token, or an API key tly_…")
+                    .build(),
+            ),
         );
     }
 }
@@ -38,6 +43,7 @@ impl Modify for BearerAuth {
         reference::list_timezones, reference::timezones_by_region, reference::get_timezone,
         events::events, events::dead_letters, events::retry_dead_letter,
         auth::register, auth::login, auth::refresh, auth::revoke, auth::change_password,
+        api_keys::create_key, api_keys::list_keys, api_keys::revoke_key,
         users::me, users::list_users, users::get_user, users::suspend, users::ban, users::set_status, users::unlock,
         contacts::create_contact, contacts::list_contacts, contacts::get_contact, contacts::update_contact,
         contacts::delete_contact, contacts::verify_contact, contacts::verify_contact_put, contacts::set_primary_contact,

@@ -22,6 +22,9 @@ pub enum IdentityError {
     /// their own account, no removing their own admin or superadmin role.
     #[error("you cannot change your own account's status or remove your own administrator role")]
     OwnAccount,
+    /// Decisions 12.6: an API key's permissions are a subset of its creator's.
+    #[error("you cannot give a key the permission {0}, which you do not hold")]
+    KeyBeyondCreator(String),
 }
 
 impl From<shared_kernel::InvalidEmail> for IdentityError {
@@ -51,7 +54,9 @@ impl Classified for IdentityError {
         match self {
             Self::Invalid { .. } | Self::InvalidEmail | Self::InvalidPhone => ErrorKind::Validation,
             Self::InvalidStatusTransition { .. } => ErrorKind::Conflict,
-            Self::SystemRole | Self::SuperadminOnly | Self::OwnAccount => ErrorKind::Forbidden,
+            Self::SystemRole | Self::SuperadminOnly | Self::OwnAccount | Self::KeyBeyondCreator(_) => {
+                ErrorKind::Forbidden
+            }
         }
     }
 
@@ -61,7 +66,7 @@ impl Classified for IdentityError {
             Self::InvalidEmail => "INVALID_EMAIL",
             Self::InvalidPhone => "INVALID_PHONE",
             Self::InvalidStatusTransition { .. } => "INVALID_STATUS_TRANSITION",
-            Self::SystemRole | Self::SuperadminOnly | Self::OwnAccount => "FORBIDDEN",
+            Self::SystemRole | Self::SuperadminOnly | Self::OwnAccount | Self::KeyBeyondCreator(_) => "FORBIDDEN",
         }
     }
 }

@@ -4,6 +4,7 @@
 //! Pure Rust: persistence is behind the traits in [`ports`], implemented by
 //! the infrastructure crate.
 
+pub mod api_key;
 pub mod authz;
 pub mod contact;
 pub mod credentials;

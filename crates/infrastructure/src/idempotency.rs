@@ -23,8 +23,8 @@ pub struct StoredResponse {
 /// What a key says about a request that carries it.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Claim {
-    /// First use (or the earlier one expired): run the request; `request_hash` is saved with its answer.
-    Fresh { request_hash: Vec<u8> },
+    /// First use (or the earlier one expired): run the request and save its answer.
+    Fresh,
     /// Another request with this key is still running.
     InUse,
     /// The same request ran before: this is its answer.
@@ -41,8 +41,6 @@ struct Locked {
 
 #[derive(diesel::QueryableByName)]
 struct Lookup {
-    #[diesel(sql_type = Binary)]
-    request_hash: Vec<u8>,
     #[diesel(sql_type = Nullable<Bool>)]
     same_request: Option<bool>,
     #[diesel(sql_type = Nullable<SmallInt>)]
@@ -53,12 +51,18 @@ struct Lookup {
     body: Option<Vec<u8>>,
 }
 
-/// Claims `key` in `scope` for `request` (method, path and body, as bytes).
+/// Claims `key` in `scope` for the request whose fingerprint is `request_hash` (the sha256 of
+/// method, path and body, computed by the caller: the body never travels to the database).
 ///
 /// The transaction-scoped advisory lock makes a concurrent retry see `InUse`
 /// instead of waiting; the lookup runs after the lock is held, in a statement
 /// of its own, so it sees an answer committed by a request that just finished.
-pub async fn claim(conn: &mut AsyncPgConnection, scope: &str, key: &str, request: &[u8]) -> Result<Claim, DbError> {
+pub async fn claim(
+    conn: &mut AsyncPgConnection,
+    scope: &str,
+    key: &str,
+    request_hash: &[u8],
+) -> Result<Claim, DbError> {
     let lock: Locked =
         diesel::sql_query("SELECT pg_try_advisory_xact_lock(hashtextextended($1 || E'\\n' || $2, 0)) AS locked")
             .bind::<Text, _>(scope)
@@ -69,18 +73,18 @@ pub async fn claim(conn: &mut AsyncPgConnection, scope: &str, key: &str, request
         return Ok(Claim::InUse);
     }
     let found: Lookup = diesel::sql_query(
-        "SELECT sha256($3) AS request_hash, k.request_hash = sha256($3) AS same_request, k.status, k.headers, k.body \
+        "SELECT k.request_hash = $3 AS same_request, k.status, k.headers, k.body \
          FROM (SELECT 1) AS one \
          LEFT JOIN idempotency_keys k ON k.scope = $1 AND k.key = $2 AND k.expires_at > now()",
     )
     .bind::<Text, _>(scope)
     .bind::<Text, _>(key)
-    .bind::<Binary, _>(request)
+    .bind::<Binary, _>(request_hash)
     .get_result(conn)
     .await?;
     // A matched row has every column (all NOT NULL); only a missing row leaves them empty.
     Ok(match found.same_request {
-        None => Claim::Fresh { request_hash: found.request_hash },
+        None => Claim::Fresh,
         Some(false) => Claim::Reused,
         Some(true) => Claim::Replay(StoredResponse {
             status: found.status.and_then(|s| u16::try_from(s).ok()).unwrap_or(500),

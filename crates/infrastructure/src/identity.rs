@@ -1,5 +1,6 @@
 //! PostgreSQL adapters of the identity context.
 
+pub mod api_keys;
 pub mod auth_notices;
 pub mod contacts;
 pub mod profiles;
@@ -12,6 +13,7 @@ use identity_domain::ports::RepoError;
 
 use crate::storage::Constraints;
 
+pub use api_keys::PgApiKeyRepository;
 pub use contacts::PgContactRepository;
 pub use profiles::PgProfileRepository;
 pub use revocations::{KvTokenRevocations, PgTokenRevocations};
@@ -36,6 +38,7 @@ pub(crate) static CONSTRAINTS: Constraints = Constraints::new(&[
     ("user_roles_role_id_fkey", "role_id"),
     ("role_permissions_role_id_fkey", "role_id"),
     ("role_permissions_permission_id_fkey", "permission_ids"),
+    ("api_keys_user_id_fkey", "user_id"),
 ]);
 
 pub(crate) fn from_diesel(error: DieselError) -> RepoError {

@@ -211,12 +211,28 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    api_keys (id) {
+        id -> Uuid,
+        user_id -> Uuid,
+        name -> Varchar,
+        prefix -> Varchar,
+        key_hash -> Bytea,
+        permissions -> Array<Text>,
+        created_at -> Timestamptz,
+        last_used_at -> Nullable<Timestamptz>,
+        expires_at -> Nullable<Timestamptz>,
+        revoked_at -> Nullable<Timestamptz>,
+    }
+}
+
 diesel::joinable!(role_permissions -> roles (role_id));
 diesel::joinable!(role_permissions -> permissions (permission_id));
 diesel::joinable!(user_roles -> users (user_id));
 diesel::joinable!(user_roles -> roles (role_id));
 diesel::joinable!(contacts -> users (user_id));
 diesel::joinable!(profiles -> users (user_id));
+diesel::joinable!(api_keys -> users (user_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     users,
@@ -225,5 +241,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     role_permissions,
     user_roles,
     contacts,
-    profiles
+    profiles,
+    api_keys
 );

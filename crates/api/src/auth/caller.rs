@@ -1,5 +1,7 @@
-//! `Caller`: the authenticated user of a request, with a guard for roles
-//! and permissions. Every protected handler takes one.
+//! `Caller`: who a request acts for, with a guard for roles and permissions.
+//! Every protected handler takes one. A caller is a user, authenticated by an
+//! access token or by one of their API keys (decisions 12.6); every guard works
+//! the same for both, a key only ever narrowing what its owner may do.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -9,6 +11,7 @@ use actix_web::dev::Payload;
 use actix_web::http::header::AUTHORIZATION;
 use actix_web::http::StatusCode;
 use actix_web::{FromRequest, HttpMessage, HttpRequest};
+use identity_domain::api_key::KEY_PREFIX;
 use identity_domain::{PermissionSet, TokenRef, UserStatus};
 use uuid::Uuid;
 
@@ -19,11 +22,22 @@ use crate::http::ApiError;
 #[derive(Debug, Clone)]
 pub struct Caller {
     pub user_id: Uuid,
-    pub email: String,
-    /// Current roles, from the database (not the token).
+    /// Current roles, from the database (not the token); none for an API key.
     pub roles: Arc<[String]>,
+    /// The user's current permissions.
     pub permissions: Arc<PermissionSet>,
-    pub claims: Claims,
+    pub credential: Credential,
+}
+
+/// What the caller presented.
+#[derive(Debug, Clone)]
+pub enum Credential {
+    AccessToken(Claims),
+    /// An API key: it may do only what both its own permissions and its owner's allow.
+    ApiKey {
+        id: Uuid,
+        permissions: Arc<PermissionSet>,
+    },
 }
 
 pub fn token_revoked() -> ApiError {
@@ -44,8 +58,16 @@ pub fn bearer(req: &HttpRequest) -> Result<String, ApiError> {
     Ok(token.trim().to_owned())
 }
 
-/// Checks a verified token against revocation and the user's current state.
+/// Authenticates a bearer credential: an API key (`tly_…`) or an access token.
 pub async fn authenticate(state: &AppState, token: &str) -> Result<Caller, ApiError> {
+    if token.starts_with(KEY_PREFIX) {
+        return super::api_keys::authenticate_key(state, token).await;
+    }
+    authenticate_token(state, token).await
+}
+
+/// Checks a verified token against revocation and the user's current state.
+async fn authenticate_token(state: &AppState, token: &str) -> Result<Caller, ApiError> {
     let claims = state.identity.tokens.verify(token, TokenKind::Access)?;
     let token_ref = TokenRef { jti: claims.jti, family: claims.fam, user_id: claims.user_id, token_version: claims.tv };
     let revoked = state.identity.revocations.is_revoked(&token_ref).await;
@@ -67,10 +89,9 @@ pub async fn authenticate(state: &AppState, token: &str) -> Result<Caller, ApiEr
     }
     Ok(Caller {
         user_id: claims.user_id,
-        email: claims.email.clone(),
         roles: profile.roles.clone(),
         permissions: profile.permissions.clone(),
-        claims,
+        credential: Credential::AccessToken(claims),
     })
 }
 
@@ -131,12 +152,25 @@ impl Caller {
         }
     }
 
-    /// `resource:action`, honouring `resource:*` and `*:*`.
+    /// `resource:action`, honouring `resource:*` and `*:*`; through an API key, the key must
+    /// allow it as well as its owner.
     pub fn require(&self, resource: &str, action: &str) -> Result<(), ApiError> {
-        if self.permissions.allows(resource, action) {
+        let key_allows = match &self.credential {
+            Credential::ApiKey { permissions, .. } => permissions.allows(resource, action),
+            Credential::AccessToken(_) => true,
+        };
+        if key_allows && self.permissions.allows(resource, action) {
             Ok(())
         } else {
             Err(forbidden())
+        }
+    }
+
+    /// The API key the caller authenticated with, if any.
+    pub fn api_key(&self) -> Option<Uuid> {
+        match &self.credential {
+            Credential::ApiKey { id, .. } => Some(*id),
+            Credential::AccessToken(_) => None,
         }
     }
 

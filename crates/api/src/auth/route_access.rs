@@ -140,6 +140,10 @@ pub const ROUTES: &[RouteRule] = &[
     rule(POST, "/api/v1/events/dead-letters/{id}/retry", Permission("events", "update")),
     rule(POST, "/api/v1/identity/auth/refresh", Credentials(Policy::Refresh)),
     rule(POST, "/api/v1/identity/auth/revoke", Token),
+    // API keys are managed with a user's access token only (the gate refuses keys on Token routes).
+    rule(GET, "/api/v1/identity/api-keys", Token),
+    rule(POST, "/api/v1/identity/api-keys", Token),
+    rule(DELETE, "/api/v1/identity/api-keys/{id}", Token),
     rule(GET, "/api/v1/identity/contacts", Token),
     rule(POST, "/api/v1/identity/contacts", Token),
     rule(GET, "/api/v1/identity/contacts/{id}", Token),

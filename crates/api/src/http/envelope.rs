@@ -30,6 +30,12 @@ pub fn ok<T: Serialize>(data: T) -> HttpResponse {
     HttpResponse::Ok().json(Success { status: "success", data })
 }
 
+/// The bytes of `{status: "success", data}` (what a keyed request keeps instead of an answer
+/// holding a secret; see `idempotency::KeepInstead`).
+pub fn success_body<T: Serialize>(data: T) -> Vec<u8> {
+    serde_json::to_vec(&Success { status: "success", data }).unwrap_or_default()
+}
+
 /// 201 `{status: "success", data}`.
 pub fn created<T: Serialize>(data: T) -> HttpResponse {
     HttpResponse::Created().json(Success { status: "success", data })

@@ -16,6 +16,7 @@ use actix_web::{HttpMessage, HttpResponse};
 use futures_util::StreamExt;
 use infrastructure::idempotency::{claim, save, wait_for_key, Claim, StoredResponse};
 use infrastructure::request_tx::RequestTransaction;
+use sha2::{Digest, Sha256};
 use shared_kernel::StorageError;
 
 use super::extract::{payload_too_large, MAX_BODY_BYTES};
@@ -25,6 +26,11 @@ use crate::auth::Caller;
 
 pub const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
 pub const IDEMPOTENT_REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
+
+/// Put in an answer's extensions by a handler whose answer shows a secret once (a new API key):
+/// a keyed request keeps this body instead, so the secret is never stored and a replay says
+/// what was made without showing it again.
+pub struct KeepInstead(pub Vec<u8>);
 
 /// The headers a replay repeats; the rest (request id, rate-limit counters) are the retry's own.
 const KEPT_HEADERS: [&str; 4] = ["content-type", "location", "etag", "allow"];
@@ -58,10 +64,13 @@ pub fn key_reused() -> ApiError {
     )
 }
 
-/// Whose keys these are: the authenticated user's, or the public endpoints' shared space.
+/// Whose keys these are: the API key's, the authenticated user's, or the public endpoints' shared space.
 fn scope_of(req: &ServiceRequest) -> String {
     match req.extensions().get::<Caller>() {
-        Some(caller) => format!("user:{}", caller.user_id),
+        Some(caller) => match caller.api_key() {
+            Some(key) => format!("key:{key}"),
+            None => format!("user:{}", caller.user_id),
+        },
         None => "public".to_owned(),
     }
 }
@@ -82,16 +91,17 @@ async fn take_body(req: &mut ServiceRequest) -> Result<Bytes, ApiError> {
     Ok(body)
 }
 
-/// What identifies "the same request": method, path with query, body.
-fn fingerprint(req: &ServiceRequest, body: &[u8]) -> Vec<u8> {
+/// What identifies "the same request": the sha256 of method, path with query, and body
+/// (hashed here, so a body, which may hold a password, never travels to the database).
+fn fingerprint(req: &ServiceRequest, body: &[u8]) -> [u8; 32] {
     let target = req.uri().path_and_query().map_or_else(|| req.path(), |p| p.as_str());
-    let mut bytes = Vec::with_capacity(target.len() + body.len() + 8);
-    bytes.extend_from_slice(req.method().as_str().as_bytes());
-    bytes.push(b' ');
-    bytes.extend_from_slice(target.as_bytes());
-    bytes.push(b'\n');
-    bytes.extend_from_slice(body);
-    bytes
+    let mut hasher = Sha256::new();
+    hasher.update(req.method().as_str().as_bytes());
+    hasher.update(b" ");
+    hasher.update(target.as_bytes());
+    hasher.update(b"\n");
+    hasher.update(body);
+    hasher.finalize().into()
 }
 
 fn replay(stored: StoredResponse) -> HttpResponse {
@@ -133,29 +143,26 @@ pub async fn replay_or_run(
         Err(error) => return Ok(refuse(req, error)),
     };
     let scope = scope_of(&req);
-    let request = fingerprint(&req, &body);
+    let request_hash = fingerprint(&req, &body);
     let tx = match RequestTransaction::begin(&state.pool).await {
         Ok(tx) => tx,
         Err(error) => return Ok(refuse(req, error.into())),
     };
     let claimed = {
         let mut conn = tx.connection().await;
-        claim(&mut conn, &scope, &key, &request).await
+        claim(&mut conn, &scope, &key, &request_hash).await
     };
     let refusal = match claimed {
-        Ok(Claim::Fresh { request_hash }) => Ok(request_hash),
+        Ok(Claim::Fresh) => Ok(()),
         Ok(Claim::Replay(stored)) => Err(replay(stored)),
         Ok(Claim::InUse) => Err(answer(key_in_use())),
         Ok(Claim::Reused) => Err(answer(key_reused())),
         Err(error) => Err(answer(StorageError::from(error).into())),
     };
-    let request_hash = match refusal {
-        Ok(request_hash) => request_hash,
-        Err(response) => {
-            tx.rollback().await;
-            return Ok(req.into_response(response));
-        }
-    };
+    if let Err(response) = refusal {
+        tx.rollback().await;
+        return Ok(req.into_response(response));
+    }
     let response = match tx.run(next.call(req)).await {
         Ok(response) => response,
         Err(error) => {
@@ -187,7 +194,10 @@ pub async fn replay_or_run(
                 Some(((*name).to_owned(), value.to_owned()))
             })
             .collect(),
-        body: body.to_vec(),
+        body: match response.extensions().get::<KeepInstead>() {
+            Some(KeepInstead(kept)) => kept.clone(),
+            None => body.to_vec(),
+        },
     };
     let saved = save_and_commit(&state, tx, &scope, &key, &request_hash, &stored).await;
     let response = match saved {

@@ -9,10 +9,12 @@ use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::http::StatusCode;
 use actix_web::middleware::Next;
 use actix_web::{web, HttpMessage};
+use identity_domain::api_key::KEY_PREFIX;
 
 use super::rate_limit::{Decision, Policy};
 use super::ApiError;
 use crate::app::AppState;
+use crate::auth::api_keys::limiter_identity;
 use crate::auth::caller::{authenticate, bearer};
 use crate::auth::route_access::{access_for, allowed_methods, Access};
 use crate::auth::Caller;
@@ -74,6 +76,13 @@ fn too_many(decision: &Decision) -> ApiError {
 async fn authorize(state: &AppState, req: &ServiceRequest, access: Access) -> Result<Caller, ApiError> {
     let token = bearer(req.request())?;
     let caller = authenticate(state, &token).await?;
+    // A key acts for a service: only on operations a permission guards, never on a person's own
+    // business (password, sessions, profile, key management), never on administrator-only ones.
+    if caller.api_key().is_some() && !matches!(access, Access::Permission(..)) {
+        return Err(ApiError::forbidden(
+            "API keys may call only operations guarded by a permission; this one needs a user's access token",
+        ));
+    }
     match access {
         Access::Admin => caller.require_admin()?,
         Access::Permission(resource, action) => caller.require(resource, action)?,
@@ -82,7 +91,23 @@ async fn authorize(state: &AppState, req: &ServiceRequest, access: Access) -> Re
     Ok(caller)
 }
 
-/// Middleware: rate limit, then guard, then the handler.
+/// The API key the request presents, if any (rate-limited per key).
+fn presented_api_key(req: &ServiceRequest) -> Option<String> {
+    bearer(req.request()).ok().filter(|token| token.starts_with(KEY_PREFIX))
+}
+
+/// The client address the limits count (`X-Forwarded-For` only from trusted proxies).
+fn client_address(state: &AppState, req: &ServiceRequest) -> String {
+    // Every `X-Forwarded-For` line, in order: a proxy may add a line of its own.
+    let forwarded = req.headers().get_all("x-forwarded-for").filter_map(|v| v.to_str().ok()).collect::<Vec<_>>();
+    let forwarded = (!forwarded.is_empty()).then(|| forwarded.join(","));
+    let peer = req.peer_addr().map(|a| a.ip());
+    state.identity.trusted_proxies.client_ip(peer, forwarded.as_deref())
+}
+
+/// Middleware: rate limit, then guard, then the handler. A request with an API key is limited per
+/// key (a bucket named by the key's hash, so no database look-up comes first); a key that then does
+/// not authenticate is charged to the client's address as well.
 pub async fn enforce(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
@@ -92,13 +117,16 @@ pub async fn enforce(
     };
     let pattern = matched_pattern(&req);
     let access = pattern.as_deref().and_then(|pattern| access_for(req.method().as_str(), pattern));
+    let guarded = access.filter(|a| a.needs_token());
+    let api_key = guarded.and_then(|_| presented_api_key(&req));
+    let policy = limit_policy(access);
+    let limiter = state.identity.rate_limiter.as_ref();
     let mut decision = None;
-    if let (Some(policy), Some(limiter)) = (limit_policy(access), state.identity.rate_limiter.as_ref()) {
-        // Every `X-Forwarded-For` line, in order: a proxy may add a line of its own.
-        let forwarded = req.headers().get_all("x-forwarded-for").filter_map(|v| v.to_str().ok()).collect::<Vec<_>>();
-        let forwarded = (!forwarded.is_empty()).then(|| forwarded.join(","));
-        let peer = req.peer_addr().map(|a| a.ip());
-        let client = state.identity.trusted_proxies.client_ip(peer, forwarded.as_deref());
+    if let (Some(policy), Some(limiter)) = (policy, limiter) {
+        let client = match &api_key {
+            Some(key) => limiter_identity(key),
+            None => client_address(&state, &req),
+        };
         let outcome = limiter.check(policy, &client).await;
         if !outcome.allowed {
             let error = too_many(&outcome);
@@ -112,13 +140,25 @@ pub async fn enforce(
             ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED", "method not allowed")
                 .with_header("allow", allowed_methods(pattern)),
         )
-    } else if let Some(access) = access.filter(|a| a.needs_token()) {
+    } else if let Some(access) = guarded {
         match authorize(&state, &req, access).await {
             Ok(caller) => {
                 req.extensions_mut().insert(caller);
                 None
             }
-            Err(error) => Some(error),
+            Err(error) => {
+                // A key that does not authenticate (guessed, revoked, expired) costs its sender too.
+                let charged = match (&api_key, policy, limiter, error.status) {
+                    (Some(_), Some(policy), Some(limiter), StatusCode::UNAUTHORIZED) => {
+                        Some(limiter.check(policy, &client_address(&state, &req)).await)
+                    }
+                    _ => None,
+                };
+                match charged {
+                    Some(outcome) if !outcome.allowed => Some(too_many(&outcome)),
+                    _ => Some(error),
+                }
+            }
         }
     } else {
         None

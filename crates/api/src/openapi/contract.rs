@@ -106,8 +106,12 @@ fn implied_errors(operation: &Map<String, Value>, path: &str, access: Access) ->
     if access.needs_token() {
         errors.push(("401", "UNAUTHORIZED / TOKEN_EXPIRED / TOKEN_REVOKED: no valid access token"));
     }
-    if matches!(access, Access::Admin | Access::Permission(..)) {
-        errors.push(("403", "FORBIDDEN: the caller lacks the permission this operation needs"));
+    match access {
+        Access::Admin | Access::Permission(..) => {
+            errors.push(("403", "FORBIDDEN: the caller lacks the permission this operation needs"))
+        }
+        Access::Token => errors.push(("403", "FORBIDDEN: an API key (this operation needs a person's access token)")),
+        _ => {}
     }
     if path.contains('{') {
         errors.push(("404", "NOT_FOUND (or the resource's own *_NOT_FOUND code): nothing by that id"));

@@ -1,5 +1,6 @@
 //! Identity routes: users and tokens (more areas join here).
 
+pub mod api_keys;
 pub mod auth;
 pub mod contacts;
 pub mod permissions;
@@ -13,6 +14,7 @@ use actix_web::web;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     auth::configure(cfg);
+    api_keys::configure(cfg);
     // Before users: `/identity/users/{id}/roles` must not be shadowed.
     roles::configure(cfg);
     permissions::configure(cfg);

@@ -2,6 +2,7 @@
 //! probes one way in and asserts it stays shut.
 
 mod access;
+mod api_keys;
 mod bootstrap;
 mod holes;
 mod input;

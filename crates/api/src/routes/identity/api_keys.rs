@@ -1,0 +1,155 @@
+//! API keys (decisions 12.6): `POST|GET /identity/api-keys`, `DELETE /identity/api-keys/{id}`.
+//! Managed only with a user's access token (the gate refuses keys here): a key never makes keys.
+
+use actix_web::{web, HttpResponse};
+use identity_domain::api_key::{ApiKeyRecord, NewApiKey, MAX_LIVE_KEYS_PER_USER};
+use identity_domain::ports::RepoError;
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::contacts::identity_error;
+use crate::app::AppState;
+use crate::auth::api_keys::{hash, new_secret, shown_prefix};
+use crate::auth::Caller;
+use crate::http::envelope::success_body;
+use crate::http::idempotency::KeepInstead;
+use crate::http::{created, list, no_content, ApiError, Json, PageQuery};
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(web::resource("/identity/api-keys").route(web::post().to(create_key)).route(web::get().to(list_keys)))
+        .service(web::resource("/identity/api-keys/{id}").route(web::delete().to(revoke_key)));
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct CreateApiKeyBody {
+    #[schema(min_length = 1, max_length = 100, format = "non-blank-line")]
+    pub name: String,
+    /// `resource:action` names (wildcards allowed), each one the creator holds.
+    #[schema(min_items = 1, max_items = 200)]
+    pub permissions: Vec<String>,
+    /// RFC 3339, in the future (years up to 2200); none: the key does not expire.
+    #[serde(default, with = "shared_kernel::bounds::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub expires_at: Option<OffsetDateTime>,
+}
+
+/// A key as lists show it: never the key itself.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ApiKeyView {
+    pub id: Uuid,
+    pub user_id: Uuid,
+    pub name: String,
+    /// The key's first characters, to tell keys apart.
+    pub prefix: String,
+    pub permissions: Vec<String>,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub last_used_at: Option<OffsetDateTime>,
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub expires_at: Option<OffsetDateTime>,
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub revoked_at: Option<OffsetDateTime>,
+}
+
+impl From<ApiKeyRecord> for ApiKeyView {
+    fn from(k: ApiKeyRecord) -> Self {
+        Self {
+            id: k.id,
+            user_id: k.user_id,
+            name: k.name,
+            prefix: k.prefix,
+            permissions: k.permissions,
+            created_at: k.created_at,
+            last_used_at: k.last_used_at,
+            expires_at: k.expires_at,
+            revoked_at: k.revoked_at,
+        }
+    }
+}
+
+/// The creation answer: the key, in full, this once.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CreatedApiKeyView {
+    #[serde(flatten)]
+    pub view: ApiKeyView,
+    /// `tly_…`: shown only here; Tally keeps only its hash.
+    pub key: String,
+}
+
+#[utoipa::path(post, path = "/api/v1/identity/api-keys", tag = "identity", request_body = CreateApiKeyBody,
+    responses((status = 201, body = CreatedApiKeyView, description = "The key, shown this once"),
+              (status = 403, description = "FORBIDDEN: a permission the caller does not hold, or an API key as caller"),
+              (status = 409, description = "TOO_MANY_API_KEYS: the caller holds 25 live keys")),
+    security(("bearer" = [])))]
+pub async fn create_key(
+    state: web::Data<AppState>,
+    caller: Caller,
+    Json(body): Json<CreateApiKeyBody>,
+) -> Result<HttpResponse, ApiError> {
+    let now = OffsetDateTime::now_utc();
+    let key = NewApiKey::validate(&body.name, &body.permissions, body.expires_at, &caller.permissions, now)
+        .map_err(identity_error)?;
+    let secret = new_secret()?;
+    let record = ApiKeyRecord {
+        id: shared_kernel::new_id(),
+        user_id: caller.user_id,
+        name: key.name,
+        prefix: shown_prefix(&secret),
+        permissions: key.permissions.iter().map(|p| p.name()).collect(),
+        created_at: now,
+        last_used_at: None,
+        expires_at: key.expires_at,
+        revoked_at: None,
+    };
+    let saved = state.identity.api_keys.create(&record, &hash(&secret)).await.map_err(ApiError::from)?;
+    let saved = saved.ok_or_else(|| {
+        ApiError::conflict(
+            "TOO_MANY_API_KEYS",
+            format!("you hold {MAX_LIVE_KEYS_PER_USER} live API keys; revoke one before making another"),
+        )
+    })?;
+    let view = ApiKeyView::from(saved);
+    // A retry with the same Idempotency-Key learns the key was made, not the key itself.
+    let kept = success_body(&view);
+    let mut response = created(CreatedApiKeyView { view, key: secret });
+    response.extensions_mut().insert(KeepInstead(kept));
+    Ok(response)
+}
+
+#[utoipa::path(get, path = "/api/v1/identity/api-keys", tag = "identity", params(PageQuery),
+    responses((status = 200, body = [ApiKeyView], description = "The caller's keys; an administrator's: everyone's")),
+    security(("bearer" = [])))]
+pub async fn list_keys(
+    state: web::Data<AppState>,
+    caller: Caller,
+    page: web::Query<PageQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let owner = (!caller.is_admin()).then_some(caller.user_id);
+    let keys = state.identity.api_keys.list(owner, page.request()?).await.map_err(ApiError::from)?;
+    Ok(list(keys.map(ApiKeyView::from)))
+}
+
+#[utoipa::path(delete, path = "/api/v1/identity/api-keys/{id}", tag = "identity", params(("id" = Uuid, Path)),
+    responses((status = 204, description = "Revoked at once (revoking again changes nothing)"),
+              (status = 404, description = "NOT_FOUND: no such key of the caller's")),
+    security(("bearer" = [])))]
+pub async fn revoke_key(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let owner = (!caller.is_admin()).then_some(caller.user_id);
+    let revoked = state.identity.api_keys.revoke(id.into_inner(), owner, OffsetDateTime::now_utc()).await;
+    match revoked {
+        Ok(_) => Ok(no_content()),
+        Err(RepoError::NotFound) => Err(ApiError::not_found("no such API key")),
+        Err(other) => Err(ApiError::from(other)),
+    }
+}
