@@ -17,5 +17,6 @@ pub mod request_tx;
 pub mod schema;
 pub mod storage;
 pub mod warehouse;
+pub mod webhooks;
 
 pub use db::{DbError, DbPool};

@@ -14,7 +14,8 @@ use crate::schema::{api_keys, users};
 use crate::storage::connect;
 use crate::DbPool;
 
-#[derive(Queryable, Selectable)]
+/// Every column but the hash; loaded by the query builder and by the raw look-up alike.
+#[derive(Queryable, QueryableByName, Selectable)]
 #[diesel(table_name = api_keys)]
 struct ApiKeyRow {
     id: Uuid,
@@ -166,34 +167,10 @@ impl ApiKeyRepository for PgApiKeyRepository {
              SELECT id, user_id, name, prefix, permissions, created_at, last_used_at, expires_at, revoked_at FROM found",
         )
         .bind::<diesel::sql_types::Bytea, _>(key_hash)
-        .get_result::<ApiKeyByName>(&mut conn)
+        .get_result::<ApiKeyRow>(&mut conn)
         .await
         .optional()
         .map_err(from_diesel)?;
-        Ok(row.map(|r| ApiKeyRecord {
-            id: r.id,
-            user_id: r.user_id,
-            name: r.name,
-            prefix: r.prefix,
-            permissions: r.permissions,
-            created_at: r.created_at,
-            last_used_at: r.last_used_at,
-            expires_at: r.expires_at,
-            revoked_at: r.revoked_at,
-        }))
+        Ok(row.map(ApiKeyRecord::from))
     }
-}
-
-#[derive(QueryableByName)]
-#[diesel(table_name = api_keys)]
-struct ApiKeyByName {
-    id: Uuid,
-    user_id: Uuid,
-    name: String,
-    prefix: String,
-    permissions: Vec<String>,
-    created_at: OffsetDateTime,
-    last_used_at: Option<OffsetDateTime>,
-    expires_at: Option<OffsetDateTime>,
-    revoked_at: Option<OffsetDateTime>,
 }
