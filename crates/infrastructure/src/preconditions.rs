@@ -38,22 +38,38 @@ impl VersionedTable {
     }
 
     fn statement(self) -> &'static str {
+        /// The check on a table's live row; `owned` rows are seen by their owner only.
+        macro_rules! check {
+            ($table:literal) => {
+                concat!(
+                    "SELECT version = ANY($2) AS current FROM ",
+                    $table,
+                    " WHERE id = $1 AND deleted_at IS NULL FOR NO KEY UPDATE"
+                )
+            };
+            ($table:literal, owned) => {
+                concat!(
+                    "SELECT version = ANY($2) AS current FROM ",
+                    $table,
+                    " WHERE id = $1 AND deleted_at IS NULL AND ($3::uuid IS NULL OR user_id = $3) FOR NO KEY UPDATE"
+                )
+            };
+        }
         match self {
-            Self::Companies => "SELECT version = ANY($2) AS current FROM companies WHERE id = $1 AND deleted_at IS NULL FOR NO KEY UPDATE",
-            Self::Customers => "SELECT version = ANY($2) AS current FROM customers WHERE id = $1 AND deleted_at IS NULL FOR NO KEY UPDATE",
-            Self::Deals => "SELECT version = ANY($2) AS current FROM deals WHERE id = $1 AND deleted_at IS NULL FOR NO KEY UPDATE",
-            Self::Interactions => "SELECT version = ANY($2) AS current FROM interactions WHERE id = $1 AND deleted_at IS NULL FOR NO KEY UPDATE",
-            Self::Users => "SELECT version = ANY($2) AS current FROM users WHERE id = $1 AND deleted_at IS NULL FOR NO KEY UPDATE",
-            Self::Roles => "SELECT version = ANY($2) AS current FROM roles WHERE id = $1 AND deleted_at IS NULL FOR NO KEY UPDATE",
+            Self::Companies => check!("companies"),
+            Self::Customers => check!("customers"),
+            Self::Deals => check!("deals"),
+            Self::Interactions => check!("interactions"),
+            Self::Users => check!("users"),
+            Self::Roles => check!("roles"),
+            // Permissions are deleted for good, never soft-deleted.
             Self::Permissions => "SELECT version = ANY($2) AS current FROM permissions WHERE id = $1 FOR NO KEY UPDATE",
-            Self::Contacts => "SELECT version = ANY($2) AS current FROM contacts WHERE id = $1 AND deleted_at IS NULL \
-                AND ($3::uuid IS NULL OR user_id = $3) FOR NO KEY UPDATE",
-            Self::Profiles => "SELECT version = ANY($2) AS current FROM profiles WHERE id = $1 AND deleted_at IS NULL \
-                AND ($3::uuid IS NULL OR user_id = $3) FOR NO KEY UPDATE",
-            Self::Orders => "SELECT version = ANY($2) AS current FROM orders WHERE id = $1 AND deleted_at IS NULL FOR NO KEY UPDATE",
-            Self::Products => "SELECT version = ANY($2) AS current FROM products WHERE id = $1 AND deleted_at IS NULL FOR NO KEY UPDATE",
-            Self::Locations => "SELECT version = ANY($2) AS current FROM locations WHERE id = $1 AND deleted_at IS NULL FOR NO KEY UPDATE",
-            Self::Inventory => "SELECT version = ANY($2) AS current FROM inventory WHERE id = $1 AND deleted_at IS NULL FOR NO KEY UPDATE",
+            Self::Contacts => check!("contacts", owned),
+            Self::Profiles => check!("profiles", owned),
+            Self::Orders => check!("orders"),
+            Self::Products => check!("products"),
+            Self::Locations => check!("locations"),
+            Self::Inventory => check!("inventory"),
         }
     }
 }

@@ -3,13 +3,15 @@
 //! `If-None-Match` answered 304 for single-resource GETs, and `If-Match` on the
 //! writes to one resource checked under a row lock in the transaction of the write.
 
+use std::hash::{Hash, Hasher};
+
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderValue, ETAG, IF_MATCH, IF_NONE_MATCH};
 use actix_web::http::{Method, StatusCode};
 use actix_web::middleware::Next;
 use actix_web::web::Data;
-use actix_web::{HttpMessage, HttpResponse};
+use actix_web::{HttpMessage, HttpResponse, ResponseError};
 use infrastructure::preconditions::{matches_current, VersionedTable};
 use infrastructure::request_tx::{self, RequestTransaction};
 use serde::Serialize;
@@ -34,6 +36,14 @@ impl EntityTag {
 
     fn with_suffix(id: Uuid, version: i64, suffix: &str) -> Self {
         Self(format!("\"{}-{version}{suffix}\"", id.simple()))
+    }
+
+    /// For data that carries no version (reference entries, which an operator may switch on or
+    /// off by SQL): a hash of the one representation read.
+    pub fn of_representation(data: &impl Serialize) -> Self {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        serde_json::to_vec(data).unwrap_or_default().hash(&mut hasher);
+        Self(format!("\"ref-{:016x}\"", hasher.finish()))
     }
 }
 
@@ -113,7 +123,7 @@ pub fn created_tagged<V: Serialize + From<R>, R: Versioned>(resource: R) -> Http
     with_tag(created(V::from(resource)), tag)
 }
 
-fn with_tag(mut response: HttpResponse, tag: EntityTag) -> HttpResponse {
+pub fn with_tag(mut response: HttpResponse, tag: EntityTag) -> HttpResponse {
     if let Ok(value) = HeaderValue::from_str(&tag.0) {
         response.headers_mut().insert(ETAG, value);
     }
@@ -186,10 +196,6 @@ pub fn precondition_failed() -> ApiError {
     )
 }
 
-fn answer(req: ServiceRequest, error: ApiError) -> ServiceResponse<BoxBody> {
-    req.into_response(error.to_response(error.status))
-}
-
 /// `If-None-Match` on a GET: 304 when the answer's tag is listed (weak comparison, RFC 9110 §13.1.2).
 fn not_modified(req_tags: Option<Vec<String>>, response: ServiceResponse<BoxBody>) -> ServiceResponse<BoxBody> {
     let current = response.headers().get(ETAG).and_then(|v| v.to_str().ok()).map(str::to_owned);
@@ -238,16 +244,16 @@ pub async fn preconditions(
     if request_tx::in_request_transaction() {
         return match check(&state, table, id, versions.as_deref(), owner).await {
             Ok(()) => next.call(req).await.map(ServiceResponse::map_into_boxed_body),
-            Err(error) => Ok(answer(req, error)),
+            Err(error) => Ok(req.error_response(error)),
         };
     }
     let tx = match RequestTransaction::begin(&state.pool).await {
         Ok(tx) => tx,
-        Err(error) => return Ok(answer(req, error.into())),
+        Err(error) => return Ok(req.error_response(ApiError::from(error))),
     };
     if let Err(error) = tx.run(check(&state, table, id, versions.as_deref(), owner)).await {
         tx.rollback().await;
-        return Ok(answer(req, error));
+        return Ok(req.error_response(error));
     }
     let response = match tx.run(next.call(req)).await {
         Ok(response) => response.map_into_boxed_body(),
@@ -262,8 +268,7 @@ pub async fn preconditions(
     }
     if let Err(error) = tx.commit().await {
         let (request, _) = response.into_parts();
-        let error = ApiError::from(error);
-        return Ok(ServiceResponse::new(request, error.to_response(error.status)));
+        return Ok(ServiceResponse::new(request, ApiError::from(error).error_response()));
     }
     state.outbox.notify();
     Ok(response)

@@ -12,7 +12,7 @@ use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::http::{Method, StatusCode};
 use actix_web::middleware::Next;
 use actix_web::web::{Bytes, BytesMut, Data};
-use actix_web::{HttpMessage, HttpResponse};
+use actix_web::{HttpMessage, HttpResponse, ResponseError};
 use futures_util::StreamExt;
 use infrastructure::idempotency::{claim, save, wait_for_key, Claim, StoredResponse};
 use infrastructure::request_tx::RequestTransaction;
@@ -116,14 +116,6 @@ fn replay(stored: StoredResponse) -> HttpResponse {
     response.body(stored.body)
 }
 
-fn answer(error: ApiError) -> HttpResponse {
-    error.to_response(error.status)
-}
-
-fn refuse(req: ServiceRequest, error: ApiError) -> ServiceResponse<BoxBody> {
-    req.into_response(answer(error))
-}
-
 /// Middleware: keyed POSTs are claimed, run and saved in one transaction; everything else passes.
 pub async fn replay_or_run(
     mut req: ServiceRequest,
@@ -136,17 +128,17 @@ pub async fn replay_or_run(
     };
     let key = match parse_key(&header) {
         Ok(key) => key,
-        Err(error) => return Ok(refuse(req, error)),
+        Err(error) => return Ok(req.error_response(error)),
     };
     let body = match take_body(&mut req).await {
         Ok(body) => body,
-        Err(error) => return Ok(refuse(req, error)),
+        Err(error) => return Ok(req.error_response(error)),
     };
     let scope = scope_of(&req);
     let request_hash = fingerprint(&req, &body);
     let tx = match RequestTransaction::begin(&state.pool).await {
         Ok(tx) => tx,
-        Err(error) => return Ok(refuse(req, error.into())),
+        Err(error) => return Ok(req.error_response(ApiError::from(error))),
     };
     let claimed = {
         let mut conn = tx.connection().await;
@@ -155,9 +147,9 @@ pub async fn replay_or_run(
     let refusal = match claimed {
         Ok(Claim::Fresh) => Ok(()),
         Ok(Claim::Replay(stored)) => Err(replay(stored)),
-        Ok(Claim::InUse) => Err(answer(key_in_use())),
-        Ok(Claim::Reused) => Err(answer(key_reused())),
-        Err(error) => Err(answer(StorageError::from(error).into())),
+        Ok(Claim::InUse) => Err(key_in_use().error_response()),
+        Ok(Claim::Reused) => Err(key_reused().error_response()),
+        Err(error) => Err(ApiError::from(StorageError::from(error)).error_response()),
     };
     if let Err(response) = refusal {
         tx.rollback().await;
@@ -182,7 +174,7 @@ pub async fn replay_or_run(
         Err(_) => {
             tx.rollback().await;
             let error = ApiError::internal("could not read a response body to keep it");
-            return Ok(ServiceResponse::new(http_request, answer(error)));
+            return Ok(ServiceResponse::new(http_request, error.error_response()));
         }
     };
     let stored = StoredResponse {
@@ -202,7 +194,7 @@ pub async fn replay_or_run(
     let saved = save_and_commit(&state, tx, &scope, &key, &request_hash, &stored).await;
     let response = match saved {
         Ok(()) => response.set_body(BoxBody::new(body)),
-        Err(error) => answer(error),
+        Err(error) => error.error_response(),
     };
     Ok(ServiceResponse::new(http_request, response))
 }
@@ -219,23 +211,7 @@ async fn save_and_commit(
     request_hash: &[u8],
     stored: &StoredResponse,
 ) -> Result<(), ApiError> {
-    let saved = {
-        let mut conn = tx.connection().await;
-        save(&mut conn, scope, key, request_hash, stored).await
-    };
-    let committed = match saved {
-        // Under the claim's lock no other answer can be kept; a row there means a bug.
-        Ok(true) => tx.commit().await.map_err(|e| e.to_string()),
-        Ok(false) => {
-            tx.rollback().await;
-            Err("another answer is kept under a freshly claimed key".to_owned())
-        }
-        Err(error) => {
-            tx.rollback().await;
-            Err(error.to_string())
-        }
-    };
-    match committed {
+    match keep_answer(tx, scope, key, request_hash, stored, false).await {
         Ok(()) => {
             // Events written in the transaction are visible only now.
             state.outbox.notify();
@@ -244,7 +220,11 @@ async fn save_and_commit(
         Err(cause) if stored.status < 400 => Err(ApiError::internal(format!("could not keep an answer: {cause}"))),
         Err(cause) => {
             tracing::debug!(%cause, "keeping a refusal in a transaction of its own");
-            if let Err(cause) = save_alone(state, scope, key, request_hash, stored).await {
+            let alone = match RequestTransaction::begin(&state.pool).await {
+                Ok(tx) => keep_answer(tx, scope, key, request_hash, stored, true).await,
+                Err(error) => Err(error.to_string()),
+            };
+            if let Err(cause) = alone {
                 tracing::warn!(%cause, "could not keep a refusal; a retry will run again");
             }
             Ok(())
@@ -252,23 +232,31 @@ async fn save_and_commit(
     }
 }
 
-async fn save_alone(
-    state: &AppState,
+/// Saves the answer in `tx` and commits; any failure rolls back. In the claim's own transaction
+/// (`outside_claim` false) no other answer can be kept, so finding one is a failure; outside it,
+/// after waiting for the key's lock, an answer a retry kept meanwhile simply stands.
+async fn keep_answer(
+    tx: RequestTransaction,
     scope: &str,
     key: &str,
     request_hash: &[u8],
     stored: &StoredResponse,
+    outside_claim: bool,
 ) -> Result<(), String> {
-    let tx = RequestTransaction::begin(&state.pool).await.map_err(|e| e.to_string())?;
     let saved = {
         let mut conn = tx.connection().await;
-        match wait_for_key(&mut conn, scope, key).await {
+        let locked = if outside_claim { wait_for_key(&mut conn, scope, key).await } else { Ok(()) };
+        match locked {
             Ok(()) => save(&mut conn, scope, key, request_hash, stored).await,
             Err(error) => Err(error),
         }
     };
     match saved {
-        Ok(_) => tx.commit().await.map_err(|e| e.to_string()),
+        Ok(written) if written || outside_claim => tx.commit().await.map_err(|e| e.to_string()),
+        Ok(_) => {
+            tx.rollback().await;
+            Err("another answer is kept under a freshly claimed key".to_owned())
+        }
         Err(error) => {
             tx.rollback().await;
             Err(error.to_string())

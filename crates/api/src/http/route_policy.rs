@@ -72,10 +72,10 @@ fn too_many(decision: &Decision) -> ApiError {
     error
 }
 
-/// Authenticates the caller and checks the route's guard.
-async fn authorize(state: &AppState, req: &ServiceRequest, access: Access) -> Result<Caller, ApiError> {
-    let token = bearer(req.request())?;
-    let caller = authenticate(state, &token).await?;
+/// Authenticates the caller by the request's bearer credential and checks the route's guard.
+async fn authorize(state: &AppState, token: &Result<String, ApiError>, access: Access) -> Result<Caller, ApiError> {
+    let token = token.as_ref().map_err(Clone::clone)?;
+    let caller = authenticate(state, token).await?;
     // A key acts for a service: only on operations a permission guards, never on a person's own
     // business (password, sessions, profile, key management), never on administrator-only ones.
     if caller.api_key().is_some() && !matches!(access, Access::Permission(..)) {
@@ -89,11 +89,6 @@ async fn authorize(state: &AppState, req: &ServiceRequest, access: Access) -> Re
         Access::Token | Access::Operations | Access::Public | Access::Credentials(_) => {}
     }
     Ok(caller)
-}
-
-/// The API key the request presents, if any (rate-limited per key).
-fn presented_api_key(req: &ServiceRequest) -> Option<String> {
-    bearer(req.request()).ok().filter(|token| token.starts_with(KEY_PREFIX))
 }
 
 /// The client address the limits count (`X-Forwarded-For` only from trusted proxies).
@@ -118,7 +113,9 @@ pub async fn enforce(
     let pattern = matched_pattern(&req);
     let access = pattern.as_deref().and_then(|pattern| access_for(req.method().as_str(), pattern));
     let guarded = access.filter(|a| a.needs_token());
-    let api_key = guarded.and_then(|_| presented_api_key(&req));
+    // Read once: it names the rate-limit bucket of an API key, then authenticates.
+    let token = guarded.map(|_| bearer(req.request()));
+    let api_key = token.as_ref().and_then(|t| t.as_ref().ok()).filter(|t| t.starts_with(KEY_PREFIX));
     let policy = limit_policy(access);
     let limiter = state.identity.rate_limiter.as_ref();
     let mut decision = None;
@@ -140,8 +137,8 @@ pub async fn enforce(
             ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED", "method not allowed")
                 .with_header("allow", allowed_methods(pattern)),
         )
-    } else if let Some(access) = guarded {
-        match authorize(&state, &req, access).await {
+    } else if let (Some(access), Some(token)) = (guarded, &token) {
+        match authorize(&state, token, access).await {
             Ok(caller) => {
                 req.extensions_mut().insert(caller);
                 None

@@ -1,8 +1,6 @@
 //! Shared reference data: countries, currencies, languages, timezones.
 //! Public, read-only; codes in paths are case-insensitive.
 
-use std::hash::{Hash, Hasher};
-
 use actix_web::{web, HttpResponse};
 use infrastructure::reference::queries as q;
 use infrastructure::reference::{CountryRow, CurrencyRow, LanguageRow, ReferenceFilter, TimezoneRow};
@@ -12,6 +10,7 @@ use utoipa::{IntoParams, ToSchema};
 use shared_kernel::CurrencyCode;
 
 use crate::app::AppState;
+use crate::http::conditional::{with_tag, EntityTag};
 use crate::http::{ok, ApiError};
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -173,18 +172,10 @@ where
     T: Serialize,
 {
     match row {
-        // Reference rows carry no version (an operator may switch one on or off by SQL): the tag is
-        // a hash of the one representation read.
         Some(row) => {
             let data: T = row.into();
-            let mut hasher = std::collections::hash_map::DefaultHasher::new();
-            serde_json::to_vec(&data).unwrap_or_default().hash(&mut hasher);
-            let tag = format!("\"ref-{:016x}\"", hasher.finish());
-            let mut response = ok(data);
-            if let Ok(value) = actix_web::http::header::HeaderValue::from_str(&tag) {
-                response.headers_mut().insert(actix_web::http::header::ETAG, value);
-            }
-            Ok(response)
+            let tag = EntityTag::of_representation(&data);
+            Ok(with_tag(ok(data), tag))
         }
         None => Err(ApiError::not_found(format!("no {what} with code '{code}'"))),
     }

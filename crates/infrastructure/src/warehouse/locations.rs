@@ -45,6 +45,15 @@ async fn exists(conn: &mut diesel_async::AsyncPgConnection, id: Uuid) -> Result<
         .map_err(from_diesel)
 }
 
+/// After a conditional write matched nothing: the location changed meanwhile (`Stale`) or is gone.
+async fn missed(conn: &mut diesel_async::AsyncPgConnection, id: Uuid) -> RepoError {
+    match exists(conn, id).await {
+        Ok(true) => RepoError::Storage(StorageError::Stale),
+        Ok(false) => RepoError::Storage(StorageError::NotFound),
+        Err(error) => error,
+    }
+}
+
 #[async_trait]
 impl LocationRepository for PgLocationRepository {
     async fn create(&self, location: &Location) -> Result<(), RepoError> {
@@ -124,12 +133,7 @@ impl LocationRepository for PgLocationRepository {
         if updated == 1 {
             return Ok(());
         }
-        let exists: bool =
-            diesel::select(diesel::dsl::exists(locations::table.filter(locations::id.eq(location.id).and(live()))))
-                .get_result(&mut conn)
-                .await
-                .map_err(from_diesel)?;
-        Err(RepoError::Storage(if exists { StorageError::Stale } else { StorageError::NotFound }))
+        Err(missed(&mut conn, location.id).await)
     }
 
     async fn change_active(&self, location: &Location, expected: bool) -> Result<(), RepoError> {
@@ -144,11 +148,7 @@ impl LocationRepository for PgLocationRepository {
         if updated == 1 {
             return Ok(());
         }
-        Err(if exists(&mut conn, location.id).await? {
-            RepoError::Storage(StorageError::Stale)
-        } else {
-            RepoError::Storage(StorageError::NotFound)
-        })
+        Err(missed(&mut conn, location.id).await)
     }
 
     async fn delete(&self, id: Uuid, now: OffsetDateTime) -> Result<(), RepoError> {

@@ -32,6 +32,18 @@ fn live() -> diesel::dsl::IsNull<products::deleted_at> {
     products::deleted_at.is_null()
 }
 
+/// After a conditional write matched nothing: the product changed meanwhile (`Stale`) or is gone.
+async fn missed(conn: &mut diesel_async::AsyncPgConnection, id: Uuid) -> RepoError {
+    let exists = diesel::select(diesel::dsl::exists(products::table.filter(products::id.eq(id).and(live()))))
+        .get_result::<bool>(conn)
+        .await;
+    match exists {
+        Ok(true) => RepoError::Storage(StorageError::Stale),
+        Ok(false) => RepoError::Storage(StorageError::NotFound),
+        Err(error) => from_diesel(error),
+    }
+}
+
 #[async_trait]
 impl ProductRepository for PgProductRepository {
     async fn create(&self, product: &Product) -> Result<(), RepoError> {
@@ -131,12 +143,7 @@ impl ProductRepository for PgProductRepository {
         if updated == 1 {
             return Ok(());
         }
-        let exists: bool =
-            diesel::select(diesel::dsl::exists(products::table.filter(products::id.eq(product.id).and(live()))))
-                .get_result(&mut conn)
-                .await
-                .map_err(from_diesel)?;
-        Err(RepoError::Storage(if exists { StorageError::Stale } else { StorageError::NotFound }))
+        Err(missed(&mut conn, product.id).await)
     }
 
     async fn change_status(&self, product: &Product, expected: ProductStatus) -> Result<(), RepoError> {
@@ -151,12 +158,7 @@ impl ProductRepository for PgProductRepository {
         if updated == 1 {
             return Ok(());
         }
-        let exists: bool =
-            diesel::select(diesel::dsl::exists(products::table.filter(products::id.eq(product.id).and(live()))))
-                .get_result(&mut conn)
-                .await
-                .map_err(from_diesel)?;
-        Err(if exists { RepoError::Storage(StorageError::Stale) } else { RepoError::Storage(StorageError::NotFound) })
+        Err(missed(&mut conn, product.id).await)
     }
 
     async fn delete(&self, id: Uuid, now: OffsetDateTime) -> Result<(), RepoError> {

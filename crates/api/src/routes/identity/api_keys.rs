@@ -83,6 +83,11 @@ pub struct CreatedApiKeyView {
     pub key: String,
 }
 
+/// Whose keys the caller may see and revoke: their own; an administrator's, everyone's (`None`).
+fn owner_scope(caller: &Caller) -> Option<Uuid> {
+    (!caller.is_admin()).then_some(caller.user_id)
+}
+
 #[utoipa::path(post, path = "/api/v1/identity/api-keys", tag = "identity", request_body = CreateApiKeyBody,
     responses((status = 201, body = CreatedApiKeyView, description = "The key, shown this once"),
               (status = 403, description = "FORBIDDEN: a permission the caller does not hold, or an API key as caller"),
@@ -131,7 +136,7 @@ pub async fn list_keys(
     caller: Caller,
     page: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let owner = (!caller.is_admin()).then_some(caller.user_id);
+    let owner = owner_scope(&caller);
     let keys = state.identity.api_keys.list(owner, page.request()?).await.map_err(ApiError::from)?;
     Ok(list(keys.map(ApiKeyView::from)))
 }
@@ -145,7 +150,7 @@ pub async fn revoke_key(
     caller: Caller,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let owner = (!caller.is_admin()).then_some(caller.user_id);
+    let owner = owner_scope(&caller);
     let revoked = state.identity.api_keys.revoke(id.into_inner(), owner, OffsetDateTime::now_utc()).await;
     match revoked {
         Ok(_) => Ok(no_content()),

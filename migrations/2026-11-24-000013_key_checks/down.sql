@@ -1,0 +1,3 @@
+ALTER TABLE api_keys DROP CONSTRAINT api_keys_revoked_after_created_check;
+ALTER TABLE api_keys DROP CONSTRAINT api_keys_prefix_shape_check;
+ALTER TABLE idempotency_keys DROP CONSTRAINT idempotency_keys_scope_shape_check;
