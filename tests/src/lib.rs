@@ -8,12 +8,14 @@
 
 pub mod app;
 pub mod db;
+pub mod receiver;
 
 pub use app::{
     bearer, body_json, call, login, register, register_staff, TestApp, TestOptions, ADMIN_EMAIL, ADMIN_PASSWORD,
     STAFF_ROLE_ID,
 };
 pub use db::TestDb;
+pub use receiver::{Received, Receiver};
 
 /// Server-level URL used to create and drop test databases.
 pub fn admin_url() -> String {

@@ -40,6 +40,8 @@ pub struct AppState {
     pub commerce: crate::commerce::CommerceServices,
     /// Customer-management repositories.
     pub crm: routes::crm::CrmServices,
+    /// Webhook endpoints and their delivery log.
+    pub webhooks: routes::webhooks::WebhookServices,
 }
 
 /// Identity adapters shared by the auth guard and the identity routes.
@@ -180,6 +182,7 @@ pub fn build_app(
                 .configure(routes::crm::configure)
                 .configure(routes::orders::configure)
                 .configure(routes::warehouse::configure)
+                .configure(routes::webhooks::configure)
                 .configure(routes::analytics::configure),
         )
         .default_service(web::to(no_route))

@@ -8,6 +8,9 @@ use std::time::Duration;
 use infrastructure::bus::RetryPolicy;
 use shared_kernel::CurrencyCode;
 
+mod webhooks;
+pub use webhooks::WebhookSettings;
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EventBusKind {
     InProcess,
@@ -58,6 +61,8 @@ pub struct Settings {
     /// When set, `/metrics` needs `Authorization: Bearer <token>`; when unset it
     /// answers loopback peers only.
     pub metrics_token: Option<String>,
+    /// Outbound webhooks (decisions 12.5).
+    pub webhooks: WebhookSettings,
 }
 
 impl std::fmt::Debug for Settings {
@@ -234,6 +239,7 @@ impl Settings {
             other => return Err(invalid("REGISTRATION", format!("'{other}' is not 'open' or 'closed'"))),
         };
         Ok(Self {
+            webhooks: WebhookSettings::read(&env)?,
             registration_open,
             metrics_token: env.get("METRICS_TOKEN"),
             database_url,

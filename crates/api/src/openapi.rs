@@ -4,7 +4,7 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
 use crate::routes::identity::{api_keys, auth, contacts, permissions, profiles, roles, users};
-use crate::routes::{analytics, events, health, operations, reference};
+use crate::routes::{analytics, events, health, operations, reference, webhooks};
 
 mod commerce;
 mod contract;
@@ -58,6 +58,9 @@ impl Modify for BearerAuth {
         analytics::customer_overview, analytics::customer_lifecycle, analytics::customer_segmentation,
         analytics::deal_pipeline, analytics::deal_conversions, analytics::sales_rep_performance,
         analytics::revenue_time_series, analytics::interaction_insights,
+        webhooks::create_endpoint, webhooks::list_endpoints, webhooks::get_endpoint, webhooks::update_endpoint,
+        webhooks::delete_endpoint, webhooks::rotate_secret, webhooks::deliveries::send_test,
+        webhooks::deliveries::list_deliveries, webhooks::deliveries::get_delivery, webhooks::deliveries::retry_delivery,
     ),
     modifiers(&BearerAuth),
     tags(
@@ -67,6 +70,7 @@ impl Modify for BearerAuth {
         (name = "events", description = "Recorded events and dead letters (events:read; retry needs events:update)"),
         (name = "identity", description = "Users, tokens, contacts, profiles, roles and permissions"),
         (name = "analytics", description = "Customer analytics (analytics:read); money in REPORTING_CURRENCY"),
+        (name = "webhooks", description = "Signed outbound webhooks (Standard Webhooks) and their delivery log (webhooks:*)"),
     )
 )]
 struct ApiDoc;

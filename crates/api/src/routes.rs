@@ -11,3 +11,4 @@ pub mod orders;
 pub mod query_params;
 pub mod reference;
 pub mod warehouse;
+pub mod webhooks;

@@ -7,6 +7,9 @@ use infrastructure::bus::{InProcessBus, PgDeliveryObserver, RedisStreamsBus, Str
 use infrastructure::db::{self, PoolSettings};
 use infrastructure::events::{OutboxRelay, OutboxSignal, PgDeadLetterStore};
 use infrastructure::kv::{MemoryStore, RedisStore};
+use infrastructure::webhooks::{
+    DeliveryPolicy, DeliveryQueue, DeliveryWorker, HttpSender, RunningWorker, WebhookFanOut, WorkerSignal,
+};
 use infrastructure::{reference, DbError};
 use shared_kernel::ports::{BusError, EventBus, EventHandler, KeyValueStore, KvError};
 use tokio::sync::watch;
@@ -72,12 +75,16 @@ pub struct Services {
     auth_listener: Option<JoinHandle<()>>,
     /// Completion marks still to write when the bus stops.
     completions: Arc<PgDeliveryObserver>,
+    /// The webhook delivery worker.
+    webhooks: RunningWorker,
 }
 
 impl Services {
     /// Stops the relay (after a last flush of the outbox), then the bus.
     pub async fn shutdown(self) {
         self.sweeper.abort();
+        // Attempts in flight are abandoned and handed back to be sent again (at least once).
+        self.webhooks.stop().await;
         let _ = self.relay_stop.send(true);
         if let Err(error) = self.relay.await {
             tracing::warn!(%error, "outbox relay ended abnormally");
@@ -130,6 +137,9 @@ pub async fn start_services(
     for handler in handlers {
         bus.subscribe(handler);
     }
+    let webhook_signal = WorkerSignal::default();
+    let delivery_queue = DeliveryQueue::new(pool.clone());
+    bus.subscribe(Arc::new(WebhookFanOut::new(delivery_queue.clone(), webhook_signal.clone())));
     bus.start().await?;
 
     let relay = OutboxRelay::new(pool.clone(), bus.clone(), signal.clone());
@@ -142,13 +152,26 @@ pub async fn start_services(
         let account = Account { email, password, name: settings.admin_name.as_deref() };
         ensure_admin(&identity, &settings, account, ExistingAccount::Refuse).await?;
     }
-    let sweeper = spawn_sweeper(identity.revocations.clone(), pool.clone());
+    let sweeper = spawn_sweeper(identity.revocations.clone(), pool.clone(), delivery_queue.clone());
     // With Redis, revocations live there and every request asks it.
     let auth_listener = match settings.redis_url {
         None => Some(crate::auth::listener::start(settings.database_url.clone(), identity.live.clone(), stop_rx).await),
         Some(_) => None,
     };
+    let webhooks = crate::routes::webhooks::WebhookServices::new(&settings, &pool, webhook_signal.clone())?;
+    let webhook_worker = DeliveryWorker {
+        queue: delivery_queue,
+        sender: HttpSender::start(webhooks.policy).map_err(|e| StartupError::Other(format!("webhook sender: {e}")))?,
+        secrets: webhooks.secrets.clone(),
+        policy: DeliveryPolicy {
+            retry_schedule: settings.webhooks.retry_schedule.clone(),
+            disable_after: settings.webhooks.disable_after,
+        },
+        signal: webhook_signal,
+    }
+    .spawn();
     let state = web::Data::new(AppState {
+        webhooks,
         identity,
         commerce: crate::commerce::CommerceServices::new(&pool),
         crm: crate::routes::crm::CrmServices::new(&pool),
@@ -160,18 +183,19 @@ pub async fn start_services(
         outbox: signal,
         metrics: Arc::new(Metrics::new()?),
     });
-    Ok(Services { state, relay_stop, relay, sweeper, auth_listener, completions })
+    Ok(Services { state, relay_stop, relay, sweeper, auth_listener, completions, webhooks: webhook_worker })
 }
 
 /// How often revocations of expired tokens and expired idempotency keys are forgotten.
 const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(600);
 
-/// Deletes revocation entries whose tokens have expired and idempotency keys
-/// past their 24 hours, now and then; several instances sweeping at once only
-/// delete the same rows.
+/// Deletes revocation entries whose tokens have expired, idempotency keys past
+/// their 24 hours and webhook deliveries finished 30 days ago, now and then;
+/// several instances sweeping at once only delete the same rows.
 fn spawn_sweeper(
     revocations: Arc<dyn identity_domain::TokenRevocations>,
     pool: infrastructure::DbPool,
+    deliveries: DeliveryQueue,
 ) -> JoinHandle<()> {
     tokio::spawn(async move {
         let mut every = tokio::time::interval(SWEEP_EVERY);
@@ -186,6 +210,11 @@ fn spawn_sweeper(
                 Ok(0) => {}
                 Ok(swept) => tracing::info!(swept, "forgot expired idempotency keys"),
                 Err(error) => tracing::warn!(%error, "could not sweep idempotency keys"),
+            }
+            match deliveries.sweep().await {
+                Ok(0) => {}
+                Ok(swept) => tracing::info!(swept, "forgot webhook deliveries finished 30 days ago"),
+                Err(error) => tracing::warn!(%error, "could not sweep webhook deliveries"),
             }
         }
     })

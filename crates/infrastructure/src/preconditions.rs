@@ -24,6 +24,7 @@ pub enum VersionedTable {
     Products,
     Locations,
     Inventory,
+    WebhookEndpoints,
 }
 
 impl VersionedTable {
@@ -32,7 +33,6 @@ impl VersionedTable {
     /// Rows that belong to a user (contacts, profiles) are seen only by their owner (`$3`;
     /// NULL for an administrator): anyone else's request is left to the handler's refusal,
     /// with nothing locked and nothing told about the row.
-    /// Rows that belong to a user (their statement takes the owner as `$3`).
     fn owned(self) -> bool {
         matches!(self, Self::Contacts | Self::Profiles)
     }
@@ -70,6 +70,10 @@ impl VersionedTable {
             Self::Products => check!("products"),
             Self::Locations => check!("locations"),
             Self::Inventory => check!("inventory"),
+            // Endpoints are deleted outright: no `deleted_at`.
+            Self::WebhookEndpoints => {
+                "SELECT version = ANY($2) AS current FROM webhook_endpoints WHERE id = $1 FOR NO KEY UPDATE"
+            }
         }
     }
 }

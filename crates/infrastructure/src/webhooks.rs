@@ -1,9 +1,27 @@
-//! Outbound webhooks (decisions 12.5), the parts that do no I/O: which events an endpoint
-//! hears (`filter`) and how a delivery is signed (`signing`, the Standard Webhooks scheme).
-//! The delivery engine that uses them is the next step of issue #14.
+//! Outbound webhooks (decisions 12.5): endpoints and their delivery log (`store`), deliveries
+//! made from outbox events (`fan_out`), claimed and recorded (`queue`), sent from a thread of
+//! their own (`sender`) by the `worker`, signed per the Standard Webhooks scheme (`signing`)
+//! with secrets derived, never stored (`secrets`), to destinations the `address` policy allows.
 
+pub mod address;
+pub mod fan_out;
 pub mod filter;
+pub mod model;
+pub mod queue;
+mod schema;
+pub mod secrets;
+pub mod sender;
 pub mod signing;
+pub mod store;
+pub mod worker;
 
+pub use address::AddressPolicy;
+pub use fan_out::WebhookFanOut;
 pub use filter::{EventFilter, InvalidFilter};
+pub use model::{Delivery, DeliveryDetail, DeliveryStatus, Endpoint, EndpointInput, WebhookError};
+pub use queue::DeliveryQueue;
+pub use secrets::SecretKeeper;
+pub use sender::HttpSender;
 pub use signing::{InvalidSecret, SigningSecret};
+pub use store::PgWebhookStore;
+pub use worker::{DeliveryPolicy, DeliveryWorker, RunningWorker, WorkerSignal};

@@ -84,6 +84,8 @@ async fn a_dead_database_is_unhealthy_with_503_within_the_budget() {
         identity: api::app::IdentityServices::new(&settings, &pool, kv.clone()),
         commerce: api::commerce::CommerceServices::new(&pool),
         crm: api::routes::crm::CrmServices::new(&pool),
+        webhooks: api::routes::webhooks::WebhookServices::new(&settings, &pool, Default::default())
+            .expect("webhook services"),
         settings: Arc::new(settings),
         dead_letters: PgDeadLetterStore::new(pool.clone()),
         kv,

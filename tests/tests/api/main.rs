@@ -30,4 +30,5 @@ mod roles;
 mod schema;
 mod security;
 mod support;
+mod webhooks;
 mod wire;

@@ -275,6 +275,16 @@ pub const ROUTES: &[RouteRule] = &[
     rule(GET, "/health/db", Operations),
     rule(GET, "/health/kvstore", Operations),
     rule(GET, "/metrics", Operations),
+    rule(GET, "/api/v1/webhooks", Permission("webhooks", "read")),
+    rule(POST, "/api/v1/webhooks", Permission("webhooks", "create")),
+    rule(GET, "/api/v1/webhooks/{id}", Permission("webhooks", "read")),
+    rule(PUT, "/api/v1/webhooks/{id}", Permission("webhooks", "update")),
+    rule(DELETE, "/api/v1/webhooks/{id}", Permission("webhooks", "delete")),
+    rule(GET, "/api/v1/webhooks/{id}/deliveries", Permission("webhooks", "read")),
+    rule(GET, "/api/v1/webhooks/{id}/deliveries/{delivery_id}", Permission("webhooks", "read")),
+    rule(POST, "/api/v1/webhooks/{id}/deliveries/{delivery_id}/retry", Permission("webhooks", "update")),
+    rule(POST, "/api/v1/webhooks/{id}/rotate-secret", Permission("webhooks", "update")),
+    rule(POST, "/api/v1/webhooks/{id}/test", Permission("webhooks", "update")),
 ];
 
 static BY_ROUTE: LazyLock<HashMap<(&'static str, &'static str), Access>> =
@@ -312,7 +322,13 @@ mod tests {
 
     #[test]
     fn business_routes_need_a_permission() {
-        let business = ["/api/v1/customer-mgmt/", "/api/v1/order-mgmt/", "/api/v1/warehouse/", "/api/v1/events"];
+        let business = [
+            "/api/v1/customer-mgmt/",
+            "/api/v1/order-mgmt/",
+            "/api/v1/warehouse/",
+            "/api/v1/events",
+            "/api/v1/webhooks",
+        ];
         for r in ROUTES.iter().filter(|r| business.iter().any(|p| r.pattern.starts_with(p))) {
             assert!(matches!(r.access, Permission(..)), "{} {} must check a permission", r.method, r.pattern);
         }

@@ -133,7 +133,7 @@ pub fn with_tag(mut response: HttpResponse, tag: EntityTag) -> HttpResponse {
 /// The resources `If-Match` guards: a route under one of these patterns (the
 /// pattern itself or a sub-path such as `/confirm` or `/lines/{line_id}`) writes
 /// the row whose id is the pattern's `{id}` segment.
-const GUARDED: [(&str, VersionedTable); 13] = [
+const GUARDED: [(&str, VersionedTable); 14] = [
     ("/api/v1/customer-mgmt/companies/{id}", VersionedTable::Companies),
     ("/api/v1/customer-mgmt/customers/{id}", VersionedTable::Customers),
     ("/api/v1/customer-mgmt/deals/{id}", VersionedTable::Deals),
@@ -147,6 +147,7 @@ const GUARDED: [(&str, VersionedTable); 13] = [
     ("/api/v1/warehouse/products/{id}", VersionedTable::Products),
     ("/api/v1/warehouse/locations/{id}", VersionedTable::Locations),
     ("/api/v1/warehouse/inventory/{id}", VersionedTable::Inventory),
+    ("/api/v1/webhooks/{id}", VersionedTable::WebhookEndpoints),
 ];
 
 /// The guarded resource a route pattern falls under: the resource's own pattern or a sub-path of it.

@@ -41,6 +41,11 @@ pub fn created<T: Serialize>(data: T) -> HttpResponse {
     HttpResponse::Created().json(Success { status: "success", data })
 }
 
+/// 202 `{status: "success", data}`: queued, its outcome comes later.
+pub fn accepted<T: Serialize>(data: T) -> HttpResponse {
+    HttpResponse::Accepted().json(Success { status: "success", data })
+}
+
 /// 204 with no body.
 pub fn no_content() -> HttpResponse {
     HttpResponse::NoContent().finish()

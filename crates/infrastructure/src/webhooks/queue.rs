@@ -1,0 +1,297 @@
+//! The delivery engine's statements: deliveries made from outbox events, claimed by one
+//! instance at a time, and the outcome of each attempt recorded with the retry schedule.
+
+use std::time::Duration;
+
+use diesel::sql_types::{Bool, Double, Integer, Nullable, Text, Timestamptz, Uuid as SqlUuid};
+use diesel::{OptionalExtension, QueryableByName};
+use diesel_async::RunQueryDsl;
+use serde::Serialize;
+use shared_kernel::{EventEnvelope, StorageError};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::model::DeliveryStatus;
+use super::sender::{AttemptOutcome, DELIVERY_TIMEOUT};
+use crate::storage::{connect, Constraints};
+use crate::DbPool;
+
+/// How long a claim holds a delivery: an attempt's time limit and a margin. A crashed instance's
+/// claims are taken over when this runs out.
+pub const CLAIM_LEASE: Duration = Duration::from_secs(DELIVERY_TIMEOUT.as_secs() + 45);
+
+/// How long the log keeps a finished delivery.
+pub const KEPT_FOR: Duration = Duration::from_secs(30 * 24 * 3600);
+
+const CONSTRAINTS: Constraints = Constraints::new(&[]);
+
+fn storage(error: diesel::result::Error) -> StorageError {
+    CONSTRAINTS.map(error)
+}
+
+/// The JSON body of a delivery: `{type, timestamp, data: {id, aggregate_id, data}}`.
+#[derive(Serialize)]
+struct Payload<'a> {
+    r#type: &'a str,
+    #[serde(with = "time::serde::rfc3339")]
+    timestamp: OffsetDateTime,
+    data: PayloadData<'a>,
+}
+
+#[derive(Serialize)]
+struct PayloadData<'a> {
+    id: Uuid,
+    aggregate_id: Uuid,
+    data: &'a serde_json::Value,
+}
+
+/// The body delivered for `event`.
+pub fn payload_of(event: &EventEnvelope) -> String {
+    payload(&event.name, event.occurred_at, event.id, event.aggregate_id, &event.data)
+}
+
+/// A delivery body; test pings use it too.
+pub fn payload(name: &str, at: OffsetDateTime, id: Uuid, aggregate_id: Uuid, data: &serde_json::Value) -> String {
+    let body = Payload {
+        r#type: name,
+        timestamp: at.to_offset(time::UtcOffset::UTC),
+        data: PayloadData { id, aggregate_id, data },
+    };
+    // Strings, UUIDs and a JSON value always serialize.
+    serde_json::to_string(&body).unwrap_or_default()
+}
+
+/// A delivery this instance holds for one attempt.
+#[derive(Debug, Clone, QueryableByName)]
+pub struct Claimed {
+    #[diesel(sql_type = SqlUuid)]
+    pub delivery_id: Uuid,
+    #[diesel(sql_type = SqlUuid)]
+    pub claim: Uuid,
+    #[diesel(sql_type = Integer)]
+    pub attempts: i32,
+    #[diesel(sql_type = Text)]
+    pub payload: String,
+    #[diesel(sql_type = SqlUuid)]
+    pub endpoint_id: Uuid,
+    #[diesel(sql_type = Text)]
+    pub url: String,
+    #[diesel(sql_type = diesel::sql_types::Bytea)]
+    pub secret_salt: Vec<u8>,
+    /// The previous secret's salt while it still signs (after a rotation).
+    #[diesel(sql_type = Nullable<diesel::sql_types::Bytea>)]
+    pub previous_secret_salt: Option<Vec<u8>>,
+}
+
+/// What to do after an attempt: done, or due again after a delay, or given up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NextStep {
+    Succeeded,
+    RetryAfter(Duration),
+    Failed,
+}
+
+/// The step after attempt number `attempt` (1 for the first) with `schedule` the delays between
+/// attempts: a delivery gets `schedule.len() + 1` attempts, and a manual retry of a failed one
+/// gets exactly one more.
+pub fn next_step(succeeded: bool, attempt: i32, schedule: &[Duration]) -> NextStep {
+    if succeeded {
+        return NextStep::Succeeded;
+    }
+    usize::try_from(attempt - 1)
+        .ok()
+        .and_then(|i| schedule.get(i))
+        .map_or(NextStep::Failed, |d| NextStep::RetryAfter(*d))
+}
+
+#[derive(Clone)]
+pub struct DeliveryQueue {
+    pool: DbPool,
+}
+
+#[derive(QueryableByName)]
+struct Due {
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    at: Option<OffsetDateTime>,
+}
+
+impl DeliveryQueue {
+    pub fn new(pool: DbPool) -> Self {
+        Self { pool }
+    }
+
+    /// Makes a delivery of `event` for every enabled endpoint whose filter matches its name;
+    /// a redelivered event makes none twice. Returns how many were made.
+    pub async fn fan_out(&self, event: &EventEnvelope) -> Result<usize, StorageError> {
+        let mut conn = connect(&self.pool).await?;
+        // The filter's `*` is LIKE's `%`; `_` is literal in event names.
+        diesel::sql_query(
+            "INSERT INTO webhook_deliveries (id, endpoint_id, event_id, event_type, payload, next_attempt_at) \
+             SELECT gen_random_uuid(), e.id, $1, $2, $3, now() FROM webhook_endpoints e \
+             WHERE e.enabled AND EXISTS (SELECT 1 FROM unnest(e.events) AS p (pattern) \
+                 WHERE $2 LIKE replace(replace(p.pattern, '_', '\\_'), '*', '%')) \
+             ON CONFLICT (event_id, endpoint_id) DO NOTHING",
+        )
+        .bind::<SqlUuid, _>(event.id)
+        .bind::<Text, _>(&event.name)
+        .bind::<Text, _>(payload_of(event))
+        .execute(&mut conn)
+        .await
+        .map_err(storage)
+    }
+
+    /// Claims up to `limit` due deliveries of enabled endpoints, oldest first; deliveries other
+    /// instances hold are skipped, not waited for.
+    pub async fn claim(&self, limit: usize) -> Result<Vec<Claimed>, StorageError> {
+        let mut conn = connect(&self.pool).await?;
+        diesel::sql_query(
+            "WITH due AS (SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id \
+                 WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND e.enabled \
+                 ORDER BY d.next_attempt_at LIMIT $1 FOR UPDATE OF d SKIP LOCKED) \
+             UPDATE webhook_deliveries d SET claim = gen_random_uuid(), \
+                 next_attempt_at = now() + make_interval(secs => $2) \
+             FROM due, webhook_endpoints e WHERE d.id = due.id AND e.id = d.endpoint_id \
+             RETURNING d.id AS delivery_id, d.claim, d.attempts, d.payload, e.id AS endpoint_id, e.url, \
+                 e.secret_salt, CASE WHEN e.previous_secret_until > now() THEN e.previous_secret_salt END \
+                 AS previous_secret_salt",
+        )
+        .bind::<Integer, _>(i32::try_from(limit).unwrap_or(i32::MAX))
+        .bind::<Double, _>(CLAIM_LEASE.as_secs_f64())
+        .load(&mut conn)
+        .await
+        .map_err(storage)
+    }
+
+    /// Records an attempt of a claimed delivery and what follows it; the endpoint's failure
+    /// clock starts at its first failure since a success, and an endpoint failing for
+    /// `disable_after` is disabled. `false` when the claim was lost (taken over, or the
+    /// delivery deleted): nothing is written.
+    pub async fn record(
+        &self,
+        claimed: &Claimed,
+        outcome: &AttemptOutcome,
+        next: NextStep,
+        disable_after: Duration,
+    ) -> Result<bool, StorageError> {
+        let mut conn = connect(&self.pool).await?;
+        let (status, delay) = match next {
+            NextStep::Succeeded => (DeliveryStatus::Succeeded, None),
+            NextStep::RetryAfter(delay) => (DeliveryStatus::Pending, Some(delay.as_secs_f64())),
+            NextStep::Failed => (DeliveryStatus::Failed, None),
+        };
+        let duration_ms = i32::try_from(outcome.duration.as_millis()).unwrap_or(i32::MAX);
+        let recorded = diesel::sql_query(
+            "WITH d AS (UPDATE webhook_deliveries SET attempts = attempts + 1, last_attempt_at = $3, \
+                     last_response_status = $4, claim = NULL, status = $5, \
+                     next_attempt_at = CASE WHEN $5 = 'pending' THEN now() + make_interval(secs => $6) END, \
+                     completed_at = CASE WHEN $5 = 'pending' THEN NULL ELSE now() END \
+                 WHERE id = $1 AND claim = $2 RETURNING id, endpoint_id), \
+             a AS (INSERT INTO webhook_attempts (delivery_id, attempted_at, response_status, duration_ms, \
+                     response_body, error) SELECT id, $3, $4, $7, $8, $9 FROM d), \
+             e AS (UPDATE webhook_endpoints e SET \
+                     failing_since = CASE WHEN $10 THEN NULL ELSE coalesce(e.failing_since, $3) END, \
+                     enabled = e.enabled AND ($10 OR coalesce(e.failing_since, $3) > now() - make_interval(secs => $11)), \
+                     disabled_reason = CASE WHEN e.enabled AND NOT $10 \
+                         AND coalesce(e.failing_since, $3) <= now() - make_interval(secs => $11) \
+                         THEN 'failing' ELSE e.disabled_reason END \
+                 FROM d WHERE e.id = d.endpoint_id AND CASE WHEN $10 THEN e.failing_since IS NOT NULL \
+                     ELSE e.failing_since IS NULL \
+                         OR (e.enabled AND e.failing_since <= now() - make_interval(secs => $11)) END) \
+             SELECT now() AS at FROM d",
+        )
+        .bind::<SqlUuid, _>(claimed.delivery_id)
+        .bind::<SqlUuid, _>(claimed.claim)
+        .bind::<Timestamptz, _>(outcome.attempted_at)
+        .bind::<Nullable<Integer>, _>(outcome.status.map(i32::from))
+        .bind::<Text, _>(status.as_str())
+        .bind::<Nullable<Double>, _>(delay)
+        .bind::<Integer, _>(duration_ms)
+        .bind::<Text, _>(&outcome.body)
+        .bind::<Nullable<Text>, _>(&outcome.error)
+        .bind::<Bool, _>(outcome.succeeded())
+        .bind::<Double, _>(disable_after.as_secs_f64())
+        .get_result::<Due>(&mut conn)
+        .await
+        .optional()
+        .map_err(storage)?;
+        Ok(recorded.is_some())
+    }
+
+    /// Gives back claims this instance holds without an outcome (a graceful stop), so another
+    /// instance sends them at once instead of after the lease.
+    pub async fn release(&self, claims: &[Uuid]) -> Result<usize, StorageError> {
+        let mut conn = connect(&self.pool).await?;
+        diesel::sql_query(
+            "UPDATE webhook_deliveries SET claim = NULL, next_attempt_at = now() \
+             WHERE claim = ANY($1) AND status = 'pending'",
+        )
+        .bind::<diesel::sql_types::Array<SqlUuid>, _>(claims)
+        .execute(&mut conn)
+        .await
+        .map_err(storage)
+    }
+
+    /// Forgets deliveries (and their attempts) finished more than `KEPT_FOR` ago, 1 000 per
+    /// statement; returns how many.
+    pub async fn sweep(&self) -> Result<usize, StorageError> {
+        let mut conn = connect(&self.pool).await?;
+        let mut swept = 0;
+        loop {
+            let deleted = diesel::sql_query(
+                "DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries \
+                 WHERE completed_at < now() - make_interval(secs => $1) ORDER BY completed_at LIMIT 1000)",
+            )
+            .bind::<Double, _>(KEPT_FOR.as_secs_f64())
+            .execute(&mut conn)
+            .await
+            .map_err(storage)?;
+            swept += deleted;
+            if deleted < 1000 {
+                return Ok(swept);
+            }
+        }
+    }
+
+    /// When the next delivery of an enabled endpoint is due, if any is pending.
+    pub async fn next_due(&self) -> Result<Option<OffsetDateTime>, StorageError> {
+        let mut conn = connect(&self.pool).await?;
+        let due: Due = diesel::sql_query(
+            "SELECT (SELECT d.next_attempt_at FROM webhook_deliveries d \
+                 JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled \
+                 WHERE d.status = 'pending' ORDER BY d.next_attempt_at LIMIT 1) AS at",
+        )
+        .get_result(&mut conn)
+        .await
+        .map_err(storage)?;
+        Ok(due.at)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_schedule_gives_one_attempt_more_than_its_delays() {
+        let schedule = [Duration::from_secs(5), Duration::from_secs(300)];
+        assert_eq!(next_step(true, 1, &schedule), NextStep::Succeeded);
+        assert_eq!(next_step(false, 1, &schedule), NextStep::RetryAfter(Duration::from_secs(5)));
+        assert_eq!(next_step(false, 2, &schedule), NextStep::RetryAfter(Duration::from_secs(300)));
+        assert_eq!(next_step(false, 3, &schedule), NextStep::Failed);
+        assert_eq!(next_step(false, 9, &schedule), NextStep::Failed, "a manual retry of a failed delivery");
+        assert_eq!(next_step(true, 9, &schedule), NextStep::Succeeded);
+        assert_eq!(next_step(false, 1, &[]), NextStep::Failed);
+    }
+
+    #[test]
+    fn payloads_carry_the_event() {
+        let at = time::macros::datetime!(2026-11-24 10:00:00 UTC);
+        let body = payload("order.confirmed", at, Uuid::from_u128(1), Uuid::from_u128(2), &serde_json::json!({"a": 1}));
+        let value: serde_json::Value = serde_json::from_str(&body).expect("json");
+        assert_eq!(
+            value,
+            serde_json::json!({"type": "order.confirmed", "timestamp": "2026-11-24T10:00:00Z", "data": {
+                "id": Uuid::from_u128(1), "aggregate_id": Uuid::from_u128(2), "data": {"a": 1}}})
+        );
+    }
+}
