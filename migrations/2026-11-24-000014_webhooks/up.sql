@@ -56,6 +56,8 @@ CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (next_attempt_at) 
 CREATE INDEX webhook_deliveries_endpoint_idx ON webhook_deliveries (endpoint_id, created_at DESC, id DESC);
 CREATE INDEX webhook_deliveries_endpoint_status_idx
     ON webhook_deliveries (endpoint_id, status, created_at DESC, id DESC);
+-- Attempts under way, by endpoint (each endpoint gets a bounded share of the senders).
+CREATE INDEX webhook_deliveries_claimed_idx ON webhook_deliveries (endpoint_id) WHERE claim IS NOT NULL;
 -- Finished deliveries are forgotten after 30 days, oldest first.
 CREATE INDEX webhook_deliveries_completed_idx ON webhook_deliveries (completed_at) WHERE completed_at IS NOT NULL;
 

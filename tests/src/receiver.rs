@@ -33,6 +33,9 @@ struct Script {
     statuses: VecDeque<u16>,
     /// Delays before answering, one per request, before answering at once.
     delays: VecDeque<Duration>,
+    /// Requests being answered now, and the most there ever were at once.
+    in_flight: usize,
+    max_in_flight: usize,
 }
 
 pub struct Receiver {
@@ -57,11 +60,14 @@ async fn receive(request: HttpRequest, body: web::Bytes, script: web::Data<Arc<M
                 .collect(),
             body: body.to_vec(),
         });
+        script.in_flight += 1;
+        script.max_in_flight = script.max_in_flight.max(script.in_flight);
         (script.statuses.pop_front().unwrap_or(200), script.delays.pop_front())
     };
     if let Some(delay) = delay {
         tokio::time::sleep(delay).await;
     }
+    lock(&script).in_flight -= 1;
     let status = actix_web::http::StatusCode::from_u16(status).unwrap_or(actix_web::http::StatusCode::OK);
     HttpResponse::build(status).body(format!("answered {}", status.as_u16()))
 }
@@ -99,6 +105,11 @@ impl Receiver {
 
     pub fn received(&self) -> Vec<Received> {
         lock(&self.script).received.clone()
+    }
+
+    /// The most requests this receiver was answering at once.
+    pub fn max_in_flight(&self) -> usize {
+        lock(&self.script).max_in_flight
     }
 
     pub fn received_at(&self, path: &str) -> Vec<Received> {

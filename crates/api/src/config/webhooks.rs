@@ -11,6 +11,7 @@ use super::{invalid, ConfigError, Env, MIN_JWT_SECRET_BYTES};
 pub const DEFAULT_RETRY_SCHEDULE: &str = "5s,5m,30m,2h,5h,10h,10h";
 const MAX_RETRIES: usize = 20;
 const LONGEST_DELAY: Duration = Duration::from_secs(7 * 24 * 3600);
+const LONGEST_DISABLE_AFTER: Duration = Duration::from_secs(365 * 24 * 3600);
 
 #[derive(Clone, PartialEq, Eq)]
 pub struct WebhookSettings {
@@ -43,9 +44,13 @@ impl WebhookSettings {
         if secret_key.as_ref().is_some_and(|key| key.len() < MIN_JWT_SECRET_BYTES) {
             return Err(invalid("WEBHOOK_SECRET_KEY", format!("must be at least {MIN_JWT_SECRET_BYTES} bytes long")));
         }
+        let disable_after = env.duration("WEBHOOK_DISABLE_AFTER", Duration::from_secs(5 * 24 * 3600))?;
+        if disable_after > LONGEST_DISABLE_AFTER {
+            return Err(invalid("WEBHOOK_DISABLE_AFTER", "at most 365 days"));
+        }
         Ok(Self {
             retry_schedule,
-            disable_after: env.duration("WEBHOOK_DISABLE_AFTER", Duration::from_secs(5 * 24 * 3600))?,
+            disable_after,
             allow_private: env.boolean("WEBHOOK_ALLOW_PRIVATE", false)?,
             secret_key,
         })
@@ -128,6 +133,7 @@ mod tests {
             assert_eq!(read(&[("WEBHOOK_RETRY_SCHEDULE", bad)]).expect_err(bad).name, "WEBHOOK_RETRY_SCHEDULE");
         }
         assert_eq!(read(&[("WEBHOOK_DISABLE_AFTER", "later")]).expect_err("bad").name, "WEBHOOK_DISABLE_AFTER");
+        assert_eq!(read(&[("WEBHOOK_DISABLE_AFTER", "7000y")]).expect_err("huge").name, "WEBHOOK_DISABLE_AFTER");
         assert_eq!(read(&[("WEBHOOK_SECRET_KEY", "short")]).expect_err("short").name, "WEBHOOK_SECRET_KEY");
     }
 

@@ -52,6 +52,7 @@ fn is_internal_v4(ip: Ipv4Addr) -> bool {
         || a == 0
         || (a == 100 && (64..128).contains(&b)) // carrier-grade NAT, 100.64.0.0/10
         || (a == 198 && (b == 18 || b == 19)) // benchmarking, 198.18.0.0/15
+        || (a == 192 && b == 0 && ip.octets()[2] == 0) // IETF protocol assignments, 192.0.0.0/24
         || a >= 240 // reserved
 }
 
@@ -69,6 +70,7 @@ fn is_internal_v6(ip: Ipv6Addr) -> bool {
         || first == 0x2001 && ip.segments()[1] == 0x0db8 // documentation
         || first == 0x0064 && ip.segments()[1] == 0xff9b // NAT64 of any IPv4 address
         || first == 0x2002 // 6to4 of any IPv4 address
+        || (first == 0x2001 && ip.segments()[1] == 0) // Teredo, 2001::/32
         || (first == 0 && ip.segments()[1..6].iter().all(|&s| s == 0)) // IPv4-compatible, ::a.b.c.d
 }
 
@@ -79,7 +81,8 @@ impl AddressPolicy {
             return Err(RefusedDestination::NotAUrl);
         }
         let url = Url::parse(text.trim()).map_err(|_| RefusedDestination::NotAUrl)?;
-        if !matches!(url.scheme(), "https" | "http") || url.host().is_none() {
+        // Percent-encoding can make the stored form longer than what was sent.
+        if url.as_str().len() > MAX_URL_CHARS || !matches!(url.scheme(), "https" | "http") || url.host().is_none() {
             return Err(RefusedDestination::NotAUrl);
         }
         if !url.username().is_empty() || url.password().is_some() || url.fragment().is_some() {
@@ -158,6 +161,8 @@ mod tests {
             "2001:db8::1",
             "::127.0.0.1",
             "ff02::1",
+            "192.0.0.8",
+            "2001:0:4136:e378::1",
         ] {
             assert!(is_internal(internal.parse().expect(internal)), "{internal}");
         }
@@ -190,6 +195,7 @@ mod tests {
             assert!(STRICT.check_url(bad).is_err(), "{bad}");
         }
         assert!(STRICT.check_url(&format!("https://example.com/{}", "a".repeat(2048))).is_err());
+        assert!(STRICT.check_url(&format!("https://example.com/{}", "é".repeat(500))).is_err(), "6 000 once encoded");
 
         assert!(OPEN.check_url("http://127.0.0.1:9000/hook").is_ok());
         assert!(OPEN.check_url("http://localhost:9000/hook").is_ok());

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use diesel::sql_types::{Bool, Double, Integer, Nullable, Text, Timestamptz, Uuid as SqlUuid};
+use diesel::sql_types::{Array, BigInt, Bool, Double, Integer, Nullable, Text, Timestamptz, Uuid as SqlUuid};
 use diesel::{OptionalExtension, QueryableByName};
 use diesel_async::RunQueryDsl;
 use serde::Serialize;
@@ -19,6 +19,9 @@ use crate::DbPool;
 /// How long a claim holds a delivery: an attempt's time limit and a margin. A crashed instance's
 /// claims are taken over when this runs out.
 pub const CLAIM_LEASE: Duration = Duration::from_secs(DELIVERY_TIMEOUT.as_secs() + 45);
+
+/// Attempts one endpoint may have under way at once, across all instances.
+pub const PER_ENDPOINT_IN_FLIGHT: i64 = 8;
 
 /// How long the log keeps a finished delivery.
 pub const KEPT_FOR: Duration = Duration::from_secs(30 * 24 * 3600);
@@ -110,9 +113,15 @@ pub struct DeliveryQueue {
 }
 
 #[derive(QueryableByName)]
-struct Due {
-    #[diesel(sql_type = Nullable<Timestamptz>)]
-    at: Option<OffsetDateTime>,
+struct Recorded {
+    #[diesel(sql_type = Bool)]
+    recorded: bool,
+}
+
+#[derive(QueryableByName)]
+struct DueIn {
+    #[diesel(sql_type = Nullable<Double>)]
+    seconds: Option<f64>,
 }
 
 impl DeliveryQueue {
@@ -120,34 +129,54 @@ impl DeliveryQueue {
         Self { pool }
     }
 
-    /// Makes a delivery of `event` for every enabled endpoint whose filter matches its name;
-    /// a redelivered event makes none twice. Returns how many were made.
-    pub async fn fan_out(&self, event: &EventEnvelope) -> Result<usize, StorageError> {
+    /// Makes, in one statement, a delivery of each event for every enabled endpoint that
+    /// existed when it happened and whose filter matches its name; a redelivered event makes none
+    /// twice. Returns how many were made.
+    pub async fn fan_out(&self, events: &[&EventEnvelope]) -> Result<usize, StorageError> {
+        let ids: Vec<Uuid> = events.iter().map(|e| e.id).collect();
+        let names: Vec<&str> = events.iter().map(|e| e.name.as_str()).collect();
+        let payloads: Vec<String> = events.iter().map(|e| payload_of(e)).collect();
+        let times: Vec<OffsetDateTime> = events.iter().map(|e| e.occurred_at).collect();
         let mut conn = connect(&self.pool).await?;
         // The filter's `*` is LIKE's `%`; `_` is literal in event names.
         diesel::sql_query(
             "INSERT INTO webhook_deliveries (id, endpoint_id, event_id, event_type, payload, next_attempt_at) \
-             SELECT gen_random_uuid(), e.id, $1, $2, $3, now() FROM webhook_endpoints e \
-             WHERE e.enabled AND EXISTS (SELECT 1 FROM unnest(e.events) AS p (pattern) \
-                 WHERE $2 LIKE replace(replace(p.pattern, '_', '\\_'), '*', '%')) \
+             SELECT gen_random_uuid(), e.id, v.id, v.name, v.payload, now() \
+             FROM unnest($1, $2, $3, $4) AS v (id, name, payload, occurred_at) \
+             JOIN webhook_endpoints e ON e.enabled AND e.created_at <= v.occurred_at \
+             WHERE EXISTS (SELECT 1 FROM unnest(e.events) AS p (pattern) \
+                 WHERE v.name LIKE replace(replace(p.pattern, '_', '\\_'), '*', '%')) \
              ON CONFLICT (event_id, endpoint_id) DO NOTHING",
         )
-        .bind::<SqlUuid, _>(event.id)
-        .bind::<Text, _>(&event.name)
-        .bind::<Text, _>(payload_of(event))
+        .bind::<Array<SqlUuid>, _>(ids)
+        .bind::<Array<Text>, _>(names)
+        .bind::<Array<Text>, _>(payloads)
+        .bind::<Array<Timestamptz>, _>(times)
         .execute(&mut conn)
         .await
         .map_err(storage)
     }
 
-    /// Claims up to `limit` due deliveries of enabled endpoints, oldest first; deliveries other
-    /// instances hold are skipped, not waited for.
+    /// Claims up to `limit` due deliveries of enabled endpoints, oldest first, leaving any
+    /// endpoint at most [`PER_ENDPOINT_IN_FLIGHT`] attempts under way across all instances (so a
+    /// dead receiver cannot take every slot); deliveries other instances hold are skipped, not
+    /// waited for.
     pub async fn claim(&self, limit: usize) -> Result<Vec<Claimed>, StorageError> {
         let mut conn = connect(&self.pool).await?;
         diesel::sql_query(
-            "WITH due AS (SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id \
-                 WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND e.enabled \
-                 ORDER BY d.next_attempt_at LIMIT $1 FOR UPDATE OF d SKIP LOCKED) \
+            "WITH busy AS (SELECT endpoint_id, count(*) AS n FROM webhook_deliveries \
+                 WHERE claim IS NOT NULL AND status = 'pending' AND next_attempt_at > now() GROUP BY endpoint_id), \
+             candidates AS (SELECT d.id, d.next_attempt_at, \
+                     row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at) \
+                     + coalesce(b.n, 0) AS slot \
+                 FROM (SELECT d.id, d.endpoint_id, d.next_attempt_at FROM webhook_deliveries d \
+                     JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled \
+                     WHERE d.status = 'pending' AND d.next_attempt_at <= now() \
+                     ORDER BY d.next_attempt_at LIMIT 1000) d \
+                 LEFT JOIN busy b ON b.endpoint_id = d.endpoint_id), \
+             due AS (SELECT d.id FROM webhook_deliveries d JOIN candidates c ON c.id = d.id \
+                 WHERE c.slot <= $3 AND d.status = 'pending' AND d.next_attempt_at <= now() \
+                 ORDER BY c.next_attempt_at LIMIT $1 FOR UPDATE OF d SKIP LOCKED) \
              UPDATE webhook_deliveries d SET claim = gen_random_uuid(), \
                  next_attempt_at = now() + make_interval(secs => $2) \
              FROM due, webhook_endpoints e WHERE d.id = due.id AND e.id = d.endpoint_id \
@@ -157,6 +186,7 @@ impl DeliveryQueue {
         )
         .bind::<Integer, _>(i32::try_from(limit).unwrap_or(i32::MAX))
         .bind::<Double, _>(CLAIM_LEASE.as_secs_f64())
+        .bind::<BigInt, _>(PER_ENDPOINT_IN_FLIGHT)
         .load(&mut conn)
         .await
         .map_err(storage)
@@ -197,7 +227,7 @@ impl DeliveryQueue {
                  FROM d WHERE e.id = d.endpoint_id AND CASE WHEN $10 THEN e.failing_since IS NOT NULL \
                      ELSE e.failing_since IS NULL \
                          OR (e.enabled AND e.failing_since <= now() - make_interval(secs => $11)) END) \
-             SELECT now() AS at FROM d",
+             SELECT true AS recorded FROM d",
         )
         .bind::<SqlUuid, _>(claimed.delivery_id)
         .bind::<SqlUuid, _>(claimed.claim)
@@ -210,11 +240,11 @@ impl DeliveryQueue {
         .bind::<Nullable<Text>, _>(&outcome.error)
         .bind::<Bool, _>(outcome.succeeded())
         .bind::<Double, _>(disable_after.as_secs_f64())
-        .get_result::<Due>(&mut conn)
+        .get_result::<Recorded>(&mut conn)
         .await
         .optional()
         .map_err(storage)?;
-        Ok(recorded.is_some())
+        Ok(recorded.is_some_and(|r| r.recorded))
     }
 
     /// Gives back claims this instance holds without an outcome (a graceful stop), so another
@@ -252,18 +282,19 @@ impl DeliveryQueue {
         }
     }
 
-    /// When the next delivery of an enabled endpoint is due, if any is pending.
-    pub async fn next_due(&self) -> Result<Option<OffsetDateTime>, StorageError> {
+    /// How long until the next delivery of an enabled endpoint is due (zero when one is due
+    /// now), on the database's clock; `None` when none is pending.
+    pub async fn next_due_in(&self) -> Result<Option<Duration>, StorageError> {
         let mut conn = connect(&self.pool).await?;
-        let due: Due = diesel::sql_query(
-            "SELECT (SELECT d.next_attempt_at FROM webhook_deliveries d \
+        let due: DueIn = diesel::sql_query(
+            "SELECT extract(epoch FROM (SELECT d.next_attempt_at FROM webhook_deliveries d \
                  JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled \
-                 WHERE d.status = 'pending' ORDER BY d.next_attempt_at LIMIT 1) AS at",
+                 WHERE d.status = 'pending' ORDER BY d.next_attempt_at LIMIT 1) - now())::float8 AS seconds",
         )
         .get_result(&mut conn)
         .await
         .map_err(storage)?;
-        Ok(due.at)
+        Ok(due.seconds.map(|s| Duration::try_from_secs_f64(s.max(0.0)).unwrap_or(Duration::MAX)))
     }
 }
 

@@ -51,7 +51,7 @@ impl AttemptOutcome {
     }
 
     fn failed(attempted_at: OffsetDateTime, started: Instant, error: impl std::fmt::Display) -> Self {
-        let mut error = error.to_string();
+        let mut error = storable(error.to_string());
         truncate_at_char(&mut error, MAX_ERROR_CHARS);
         Self { attempted_at, status: None, duration: started.elapsed(), body: String::new(), error: Some(error) }
     }
@@ -171,13 +171,22 @@ async fn send(client: &awc::Client, policy: AddressPolicy, outbound: Outbound) -
     };
     match tokio::time::timeout(DELIVERY_TIMEOUT, attempt).await {
         Ok(Ok((status, kept))) => {
-            let mut body = String::from_utf8_lossy(&kept).into_owned();
+            let mut body = storable(String::from_utf8_lossy(&kept).into_owned());
             truncate_at_char(&mut body, KEPT_BODY_BYTES);
             let error = (!(200..=299).contains(&status)).then(|| format!("answered {status}"));
             AttemptOutcome { attempted_at, status: Some(status), duration: started.elapsed(), body, error }
         }
         Ok(Err(error)) => AttemptOutcome::failed(attempted_at, started, error),
         Err(_) => AttemptOutcome::failed(attempted_at, started, "no answer within 15 s"),
+    }
+}
+
+/// Text PostgreSQL can keep: a receiver's NUL bytes become U+FFFD.
+fn storable(text: String) -> String {
+    if text.contains('\0') {
+        text.replace('\0', "\u{fffd}")
+    } else {
+        text
     }
 }
 
@@ -204,6 +213,7 @@ mod tests {
         let mut odd = format!("a{}", "é".repeat(600));
         truncate_at_char(&mut odd, KEPT_BODY_BYTES);
         assert_eq!(odd.len(), 1023);
+        assert_eq!(storable("a\0b".to_owned()), "a\u{fffd}b");
         let mut short = "ok".to_owned();
         truncate_at_char(&mut short, KEPT_BODY_BYTES);
         assert_eq!(short, "ok");

@@ -170,14 +170,15 @@ impl PgWebhookStore {
             .map_err(storage)
     }
 
-    /// Replaces what the owner describes. Disabling keeps a `failing` reason; enabling starts
-    /// afresh (the failure clock is reset).
+    /// Replaces what the owner describes. Disabling keeps a `failing` reason; enabling a disabled
+    /// endpoint resets its failure clock, editing an enabled one keeps it.
     pub async fn update(&self, id: Uuid, input: &EndpointInput, at: OffsetDateTime) -> Result<Endpoint, WebhookError> {
         use diesel::dsl::sql;
         use diesel::sql_types::{Nullable, Timestamptz, Varchar};
         let mut conn = connect(&self.pool).await?;
         let (reason, failing_since) = if input.enabled {
-            (sql::<Nullable<Varchar>>("NULL"), sql::<Nullable<Timestamptz>>("NULL"))
+            // Enabling starts the failure clock afresh; an edit of an enabled endpoint keeps it.
+            (sql::<Nullable<Varchar>>("NULL"), sql::<Nullable<Timestamptz>>("CASE WHEN enabled THEN failing_since END"))
         } else {
             (
                 sql::<Nullable<Varchar>>("CASE WHEN enabled THEN 'manual' ELSE disabled_reason END"),

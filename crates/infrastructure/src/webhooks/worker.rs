@@ -20,6 +20,8 @@ use super::sender::{AttemptOutcome, HttpSender, Outbound};
 pub const CONCURRENT_ATTEMPTS: usize = 32;
 /// The longest the worker sleeps without looking for due deliveries (other instances' new ones).
 const IDLE_POLL: Duration = Duration::from_secs(2);
+/// The shortest pause after a claim that did not fill the free slots.
+const MIN_PAUSE: Duration = Duration::from_millis(20);
 /// The wait after the database could not be reached.
 const ERROR_PAUSE: Duration = Duration::from_secs(1);
 
@@ -37,8 +39,12 @@ pub struct DeliveryPolicy {
 pub struct WorkerSignal(Arc<Notify>);
 
 impl WorkerSignal {
+    /// Wakes the worker now and, inside a request transaction, again after its commit (before
+    /// it, the worker cannot see the delivery yet).
     pub fn notify(&self) {
         self.0.notify_one();
+        let again = self.0.clone();
+        crate::request_tx::after_commit(Box::pin(async move { again.notify_one() }));
     }
 }
 
@@ -114,8 +120,9 @@ impl DeliveryWorker {
             drop(permits);
             while attempts.try_join_next().is_some() {}
             if !full {
-                let wait = match this.queue.next_due().await {
-                    Ok(Some(at)) => until(at).min(IDLE_POLL),
+                // Measured on the database's clock, which set the due times; never a busy loop.
+                let wait = match this.queue.next_due_in().await {
+                    Ok(Some(due_in)) => due_in.clamp(MIN_PAUSE, IDLE_POLL),
                     Ok(None) => IDLE_POLL,
                     Err(_) => ERROR_PAUSE,
                 };
@@ -190,9 +197,4 @@ impl DeliveryWorker {
 
 fn lock(set: &Mutex<HashSet<Uuid>>) -> std::sync::MutexGuard<'_, HashSet<Uuid>> {
     set.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// The time from now until `at`; zero when it is past.
-fn until(at: OffsetDateTime) -> Duration {
-    Duration::try_from(at - OffsetDateTime::now_utc()).unwrap_or(Duration::ZERO)
 }

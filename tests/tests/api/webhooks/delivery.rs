@@ -91,7 +91,7 @@ async fn deliveries_are_signed_and_filtered_by_wildcard() {
         occurred_at: time::OffsetDateTime::now_utc(),
         data: json!({}),
     };
-    assert_eq!(queue.fan_out(&again).await.expect("fan out"), 0);
+    assert_eq!(queue.fan_out(&[&again]).await.expect("fan out"), 0);
     receiver.stop().await;
     t.stop().await;
 }
@@ -219,5 +219,32 @@ async fn test_pings_and_secret_rotation() {
     assert_eq!(verify(&old_secret, second), Ok(()), "the old one too, for the grace period");
     assert_eq!(second.header("webhook-signature").map(|s| s.split(' ').count()), Some(2));
     receiver.stop().await;
+    t.stop().await;
+}
+
+#[actix_web::test]
+async fn https_endpoints_speak_tls_and_a_failed_handshake_is_a_failed_attempt() {
+    // A bare TCP listener: it reads what the client sends first, then hangs up.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("listener");
+    let port = listener.local_addr().expect("addr").port();
+    let first_bytes = tokio::spawn(async move {
+        let (mut socket, _) = listener.accept().await.expect("a connection");
+        let mut hello = [0u8; 5];
+        tokio::io::AsyncReadExt::read_exact(&mut socket, &mut hello).await.expect("bytes");
+        hello
+    });
+    let t = TestApp::start_with(options().with_env("WEBHOOK_RETRY_SCHEDULE", "none")).await;
+    let app = init_service(build_app(t.state.clone())).await;
+    let admin = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    let (id, _) = endpoint(&app, &admin, &format!("https://localhost:{port}/tls"), &["nothing.*"]).await;
+    let ping = expect(&app, 202, post(&format!("{WEBHOOKS}/{id}/test"), &admin, json!({}))).await;
+    let hello = tokio::time::timeout(PATIENCE, first_bytes).await.expect("in time").expect("listener task");
+    assert_eq!((hello[0], hello[1]), (0x16, 0x03), "a TLS handshake record: {hello:?}");
+    let uri = format!("{WEBHOOKS}/{id}/deliveries/{}", ping["id"].as_str().expect("id"));
+    wait_for("the attempt fails", || async { expect(&app, 200, get(&uri, &admin)).await["status"] == json!("failed") })
+        .await;
+    let attempt = &expect(&app, 200, get(&uri, &admin)).await["attempts"][0];
+    assert_eq!(attempt["response_status"], json!(null), "{attempt}");
+    assert!(attempt["error"].as_str().is_some_and(|e| !e.is_empty()), "{attempt}");
     t.stop().await;
 }

@@ -197,7 +197,29 @@ async fn disabled_endpoints_receive_nothing_and_failing_ones_are_disabled() {
     let control_log = expect(&app, 200, get(&format!("{WEBHOOKS}/{control}/deliveries"), &admin)).await;
     assert_eq!(control_log.as_array().map(Vec::len), Some(2));
 
-    // Enabled again, it starts afresh.
+    // Edited while disabled, it stays disabled for the same reason, its clock kept.
+    let edit = json!({"url": receiver.url("/failing"), "events": ["customer.created"], "enabled": false,
+                      "description": "edited"});
+    let edited = expect(&app, 200, put(&failing_uri, &admin, edit)).await;
+    assert_eq!(
+        (edited["disabled_reason"].clone(), edited["failing_since"].clone()),
+        (json!("failing"), disabled["failing_since"].clone())
+    );
+    // An enabled endpoint that has been failing keeps its clock through an edit...
+    let mut conn = t.state.pool.get().await.expect("conn");
+    diesel_async::RunQueryDsl::execute(
+        diesel::sql_query("UPDATE webhook_endpoints SET failing_since = now() - interval '1 hour' WHERE id = $1")
+            .bind::<diesel::sql_types::Uuid, _>(control),
+        &mut conn,
+    )
+    .await
+    .expect("a failing endpoint");
+    drop(conn);
+    let control_edit = json!({"url": receiver.url("/control"), "events": ["customer.created"], "description": "x"});
+    let control_now = expect(&app, 200, put(&format!("{WEBHOOKS}/{control}"), &admin, control_edit)).await;
+    assert!(control_now["failing_since"].is_string(), "an edit does not hide failures: {control_now}");
+
+    // ...while enabling a disabled one starts afresh.
     let on = json!({"url": receiver.url("/failing"), "events": ["customer.created"], "enabled": true});
     let enabled = expect(&app, 200, put(&failing_uri, &admin, on)).await;
     assert_eq!((enabled["disabled_reason"].clone(), enabled["failing_since"].clone()), (json!(null), json!(null)));

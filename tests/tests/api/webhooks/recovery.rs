@@ -150,3 +150,27 @@ async fn finished_deliveries_are_forgotten_after_30_days() {
     assert_eq!(log.as_array().map(Vec::len), Some(1), "the 29-day-old one stays: {log}");
     t.stop().await;
 }
+
+#[actix_web::test]
+async fn a_slow_endpoint_gets_a_bounded_share_and_others_are_not_held_up() {
+    let slow = Receiver::start().await;
+    slow.delay(&[Duration::from_secs(3); 12]);
+    let fast = Receiver::start().await;
+    let t = TestApp::start_with(options()).await;
+    let app = init_service(build_app(t.state.clone())).await;
+    let admin = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    let (slow_id, _) = endpoint(&app, &admin, &slow.url("/slow"), &["nothing.*"]).await;
+    let (fast_id, _) = endpoint(&app, &admin, &fast.url("/fast"), &["nothing.*"]).await;
+    for _ in 0..12 {
+        expect(&app, 202, post(&format!("{WEBHOOKS}/{slow_id}/test"), &admin, json!({}))).await;
+    }
+    eventually(PATIENCE, "the slow endpoint is saturated", || slow.received().len() >= 8).await;
+    expect(&app, 202, post(&format!("{WEBHOOKS}/{fast_id}/test"), &admin, json!({}))).await;
+    eventually(PATIENCE, "the fast endpoint is served", || fast.received().len() == 1).await;
+    assert!(slow.received().len() < 12, "served while the slow endpoint still had a backlog");
+    eventually(PATIENCE, "the slow endpoint's backlog drains", || slow.received().len() == 12).await;
+    assert_eq!(slow.max_in_flight(), 8, "at most 8 attempts under way for one endpoint");
+    slow.stop().await;
+    fast.stop().await;
+    t.stop().await;
+}
