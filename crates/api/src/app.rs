@@ -174,16 +174,21 @@ pub fn build_app(
             SwaggerUi::new("/docs/{_:.*}")
                 .external_url_unchecked("/api/v1/openapi.json", crate::openapi::document().clone()),
         )
+        // One scope per context: the router (and the gate's pattern lookup) compares a context's
+        // prefix once instead of matching every other context's routes against the path.
         .service(
             web::scope("/api/v1")
-                .configure(routes::reference::configure)
+                .service(web::scope("/shared").configure(routes::reference::configure))
                 .configure(routes::events::configure)
-                .configure(routes::identity::configure)
-                .configure(routes::crm::configure)
-                .configure(routes::orders::configure)
-                .configure(routes::warehouse::configure)
-                .configure(routes::webhooks::configure)
-                .configure(routes::analytics::configure),
+                .service(web::scope("/identity").configure(routes::identity::configure))
+                .service(
+                    web::scope("/customer-mgmt")
+                        .configure(routes::crm::configure)
+                        .configure(routes::analytics::configure),
+                )
+                .service(web::scope("/order-mgmt").configure(routes::orders::configure))
+                .service(web::scope("/warehouse").configure(routes::warehouse::configure))
+                .configure(routes::webhooks::configure),
         )
         .default_service(web::to(no_route))
 }

@@ -19,24 +19,14 @@ use crate::http::{ok, ApiError};
 const OVERVIEW_TOP_REPS: i64 = 5;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(web::resource("/customer-mgmt/analytics/customers/overview").route(web::get().to(customer_overview)))
-        .service(web::resource("/customer-mgmt/analytics/customers/lifecycle").route(web::get().to(customer_lifecycle)))
-        .service(
-            web::resource("/customer-mgmt/analytics/customers/segmentation")
-                .route(web::get().to(customer_segmentation)),
-        )
-        .service(web::resource("/customer-mgmt/analytics/deals/pipeline").route(web::get().to(deal_pipeline)))
-        .service(web::resource("/customer-mgmt/analytics/deals/conversions").route(web::get().to(deal_conversions)))
-        .service(
-            web::resource("/customer-mgmt/analytics/sales-reps/performance")
-                .route(web::get().to(sales_rep_performance)),
-        )
-        .service(
-            web::resource("/customer-mgmt/analytics/revenue/time-series").route(web::get().to(revenue_time_series)),
-        )
-        .service(
-            web::resource("/customer-mgmt/analytics/interactions/insights").route(web::get().to(interaction_insights)),
-        );
+    cfg.service(web::resource("/analytics/customers/overview").route(web::get().to(customer_overview)))
+        .service(web::resource("/analytics/customers/lifecycle").route(web::get().to(customer_lifecycle)))
+        .service(web::resource("/analytics/customers/segmentation").route(web::get().to(customer_segmentation)))
+        .service(web::resource("/analytics/deals/pipeline").route(web::get().to(deal_pipeline)))
+        .service(web::resource("/analytics/deals/conversions").route(web::get().to(deal_conversions)))
+        .service(web::resource("/analytics/sales-reps/performance").route(web::get().to(sales_rep_performance)))
+        .service(web::resource("/analytics/revenue/time-series").route(web::get().to(revenue_time_series)))
+        .service(web::resource("/analytics/interactions/insights").route(web::get().to(interaction_insights)));
 }
 
 #[utoipa::path(get, path = "/api/v1/customer-mgmt/analytics/customers/overview", tag = "analytics",

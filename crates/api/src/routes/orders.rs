@@ -26,27 +26,25 @@ use crate::http::ApiError;
 /// Fixed segments (`number`, `customer`, `status`) before `{id}`, so they are never read as ids.
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(
-        web::resource("/order-mgmt/orders")
+        web::resource("/orders")
             .route(web::get().to(queries::list_orders))
             .route(web::post().to(lifecycle::create_order)),
     )
-    .service(web::resource("/order-mgmt/orders/number/{order_number}").route(web::get().to(queries::order_by_number)))
+    .service(web::resource("/orders/number/{order_number}").route(web::get().to(queries::order_by_number)))
+    .service(web::resource("/orders/customer/{customer_id}").route(web::get().to(queries::orders_by_customer)))
+    .service(web::resource("/orders/status/{status}").route(web::get().to(queries::orders_by_status)))
     .service(
-        web::resource("/order-mgmt/orders/customer/{customer_id}").route(web::get().to(queries::orders_by_customer)),
-    )
-    .service(web::resource("/order-mgmt/orders/status/{status}").route(web::get().to(queries::orders_by_status)))
-    .service(
-        web::resource("/order-mgmt/orders/{id}")
+        web::resource("/orders/{id}")
             .route(web::get().to(queries::get_order))
             .route(web::delete().to(lifecycle::delete_order)),
     )
-    .service(web::resource("/order-mgmt/orders/{id}/confirm").route(web::post().to(lifecycle::confirm)))
-    .service(web::resource("/order-mgmt/orders/{id}/process").route(web::post().to(lifecycle::process)))
-    .service(web::resource("/order-mgmt/orders/{id}/fulfill").route(web::post().to(lifecycle::fulfill)))
-    .service(web::resource("/order-mgmt/orders/{id}/cancel").route(web::post().to(lifecycle::cancel)))
-    .service(web::resource("/order-mgmt/orders/{id}/lines").route(web::post().to(lines::add_line)))
+    .service(web::resource("/orders/{id}/confirm").route(web::post().to(lifecycle::confirm)))
+    .service(web::resource("/orders/{id}/process").route(web::post().to(lifecycle::process)))
+    .service(web::resource("/orders/{id}/fulfill").route(web::post().to(lifecycle::fulfill)))
+    .service(web::resource("/orders/{id}/cancel").route(web::post().to(lifecycle::cancel)))
+    .service(web::resource("/orders/{id}/lines").route(web::post().to(lines::add_line)))
     .service(
-        web::resource("/order-mgmt/orders/{id}/lines/{line_id}")
+        web::resource("/orders/{id}/lines/{line_id}")
             .route(web::put().to(lines::change_line))
             .route(web::delete().to(lines::remove_line)),
     );

@@ -148,19 +148,19 @@ pub struct TimezoneQuery {
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     // Fixed segments (`active`, `region/…`) before the `{code}` catch-alls.
-    cfg.service(web::resource("/shared/countries").route(web::get().to(list_countries)))
-        .service(web::resource("/shared/countries/region/{region}").route(web::get().to(countries_by_region)))
-        .service(web::resource("/shared/countries/{code}").route(web::get().to(get_country)))
-        .service(web::resource("/shared/currencies").route(web::get().to(list_currencies)))
-        .service(web::resource("/shared/currencies/active").route(web::get().to(active_currencies)))
-        .service(web::resource("/shared/currencies/{code}").route(web::get().to(get_currency)))
-        .service(web::resource("/shared/languages").route(web::get().to(list_languages)))
-        .service(web::resource("/shared/languages/active").route(web::get().to(active_languages)))
-        .service(web::resource("/shared/languages/{code}").route(web::get().to(get_language)))
-        .service(web::resource("/shared/timezones").route(web::get().to(list_timezones)))
-        .service(web::resource("/shared/timezones/region/{region}").route(web::get().to(timezones_by_region)))
+    cfg.service(web::resource("/countries").route(web::get().to(list_countries)))
+        .service(web::resource("/countries/region/{region}").route(web::get().to(countries_by_region)))
+        .service(web::resource("/countries/{code}").route(web::get().to(get_country)))
+        .service(web::resource("/currencies").route(web::get().to(list_currencies)))
+        .service(web::resource("/currencies/active").route(web::get().to(active_currencies)))
+        .service(web::resource("/currencies/{code}").route(web::get().to(get_currency)))
+        .service(web::resource("/languages").route(web::get().to(list_languages)))
+        .service(web::resource("/languages/active").route(web::get().to(active_languages)))
+        .service(web::resource("/languages/{code}").route(web::get().to(get_language)))
+        .service(web::resource("/timezones").route(web::get().to(list_timezones)))
+        .service(web::resource("/timezones/region/{region}").route(web::get().to(timezones_by_region)))
         // Zone ids contain slashes, so the code segment takes the rest of the path.
-        .service(web::resource("/shared/timezones/{code:.+}").route(web::get().to(get_timezone)));
+        .service(web::resource("/timezones/{code:.+}").route(web::get().to(get_timezone)));
 }
 
 fn non_empty(value: &Option<String>) -> Option<String> {

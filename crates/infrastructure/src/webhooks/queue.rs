@@ -18,7 +18,7 @@ use crate::DbPool;
 
 /// How long a claim holds a delivery: an attempt's time limit and a margin. A crashed instance's
 /// claims are taken over when this runs out.
-pub const CLAIM_LEASE: Duration = Duration::from_secs(DELIVERY_TIMEOUT.as_secs() + 45);
+pub const CLAIM_LEASE: Duration = Duration::from_secs(DELIVERY_TIMEOUT.as_secs() + 15);
 
 /// Attempts one endpoint may have under way at once, across all instances.
 pub const PER_ENDPOINT_IN_FLIGHT: i64 = 8;

@@ -12,17 +12,13 @@ use crate::http::conditional::{created_tagged, ok_tagged};
 use crate::http::{list, no_content, ApiError, Json, PageQuery};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::resource("/customer-mgmt/companies")
-            .route(web::post().to(create_company))
-            .route(web::get().to(list_companies)),
-    )
-    .service(
-        web::resource("/customer-mgmt/companies/{id}")
-            .route(web::get().to(get_company))
-            .route(web::put().to(update_company))
-            .route(web::delete().to(delete_company)),
-    );
+    cfg.service(web::resource("/companies").route(web::post().to(create_company)).route(web::get().to(list_companies)))
+        .service(
+            web::resource("/companies/{id}")
+                .route(web::get().to(get_company))
+                .route(web::put().to(update_company))
+                .route(web::delete().to(delete_company)),
+        );
 }
 
 fn company_error(error: crm_domain::CompanyError) -> ApiError {

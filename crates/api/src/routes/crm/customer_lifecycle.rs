@@ -20,7 +20,7 @@ use crate::http::retry::{until_settled, Attempt};
 use crate::http::{ok, ApiError, Json, OptionalJson};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    let resource = |tail: &str| web::resource(format!("/customer-mgmt/customers/{{id}}/{tail}"));
+    let resource = |tail: &str| web::resource(format!("/customers/{{id}}/{tail}"));
     cfg.service(resource("qualify").route(web::post().to(qualify)))
         .service(resource("convert").route(web::post().to(convert)))
         .service(resource("churn").route(web::post().to(churn)))

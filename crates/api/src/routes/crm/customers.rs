@@ -18,13 +18,11 @@ use crate::http::{list, no_content, ok, ApiError, Json, PageQuery};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(
-        web::resource("/customer-mgmt/customers")
-            .route(web::post().to(create_customer))
-            .route(web::get().to(list_customers)),
+        web::resource("/customers").route(web::post().to(create_customer)).route(web::get().to(list_customers)),
     )
-    .service(web::resource("/customer-mgmt/customers/email/{email}").route(web::get().to(get_customer_by_email)))
+    .service(web::resource("/customers/email/{email}").route(web::get().to(get_customer_by_email)))
     .service(
-        web::resource("/customer-mgmt/customers/{id}")
+        web::resource("/customers/{id}")
             .route(web::get().to(get_customer))
             .route(web::put().to(update_customer))
             .route(web::delete().to(delete_customer)),

@@ -17,9 +17,9 @@ use crate::http::retry::{until_settled, Attempt};
 use crate::http::{ok, ApiError, Json};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(web::resource("/customer-mgmt/deals/{id}/stage").route(web::put().to(move_stage)))
-        .service(web::resource("/customer-mgmt/deals/{id}/win").route(web::post().to(win)))
-        .service(web::resource("/customer-mgmt/deals/{id}/lose").route(web::post().to(lose)));
+    cfg.service(web::resource("/deals/{id}/stage").route(web::put().to(move_stage)))
+        .service(web::resource("/deals/{id}/win").route(web::post().to(win)))
+        .service(web::resource("/deals/{id}/lose").route(web::post().to(lose)));
 }
 
 /// Loads, moves and saves; `Ok(deal)` unchanged when the move is a no-op.

@@ -15,17 +15,13 @@ use crate::http::{list, no_content, ok, ApiError, Json, PageQuery};
 use crate::routes::reference::active_currency;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::resource("/customer-mgmt/deals").route(web::post().to(create_deal)).route(web::get().to(list_deals)),
-    )
-    .service(web::resource("/customer-mgmt/deals/stats/pipeline").route(web::get().to(pipeline_stats)))
-    .service(web::resource("/customer-mgmt/deals/stats/won").route(web::get().to(won_stats)))
-    .service(web::resource("/customer-mgmt/deals/stage/{stage}").route(web::get().to(deals_in_stage)))
-    .service(
-        web::resource("/customer-mgmt/deals/{id}").route(web::get().to(get_deal)).route(web::delete().to(delete_deal)),
-    )
-    .service(web::resource("/customer-mgmt/deals/{id}/basic-info").route(web::put().to(update_basic_info)))
-    .service(web::resource("/customer-mgmt/deals/{id}/value").route(web::put().to(update_value)));
+    cfg.service(web::resource("/deals").route(web::post().to(create_deal)).route(web::get().to(list_deals)))
+        .service(web::resource("/deals/stats/pipeline").route(web::get().to(pipeline_stats)))
+        .service(web::resource("/deals/stats/won").route(web::get().to(won_stats)))
+        .service(web::resource("/deals/stage/{stage}").route(web::get().to(deals_in_stage)))
+        .service(web::resource("/deals/{id}").route(web::get().to(get_deal)).route(web::delete().to(delete_deal)))
+        .service(web::resource("/deals/{id}/basic-info").route(web::put().to(update_basic_info)))
+        .service(web::resource("/deals/{id}/value").route(web::put().to(update_value)));
 }
 
 pub(crate) fn deal_error(error: DealError) -> ApiError {

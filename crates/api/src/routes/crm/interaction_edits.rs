@@ -14,7 +14,7 @@ use crate::http::retry::{until_settled, Attempt};
 use crate::http::{ApiError, Json};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    let resource = |tail: &str| web::resource(format!("/customer-mgmt/interactions/{{id}}/{tail}"));
+    let resource = |tail: &str| web::resource(format!("/interactions/{{id}}/{tail}"));
     cfg.service(resource("content").route(web::put().to(update_content)))
         .service(resource("outcome").route(web::put().to(set_outcome)))
         .service(resource("end").route(web::put().to(end_interaction)))

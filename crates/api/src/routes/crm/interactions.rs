@@ -15,7 +15,7 @@ use crate::http::{list, no_content, ApiError, Json, PageQuery};
 use crate::routes::query_params;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    let base = "/customer-mgmt/interactions";
+    let base = "/interactions";
     cfg.service(web::resource(base).route(web::post().to(create_interaction)).route(web::get().to(list_interactions)))
         .service(web::resource(format!("{base}/follow-ups")).route(web::get().to(follow_ups)))
         .service(web::resource(format!("{base}/customer/{{id}}")).route(web::get().to(by_customer)))

@@ -18,8 +18,8 @@ use crate::http::idempotency::KeepInstead;
 use crate::http::{created, list, no_content, ApiError, Json, PageQuery};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(web::resource("/identity/api-keys").route(web::post().to(create_key)).route(web::get().to(list_keys)))
-        .service(web::resource("/identity/api-keys/{id}").route(web::delete().to(revoke_key)));
+    cfg.service(web::resource("/api-keys").route(web::post().to(create_key)).route(web::get().to(list_keys)))
+        .service(web::resource("/api-keys/{id}").route(web::delete().to(revoke_key)));
 }
 
 #[derive(Debug, Deserialize, ToSchema)]

@@ -20,11 +20,11 @@ use crate::auth::{passwords, Caller, TokenKind};
 use crate::http::{created, ok, ApiError, Json};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(web::resource("/identity/users/register").route(web::post().to(register)))
-        .service(web::resource("/identity/users/login").route(web::post().to(login)))
-        .service(web::resource("/identity/auth/refresh").route(web::post().to(refresh)))
-        .service(web::resource("/identity/auth/revoke").route(web::post().to(revoke)))
-        .service(web::resource("/identity/users/me/password").route(web::put().to(change_password)));
+    cfg.service(web::resource("/users/register").route(web::post().to(register)))
+        .service(web::resource("/users/login").route(web::post().to(login)))
+        .service(web::resource("/auth/refresh").route(web::post().to(refresh)))
+        .service(web::resource("/auth/revoke").route(web::post().to(revoke)))
+        .service(web::resource("/users/me/password").route(web::put().to(change_password)));
 }
 
 fn session(state: &AppState, user: &UserRecord, roles: Vec<String>) -> Result<Session, ApiError> {

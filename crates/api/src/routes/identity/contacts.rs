@@ -44,21 +44,19 @@ impl From<ContactRecord> for ContactView {
 }
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::resource("/identity/contacts").route(web::post().to(create_contact)).route(web::get().to(list_contacts)),
-    )
-    .service(
-        web::resource("/identity/contacts/{id}")
-            .route(web::get().to(get_contact))
-            .route(web::put().to(update_contact))
-            .route(web::delete().to(delete_contact)),
-    )
-    .service(
-        web::resource("/identity/contacts/{id}/verify")
-            .route(web::post().to(verify_contact))
-            .route(web::put().to(verify_contact_put)),
-    )
-    .service(web::resource("/identity/contacts/{id}/primary").route(web::put().to(set_primary_contact)));
+    cfg.service(web::resource("/contacts").route(web::post().to(create_contact)).route(web::get().to(list_contacts)))
+        .service(
+            web::resource("/contacts/{id}")
+                .route(web::get().to(get_contact))
+                .route(web::put().to(update_contact))
+                .route(web::delete().to(delete_contact)),
+        )
+        .service(
+            web::resource("/contacts/{id}/verify")
+                .route(web::post().to(verify_contact))
+                .route(web::put().to(verify_contact_put)),
+        )
+        .service(web::resource("/contacts/{id}/primary").route(web::put().to(set_primary_contact)));
 }
 
 /// An identity rule violation, with `details` naming its field.

@@ -15,13 +15,11 @@ use crate::http::{no_content, ok, ApiError, Json};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(
-        web::resource("/identity/permissions")
-            .route(web::post().to(create_permission))
-            .route(web::get().to(list_permissions)),
+        web::resource("/permissions").route(web::post().to(create_permission)).route(web::get().to(list_permissions)),
     )
-    .service(web::resource("/identity/permissions/name/{name}").route(web::get().to(permission_by_name)))
+    .service(web::resource("/permissions/name/{name}").route(web::get().to(permission_by_name)))
     .service(
-        web::resource("/identity/permissions/{id}")
+        web::resource("/permissions/{id}")
             .route(web::get().to(get_permission))
             .route(web::put().to(update_permission))
             .route(web::delete().to(delete_permission)),

@@ -73,22 +73,20 @@ impl ProfileBody {
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     // `/me` before `/{id}`, so "me" is never read as an id.
-    cfg.service(web::resource("/identity/profiles").route(web::post().to(create_profile)))
+    cfg.service(web::resource("/profiles").route(web::post().to(create_profile)))
         .service(
-            web::resource("/identity/profiles/me")
-                .route(web::get().to(get_my_profile))
-                .route(web::put().to(update_my_profile)),
+            web::resource("/profiles/me").route(web::get().to(get_my_profile)).route(web::put().to(update_my_profile)),
         )
         .service(
-            web::resource("/identity/profiles/{id}")
+            web::resource("/profiles/{id}")
                 .route(web::get().to(get_profile))
                 .route(web::put().to(update_profile))
                 .route(web::delete().to(delete_profile)),
         )
-        .service(web::resource("/identity/profiles/{id}/visibility").route(web::put().to(set_visibility)))
-        .service(web::resource("/identity/profiles/{id}/verify").route(web::put().to(verify_profile)))
-        .service(web::resource("/identity/profiles/{id}/ban").route(web::put().to(ban_profile)))
-        .service(web::resource("/identity/public/profiles").route(web::get().to(list_public_profiles)));
+        .service(web::resource("/profiles/{id}/visibility").route(web::put().to(set_visibility)))
+        .service(web::resource("/profiles/{id}/verify").route(web::put().to(verify_profile)))
+        .service(web::resource("/profiles/{id}/ban").route(web::put().to(ban_profile)))
+        .service(web::resource("/public/profiles").route(web::get().to(list_public_profiles)));
 }
 
 fn profile_not_found() -> ApiError {

@@ -47,29 +47,22 @@ impl From<PermissionRecord> for PermissionView {
 pub const MAX_PERMISSION_IDS: usize = 200;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(web::resource("/identity/roles").route(web::post().to(create_role)).route(web::get().to(list_roles)))
-        .service(web::resource("/identity/roles/name/{name}").route(web::get().to(role_by_name)))
+    cfg.service(web::resource("/roles").route(web::post().to(create_role)).route(web::get().to(list_roles)))
+        .service(web::resource("/roles/name/{name}").route(web::get().to(role_by_name)))
         .service(
-            web::resource("/identity/roles/{id}")
+            web::resource("/roles/{id}")
                 .route(web::get().to(get_role))
                 .route(web::put().to(update_role))
                 .route(web::delete().to(delete_role)),
         )
         .service(
-            web::resource("/identity/roles/{id}/permissions")
+            web::resource("/roles/{id}/permissions")
                 .route(web::post().to(grant_permissions))
                 .route(web::get().to(role_permissions)),
         )
-        .service(
-            web::resource("/identity/roles/{id}/permissions/{permission_id}")
-                .route(web::delete().to(revoke_permission)),
-        )
-        .service(
-            web::resource("/identity/users/{id}/roles")
-                .route(web::post().to(assign_role))
-                .route(web::get().to(user_roles)),
-        )
-        .service(web::resource("/identity/users/{id}/roles/{role_id}").route(web::delete().to(unassign_role)));
+        .service(web::resource("/roles/{id}/permissions/{permission_id}").route(web::delete().to(revoke_permission)))
+        .service(web::resource("/users/{id}/roles").route(web::post().to(assign_role)).route(web::get().to(user_roles)))
+        .service(web::resource("/users/{id}/roles/{role_id}").route(web::delete().to(unassign_role)));
 }
 
 fn role_not_found() -> ApiError {

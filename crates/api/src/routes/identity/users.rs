@@ -49,13 +49,13 @@ pub(crate) fn user_not_found() -> ApiError {
 }
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(web::resource("/identity/users/me").route(web::get().to(me)))
-        .service(web::resource("/identity/users").route(web::get().to(list_users)))
-        .service(web::resource("/identity/users/{id}").route(web::get().to(get_user)))
-        .service(web::resource("/identity/users/{id}/suspend").route(web::put().to(suspend)))
-        .service(web::resource("/identity/users/{id}/ban").route(web::put().to(ban)))
-        .service(web::resource("/identity/users/{id}/status").route(web::patch().to(set_status)))
-        .service(web::resource("/identity/users/{id}/unlock").route(web::post().to(unlock)));
+    cfg.service(web::resource("/users/me").route(web::get().to(me)))
+        .service(web::resource("/users").route(web::get().to(list_users)))
+        .service(web::resource("/users/{id}").route(web::get().to(get_user)))
+        .service(web::resource("/users/{id}/suspend").route(web::put().to(suspend)))
+        .service(web::resource("/users/{id}/ban").route(web::put().to(ban)))
+        .service(web::resource("/users/{id}/status").route(web::patch().to(set_status)))
+        .service(web::resource("/users/{id}/unlock").route(web::post().to(unlock)));
 }
 
 #[utoipa::path(get, path = "/api/v1/identity/users/me", tag = "identity",

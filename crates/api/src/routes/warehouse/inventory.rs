@@ -17,25 +17,23 @@ use crate::routes::query_params;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(
-        web::resource("/warehouse/inventory")
-            .route(web::get().to(list_inventory))
-            .route(web::post().to(create_inventory)),
+        web::resource("/inventory").route(web::get().to(list_inventory)).route(web::post().to(create_inventory)),
     )
-    .service(web::resource("/warehouse/inventory/low-stock").route(web::get().to(low_stock)))
+    .service(web::resource("/inventory/low-stock").route(web::get().to(low_stock)))
     .service(
-        web::resource("/warehouse/inventory/{id}")
+        web::resource("/inventory/{id}")
             .route(web::get().to(get_inventory))
             .route(web::put().to(update_inventory))
             .route(web::delete().to(delete_inventory)),
     )
-    .service(web::resource("/warehouse/inventory/{id}/receive").route(web::post().to(ops::receive)))
-    .service(web::resource("/warehouse/inventory/{id}/reserve").route(web::post().to(ops::reserve)))
-    .service(web::resource("/warehouse/inventory/{id}/release").route(web::post().to(ops::release)))
-    .service(web::resource("/warehouse/inventory/{id}/commit").route(web::post().to(ops::commit)))
-    .service(web::resource("/warehouse/inventory/{id}/adjust").route(web::post().to(ops::adjust)))
-    .service(web::resource("/warehouse/inventory/{id}/transfer").route(web::post().to(ops::transfer)))
-    .service(web::resource("/warehouse/inventory/{id}/damage").route(web::post().to(ops::damage)))
-    .service(web::resource("/warehouse/inventory/{id}/return").route(web::post().to(ops::return_stock)));
+    .service(web::resource("/inventory/{id}/receive").route(web::post().to(ops::receive)))
+    .service(web::resource("/inventory/{id}/reserve").route(web::post().to(ops::reserve)))
+    .service(web::resource("/inventory/{id}/release").route(web::post().to(ops::release)))
+    .service(web::resource("/inventory/{id}/commit").route(web::post().to(ops::commit)))
+    .service(web::resource("/inventory/{id}/adjust").route(web::post().to(ops::adjust)))
+    .service(web::resource("/inventory/{id}/transfer").route(web::post().to(ops::transfer)))
+    .service(web::resource("/inventory/{id}/damage").route(web::post().to(ops::damage)))
+    .service(web::resource("/inventory/{id}/return").route(web::post().to(ops::return_stock)));
 }
 
 /// One page of inventory records as the list envelope; every inventory list uses it.

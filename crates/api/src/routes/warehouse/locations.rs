@@ -19,25 +19,23 @@ use crate::http::{no_content, ApiError, Json};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(
-        web::resource("/warehouse/locations")
-            .route(web::get().to(q::list_locations))
-            .route(web::post().to(create_location)),
+        web::resource("/locations").route(web::get().to(q::list_locations)).route(web::post().to(create_location)),
     )
-    .service(web::resource("/warehouse/locations/active").route(web::get().to(q::active_locations)))
-    .service(web::resource("/warehouse/locations/code/{code}").route(web::get().to(q::location_by_code)))
-    .service(web::resource("/warehouse/locations/type/{type}").route(web::get().to(q::locations_by_type)))
-    .service(web::resource("/warehouse/locations/country/{country}").route(web::get().to(q::locations_by_country)))
+    .service(web::resource("/locations/active").route(web::get().to(q::active_locations)))
+    .service(web::resource("/locations/code/{code}").route(web::get().to(q::location_by_code)))
+    .service(web::resource("/locations/type/{type}").route(web::get().to(q::locations_by_type)))
+    .service(web::resource("/locations/country/{country}").route(web::get().to(q::locations_by_country)))
     .service(
-        web::resource("/warehouse/locations/{id}")
+        web::resource("/locations/{id}")
             .route(web::get().to(get_location))
             .route(web::put().to(update_location))
             .route(web::delete().to(delete_location)),
     )
-    .service(web::resource("/warehouse/locations/{id}/activate").route(web::post().to(activate_location)))
-    .service(web::resource("/warehouse/locations/{id}/deactivate").route(web::post().to(deactivate_location)))
-    .service(web::resource("/warehouse/locations/{id}/inventory").route(web::get().to(q::location_inventory)))
-    .service(web::resource("/warehouse/locations/{id}/stock-movements").route(web::get().to(q::location_movements)))
-    .service(web::resource("/warehouse/locations/{id}/utilization").route(web::get().to(q::location_utilization)));
+    .service(web::resource("/locations/{id}/activate").route(web::post().to(activate_location)))
+    .service(web::resource("/locations/{id}/deactivate").route(web::post().to(deactivate_location)))
+    .service(web::resource("/locations/{id}/inventory").route(web::get().to(q::location_inventory)))
+    .service(web::resource("/locations/{id}/stock-movements").route(web::get().to(q::location_movements)))
+    .service(web::resource("/locations/{id}/utilization").route(web::get().to(q::location_utilization)));
 }
 
 /// A country code that exists in the reference data; anything else is 400 on `field`.

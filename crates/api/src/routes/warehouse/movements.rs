@@ -18,17 +18,13 @@ use crate::routes::query_params;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(
-        web::resource("/warehouse/stock-movements")
-            .route(web::get().to(list_movements))
-            .route(web::post().to(post_movement)),
+        web::resource("/stock-movements").route(web::get().to(list_movements)).route(web::post().to(post_movement)),
     )
-    .service(web::resource("/warehouse/stock-movements/recent").route(web::get().to(recent_movements)))
-    .service(web::resource("/warehouse/stock-movements/inventory/{id}").route(web::get().to(inventory_movements)))
-    .service(
-        web::resource("/warehouse/stock-movements/reference/{reference_id}").route(web::get().to(reference_movements)),
-    )
-    .service(web::resource("/warehouse/stock-movements/type/{type}").route(web::get().to(type_movements)))
-    .service(web::resource("/warehouse/stock-movements/{id}").route(web::get().to(get_movement)));
+    .service(web::resource("/stock-movements/recent").route(web::get().to(recent_movements)))
+    .service(web::resource("/stock-movements/inventory/{id}").route(web::get().to(inventory_movements)))
+    .service(web::resource("/stock-movements/reference/{reference_id}").route(web::get().to(reference_movements)))
+    .service(web::resource("/stock-movements/type/{type}").route(web::get().to(type_movements)))
+    .service(web::resource("/stock-movements/{id}").route(web::get().to(get_movement)));
 }
 
 async fn movements_page(state: &AppState, filter: MovementFilter, page: &PageQuery) -> Result<HttpResponse, ApiError> {

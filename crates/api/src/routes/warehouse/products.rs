@@ -19,27 +19,25 @@ use crate::routes::reference::active_currency;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(
-        web::resource("/warehouse/products")
-            .route(web::get().to(q::list_products))
-            .route(web::post().to(create_product)),
+        web::resource("/products").route(web::get().to(q::list_products)).route(web::post().to(create_product)),
     )
-    .service(web::resource("/warehouse/products/categories").route(web::get().to(q::categories)))
-    .service(web::resource("/warehouse/products/brands").route(web::get().to(q::brands)))
-    .service(web::resource("/warehouse/products/sku/{sku}").route(web::get().to(q::product_by_sku)))
-    .service(web::resource("/warehouse/products/category/{category}").route(web::get().to(q::products_by_category)))
-    .service(web::resource("/warehouse/products/brand/{brand}").route(web::get().to(q::products_by_brand)))
-    .service(web::resource("/warehouse/products/status/{status}").route(web::get().to(q::products_by_status)))
+    .service(web::resource("/products/categories").route(web::get().to(q::categories)))
+    .service(web::resource("/products/brands").route(web::get().to(q::brands)))
+    .service(web::resource("/products/sku/{sku}").route(web::get().to(q::product_by_sku)))
+    .service(web::resource("/products/category/{category}").route(web::get().to(q::products_by_category)))
+    .service(web::resource("/products/brand/{brand}").route(web::get().to(q::products_by_brand)))
+    .service(web::resource("/products/status/{status}").route(web::get().to(q::products_by_status)))
     .service(
-        web::resource("/warehouse/products/{id}")
+        web::resource("/products/{id}")
             .route(web::get().to(get_product))
             .route(web::put().to(update_product))
             .route(web::delete().to(delete_product)),
     )
-    .service(web::resource("/warehouse/products/{id}/inventory").route(web::get().to(q::product_inventory)))
-    .service(web::resource("/warehouse/products/{id}/availability").route(web::get().to(q::product_availability)))
-    .service(web::resource("/warehouse/products/{id}/stock-movements").route(web::get().to(q::product_movements)))
-    .service(web::resource("/warehouse/products/{id}/discontinue").route(web::post().to(discontinue_product)))
-    .service(web::resource("/warehouse/products/{id}/activate").route(web::post().to(activate_product)));
+    .service(web::resource("/products/{id}/inventory").route(web::get().to(q::product_inventory)))
+    .service(web::resource("/products/{id}/availability").route(web::get().to(q::product_availability)))
+    .service(web::resource("/products/{id}/stock-movements").route(web::get().to(q::product_movements)))
+    .service(web::resource("/products/{id}/discontinue").route(web::post().to(discontinue_product)))
+    .service(web::resource("/products/{id}/activate").route(web::post().to(activate_product)));
 }
 
 async fn product_input(state: &AppState, body: ProductBody) -> Result<ProductInput, ApiError> {
