@@ -12,6 +12,8 @@ pub struct Metrics {
     pub bus_queue_depth: IntGauge,
     pub outbox_lag_ms: IntGauge,
     pub dead_letters: IntGauge,
+    pub webhook_deliveries_pending: IntGauge,
+    pub webhook_endpoints_failing: IntGauge,
 }
 
 impl Metrics {
@@ -35,12 +37,20 @@ impl Metrics {
         let outbox_lag_ms =
             IntGauge::new("outbox_lag_milliseconds", "Age of the oldest event not yet handed to the bus")?;
         let dead_letters = IntGauge::new("dead_letters", "Dead letters waiting for a retry")?;
+        let webhook_deliveries_pending =
+            IntGauge::new("webhook_deliveries_pending", "Webhook deliveries not yet succeeded or failed")?;
+        let webhook_endpoints_failing = IntGauge::new(
+            "webhook_endpoints_failing",
+            "Webhook endpoints whose deliveries fail since their last success (disabled ones included)",
+        )?;
         registry.register(Box::new(http_requests.clone()))?;
         registry.register(Box::new(http_duration.clone()))?;
         registry.register(Box::new(pool_connections.clone()))?;
         registry.register(Box::new(bus_queue_depth.clone()))?;
         registry.register(Box::new(outbox_lag_ms.clone()))?;
         registry.register(Box::new(dead_letters.clone()))?;
+        registry.register(Box::new(webhook_deliveries_pending.clone()))?;
+        registry.register(Box::new(webhook_endpoints_failing.clone()))?;
         Ok(Self {
             registry,
             http_requests,
@@ -49,6 +59,8 @@ impl Metrics {
             bus_queue_depth,
             outbox_lag_ms,
             dead_letters,
+            webhook_deliveries_pending,
+            webhook_endpoints_failing,
         })
     }
 

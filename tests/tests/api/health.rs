@@ -135,6 +135,8 @@ async fn metrics_and_openapi_are_served() {
         "tally_bus_queue_depth",
         "tally_outbox_lag_milliseconds",
         "tally_dead_letters",
+        "tally_webhook_deliveries_pending 0",
+        "tally_webhook_endpoints_failing 0",
     ] {
         assert!(text.contains(metric), "missing {metric}");
     }

@@ -79,6 +79,13 @@ pub async fn metrics(state: web::Data<AppState>, req: HttpRequest) -> Result<Htt
         Ok(count) => m.dead_letters.set(count),
         Err(error) => tracing::warn!(%error, "could not count dead letters"),
     }
+    match state.webhooks.store.backlog().await {
+        Ok(backlog) => {
+            m.webhook_deliveries_pending.set(backlog.pending_deliveries);
+            m.webhook_endpoints_failing.set(backlog.failing_endpoints);
+        }
+        Err(error) => tracing::warn!(%error, "could not count webhook deliveries"),
+    }
     Ok(HttpResponse::Ok().content_type("text/plain; version=0.0.4").body(m.render()))
 }
 

@@ -104,6 +104,15 @@ struct AttemptRow {
     error: Option<String>,
 }
 
+/// Counts for the metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, QueryableByName)]
+pub struct Backlog {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    pub pending_deliveries: i64,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    pub failing_endpoints: i64,
+}
+
 /// A new endpoint: what its owner asked for, who that is, and its secret's salt.
 pub struct NewEndpoint<'a> {
     pub id: Uuid,
@@ -230,6 +239,18 @@ impl PgWebhookStore {
             .await
             .map(Endpoint::from)
             .map_err(storage)
+    }
+
+    /// What an operator watches: deliveries still pending, endpoints failing.
+    pub async fn backlog(&self) -> Result<Backlog, WebhookError> {
+        let mut conn = connect(&self.pool).await?;
+        diesel::sql_query(
+            "SELECT (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending') AS pending_deliveries, \
+                    (SELECT count(*) FROM webhook_endpoints WHERE failing_since IS NOT NULL) AS failing_endpoints",
+        )
+        .get_result(&mut conn)
+        .await
+        .map_err(storage)
     }
 
     /// Queues a delivery of `payload` to an enabled endpoint, due now.

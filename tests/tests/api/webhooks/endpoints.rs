@@ -184,6 +184,11 @@ async fn disabled_endpoints_receive_nothing_and_failing_ones_are_disabled() {
     let disabled = expect(&app, 200, get(&failing_uri, &admin)).await;
     assert_eq!(disabled["disabled_reason"], json!("failing"));
     assert!(disabled["failing_since"].is_string());
+    let scrape =
+        actix_web::test::TestRequest::get().uri("/metrics").peer_addr("127.0.0.1:40000".parse().expect("addr"));
+    let metrics = actix_web::test::call_service(&app, scrape.to_request()).await;
+    let text = String::from_utf8(actix_web::test::read_body(metrics).await.to_vec()).expect("utf-8");
+    assert!(text.contains("tally_webhook_endpoints_failing 1"), "the operator sees it: {text}");
 
     new_customer(&app, &admin, json!({"name": "Two", "email": "two@example.com"})).await;
     eventually(Duration::from_secs(15), "the control endpoint hears both", || {
