@@ -1,5 +1,6 @@
 //! HS256 access and refresh tokens with the claims of decisions §3.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use jsonwebtoken::errors::ErrorKind as JwtErrorKind;
@@ -66,6 +67,20 @@ pub struct TokenService {
     encoding: EncodingKey,
     decoding: DecodingKey,
     issuer: String,
+    /// The rules every token is checked by, built once (each holds sets; every request used to
+    /// build them again): with expiry, and without (revoking an expired token).
+    current: Arc<Validation>,
+    expired_too: Arc<Validation>,
+}
+
+/// HS256 only, this issuer, `exp`/`iss`/`sub` required, no leeway.
+fn validation(issuer: &str, check_expiry: bool) -> Validation {
+    let mut validation = Validation::new(Algorithm::HS256);
+    validation.set_issuer(&[issuer]);
+    validation.set_required_spec_claims(&["exp", "iss", "sub"]);
+    validation.leeway = 0;
+    validation.validate_exp = check_expiry;
+    validation
 }
 
 impl TokenService {
@@ -74,6 +89,8 @@ impl TokenService {
             encoding: EncodingKey::from_secret(secret.as_bytes()),
             decoding: DecodingKey::from_secret(secret.as_bytes()),
             issuer: issuer.to_owned(),
+            current: Arc::new(validation(issuer, true)),
+            expired_too: Arc::new(validation(issuer, false)),
         }
     }
 
@@ -131,12 +148,8 @@ impl TokenService {
     /// Verifies a token of either kind; `check_expiry` false accepts an
     /// expired one (revoking an expired token is harmless).
     pub fn verify_any(&self, token: &str, check_expiry: bool) -> Result<Claims, ApiError> {
-        let mut validation = Validation::new(Algorithm::HS256);
-        validation.set_issuer(&[&self.issuer]);
-        validation.set_required_spec_claims(&["exp", "iss", "sub"]);
-        validation.leeway = 0;
-        validation.validate_exp = check_expiry;
-        decode::<Claims>(token.trim(), &self.decoding, &validation).map(|data| data.claims).map_err(|error| match error
+        let validation = if check_expiry { &self.current } else { &self.expired_too };
+        decode::<Claims>(token.trim(), &self.decoding, validation).map(|data| data.claims).map_err(|error| match error
             .kind()
         {
             JwtErrorKind::ExpiredSignature => {

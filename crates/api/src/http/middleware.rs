@@ -44,7 +44,7 @@ pub async fn observe(
     let path = req.path().to_owned();
 
     // PostgreSQL text cannot hold NUL; refuse it here instead of failing later.
-    if req.uri().to_string().contains("%00") {
+    if req.uri().path_and_query().is_some_and(|target| target.as_str().contains("%00")) {
         let error = ApiError::validation("the URL must not contain NUL characters");
         let response = req.into_response(error.to_response(error.status)).map_into_right_body();
         return Ok(response);
