@@ -43,12 +43,14 @@ CREATE TABLE webhook_deliveries (
     next_attempt_at TIMESTAMPTZ,
     claim           UUID,
     last_attempt_at TIMESTAMPTZ,
-    last_response_status INTEGER,
+    last_response_status INTEGER CHECK (last_response_status BETWEEN 100 AND 999),
     created_at      TIMESTAMPTZ  NOT NULL DEFAULT now(),
     completed_at    TIMESTAMPTZ,
     UNIQUE (event_id, endpoint_id),
     CHECK ((status = 'pending') = (next_attempt_at IS NOT NULL)),
-    CHECK ((status = 'pending') = (completed_at IS NULL))
+    CHECK ((status = 'pending') = (completed_at IS NULL)),
+    -- Only a pending delivery is ever being sent.
+    CHECK (claim IS NULL OR status = 'pending')
 );
 -- The worker's queue: due deliveries, oldest first.
 CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';

@@ -50,7 +50,7 @@ impl AttemptOutcome {
         matches!(self.status, Some(200..=299))
     }
 
-    fn failed(attempted_at: OffsetDateTime, started: Instant, error: impl std::fmt::Display) -> Self {
+    pub(crate) fn failed(attempted_at: OffsetDateTime, started: Instant, error: impl std::fmt::Display) -> Self {
         let mut error = storable(error.to_string());
         truncate_at_char(&mut error, MAX_ERROR_CHARS);
         Self { attempted_at, status: None, duration: started.elapsed(), body: String::new(), error: Some(error) }

@@ -151,13 +151,11 @@ impl DeliveryWorker {
     async fn attempt(&self, delivery: &Claimed) {
         let outcome = match Url::parse(&delivery.url) {
             Ok(url) => self.sender.send(self.sign(delivery, url)).await,
-            Err(error) => AttemptOutcome {
-                attempted_at: OffsetDateTime::now_utc(),
-                status: None,
-                duration: Duration::ZERO,
-                body: String::new(),
-                error: Some(format!("invalid URL: {error}")),
-            },
+            Err(error) => AttemptOutcome::failed(
+                OffsetDateTime::now_utc(),
+                std::time::Instant::now(),
+                format_args!("invalid URL: {error}"),
+            ),
         };
         let next = next_step(outcome.succeeded(), delivery.attempts + 1, &self.policy.retry_schedule);
         match self.queue.record(delivery, &outcome, next, self.policy.disable_after).await {

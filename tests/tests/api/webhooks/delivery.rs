@@ -248,3 +248,56 @@ async fn https_endpoints_speak_tls_and_a_failed_handshake_is_a_failed_attempt() 
     assert!(attempt["error"].as_str().is_some_and(|e| !e.is_empty()), "{attempt}");
     t.stop().await;
 }
+
+/// `*` stands for any run of characters, dots included, and nothing else is a wildcard: checked
+/// against the fan-out statement, the one place events are matched.
+#[actix_web::test]
+async fn wildcards_match_runs_of_characters() {
+    let t = TestApp::start().await;
+    let app = init_service(build_app(t.state.clone())).await;
+    let admin = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    let cases: [(&[&str], &[&str], &[&str]); 6] = [
+        (
+            &["order.*"],
+            &["order.confirmed", "order.line.added", "order."],
+            &["order", "orders.confirmed", "customer.created", "xorder.confirmed"],
+        ),
+        (&["*"], &["anything.at.all"], &[]),
+        (&["*.created"], &["customer.created", "deal.stage.created"], &["customer.created.late"]),
+        (&["deal.won", "customer.*"], &["deal.won", "customer.churned"], &["deal.lost"]),
+        (&["a*b*c"], &["axxbyyc"], &["axxbyy"]),
+        // `_` is a literal character, not LIKE's any-one-character.
+        (
+            &["order_created", "customer.status_changed"],
+            &["customer.status_changed"],
+            &["order.created", "customer.statusxchanged"],
+        ),
+    ];
+    let queue = DeliveryQueue::new(t.state.pool.clone());
+    for (patterns, yes, no) in cases {
+        let (id, _) = endpoint(&app, &admin, "https://hooks.example.com/filter", patterns).await;
+        for (name, expected) in yes.iter().map(|n| (n, 1)).chain(no.iter().map(|n| (n, 0))) {
+            let event = EventEnvelope::new(*name, uuid::Uuid::now_v7(), json!({}));
+            queue.fan_out(&[&event]).await.expect("fan out");
+            let sql = "SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND event_id = $2";
+            #[derive(diesel::QueryableByName)]
+            struct Count {
+                #[diesel(sql_type = diesel::sql_types::BigInt)]
+                n: i64,
+            }
+            let mut conn = t.state.pool.get().await.expect("conn");
+            let found: Count = diesel_async::RunQueryDsl::get_result(
+                diesel::sql_query(sql)
+                    .bind::<diesel::sql_types::Uuid, _>(id)
+                    .bind::<diesel::sql_types::Uuid, _>(event.id),
+                &mut conn,
+            )
+            .await
+            .expect("count");
+            assert_eq!(found.n, expected, "{patterns:?} and {name}");
+        }
+        // Out of the way of the next case (everything would match `*`).
+        crate::crm_support::expect(&app, 204, crate::crm_support::delete(&format!("{WEBHOOKS}/{id}"), &admin)).await;
+    }
+    t.stop().await;
+}
