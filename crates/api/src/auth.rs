@@ -9,6 +9,7 @@ pub mod live;
 pub mod passwords;
 pub mod route_access;
 pub mod tokens;
+mod verified;
 
 pub use caller::Caller;
 pub use tokens::{TokenKind, TokenService};

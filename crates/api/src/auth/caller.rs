@@ -15,7 +15,7 @@ use identity_domain::api_key::KEY_PREFIX;
 use identity_domain::{PermissionSet, TokenRef, UserStatus};
 use uuid::Uuid;
 
-use super::tokens::{Claims, TokenKind};
+use super::tokens::Claims;
 use crate::app::AppState;
 use crate::http::ApiError;
 
@@ -32,7 +32,7 @@ pub struct Caller {
 /// What the caller presented.
 #[derive(Debug, Clone)]
 pub enum Credential {
-    AccessToken(Claims),
+    AccessToken(Arc<Claims>),
     /// An API key: it may do only what both its own permissions and its owner's allow.
     ApiKey {
         id: Uuid,
@@ -68,7 +68,7 @@ pub async fn authenticate(state: &AppState, token: &str) -> Result<Caller, ApiEr
 
 /// Checks a verified token against revocation and the user's current state.
 async fn authenticate_token(state: &AppState, token: &str) -> Result<Caller, ApiError> {
-    let claims = state.identity.tokens.verify(token, TokenKind::Access)?;
+    let claims = state.identity.tokens.verify_access(token)?;
     let token_ref = TokenRef { jti: claims.jti, family: claims.fam, user_id: claims.user_id, token_version: claims.tv };
     let revoked = state.identity.revocations.is_revoked(&token_ref).await;
     if revoked.map_err(|e| ApiError::from_domain(&e))? {

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use super::verified::VerifiedTokens;
 use crate::http::ApiError;
 
 pub const ACCESS_TTL: Duration = Duration::from_secs(15 * 60);
@@ -71,6 +72,7 @@ pub struct TokenService {
     /// build them again): with expiry, and without (revoking an expired token).
     current: Arc<Validation>,
     expired_too: Arc<Validation>,
+    verified: Arc<VerifiedTokens>,
 }
 
 /// HS256 only, this issuer, `exp`/`iss`/`sub` required, no leeway.
@@ -91,6 +93,7 @@ impl TokenService {
             issuer: issuer.to_owned(),
             current: Arc::new(validation(issuer, true)),
             expired_too: Arc::new(validation(issuer, false)),
+            verified: Arc::default(),
         }
     }
 
@@ -142,6 +145,18 @@ impl TokenService {
                 TokenKind::Refresh => "a refresh token is required",
             }));
         }
+        Ok(claims)
+    }
+
+    /// `verify(token, Access)`, remembering the tokens that pass: the same token text again is taken
+    /// from memory, its expiry checked anew (`verified.rs`).
+    pub fn verify_access(&self, token: &str) -> Result<Arc<Claims>, ApiError> {
+        let token = token.trim();
+        if let Some(claims) = self.verified.get(token, OffsetDateTime::now_utc().unix_timestamp()) {
+            return Ok(claims);
+        }
+        let claims = Arc::new(self.verify(token, TokenKind::Access)?);
+        self.verified.remember(token, claims.clone());
         Ok(claims)
     }
 
@@ -208,5 +223,30 @@ mod tests {
             service.issue_pair(&subject()).expect("issued").access_token.split('.').map(str::to_owned).collect();
         parts[1] = parts[1].chars().rev().collect();
         assert!(service.verify(&parts.join("."), TokenKind::Access).is_err());
+    }
+
+    #[test]
+    fn remembered_access_tokens_are_checked_like_new_ones() {
+        let service = TokenService::new("0123456789abcdef0123456789abcdef", "tally");
+        let pair = service.issue_pair(&subject()).expect("issued");
+        let first = service.verify_access(&pair.access_token).expect("valid");
+        let again = service.verify_access(&pair.access_token).expect("valid from memory");
+        assert!(Arc::ptr_eq(&first, &again), "the second use is taken from memory");
+        // A refresh token is never accepted as an access token, first time or later.
+        for _ in 0..2 {
+            assert!(service.verify_access(&pair.refresh_token).is_err());
+        }
+        // A forged token is refused every time, whatever was remembered before.
+        let (signed, signature) = pair.access_token.rsplit_once('.').expect("three parts");
+        let (head, tail) = signature.split_at(10);
+        let swapped = if tail.starts_with('A') { 'B' } else { 'A' };
+        let forged = format!("{signed}.{head}{swapped}{}", &tail[1..]);
+        for _ in 0..2 {
+            assert!(service.verify_access(&forged).is_err());
+        }
+        let expired = service.issue_expired_for_tests(&subject());
+        for _ in 0..2 {
+            assert_eq!(service.verify_access(&expired).map_err(|e| e.code).err(), Some("TOKEN_EXPIRED"));
+        }
     }
 }
