@@ -4,6 +4,7 @@
 
 pub mod analytics;
 pub mod bus;
+pub mod counting;
 pub mod crm;
 pub mod db;
 pub mod events;

@@ -20,5 +20,5 @@ pub use error::ErrorKind;
 pub use event::{EventEnvelope, PayloadError};
 pub use id::new_id;
 pub use money::{CurrencyCode, Money, MoneyError};
-pub use pagination::{Page, PageRequest, PaginationError};
+pub use pagination::{Page, PageRequest, PaginationError, Total};
 pub use storage::StorageError;

@@ -60,18 +60,46 @@ impl PageRequest {
     }
 }
 
+/// How many items a list holds: exact, or (for a very long list, whose exact count would cost more
+/// than the page itself) a lower bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Total {
+    pub count: i64,
+    pub exact: bool,
+}
+
+impl Total {
+    pub fn exact(count: i64) -> Self {
+        Self { count, exact: true }
+    }
+
+    /// At least `count`; there may be more.
+    pub fn at_least(count: i64) -> Self {
+        Self { count, exact: false }
+    }
+}
+
+impl From<i64> for Total {
+    fn from(count: i64) -> Self {
+        Self::exact(count)
+    }
+}
+
 /// One page of a list plus the numbers the list envelope reports.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Page<T> {
     pub items: Vec<T>,
     pub total: i64,
+    /// False when `total` is a lower bound.
+    pub total_exact: bool,
     pub page: u32,
     pub page_size: u32,
 }
 
 impl<T> Page<T> {
-    pub fn new(items: Vec<T>, total: i64, request: PageRequest) -> Self {
-        Self { items, total, page: request.page, page_size: request.page_size }
+    pub fn new(items: Vec<T>, total: impl Into<Total>, request: PageRequest) -> Self {
+        let total = total.into();
+        Self { items, total: total.count, total_exact: total.exact, page: request.page, page_size: request.page_size }
     }
 
     pub fn total_pages(&self) -> i64 {
@@ -86,6 +114,7 @@ impl<T> Page<T> {
         Page {
             items: self.items.into_iter().map(f).collect(),
             total: self.total,
+            total_exact: self.total_exact,
             page: self.page,
             page_size: self.page_size,
         }

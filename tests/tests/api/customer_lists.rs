@@ -41,7 +41,10 @@ async fn filters_search_sort_and_pages() {
     };
 
     let page = run("page_size=2").await;
-    assert_eq!(page["pagination"], json!({"total": 4, "page": 1, "page_size": 2, "total_pages": 2}));
+    assert_eq!(
+        page["pagination"],
+        json!({"total": 4, "total_exact": true, "page": 1, "page_size": 2, "total_pages": 2})
+    );
     assert_eq!(names(&run("page=2&page_size=3").await).len(), 1);
     let filters = [
         // Every status and tier (the filter goes by the generated rank columns).
@@ -101,4 +104,48 @@ async fn filters_search_sort_and_pages() {
         assert!(error["details"][field].is_string(), "{query}: {error}");
     }
     t.stop().await;
+}
+
+/// A list longer than the counted bound says so: `total` is then a lower bound (one past the bound),
+/// and a page asked for beyond the bound is counted to its end; a short list stays exact.
+#[actix_web::test]
+async fn long_lists_count_up_to_a_bound_and_say_so() {
+    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+    let t = TestApp::start().await;
+    let app = init_service(build_app(t.state.clone())).await;
+    let admin = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    // 10 050 customers, one of them a "vip" (seeded in SQL: ten thousand requests would be slow).
+    let mut conn = AsyncPgConnection::establish(&t.db.url).await.expect("connect");
+    diesel::sql_query(
+        "INSERT INTO customers (id, name, email, tags) \
+         SELECT gen_random_uuid(), 'Bulk ' || n, 'bulk' || n || '@bound.test', \
+                CASE WHEN n = 7 THEN ARRAY['vip'] ELSE ARRAY[]::text[] END \
+         FROM generate_series(1, 10050) AS n",
+    )
+    .execute(&mut conn)
+    .await
+    .expect("seed");
+    let pagination = |query: &'static str| {
+        let request = get(&format!("{BASE}/customers?{query}"), &admin);
+        let app = &app;
+        async move {
+            let (status, _, body) = call(app, request).await;
+            assert_eq!(status.as_u16(), 200, "{query}: {body}");
+            (body["pagination"].clone(), body["data"].as_array().map(Vec::len))
+        }
+    };
+    assert_eq!(
+        pagination("page_size=20").await,
+        (json!({"total": 10_001, "total_exact": false, "page": 1, "page_size": 20, "total_pages": 501}), Some(20))
+    );
+    // Page 110 of 100 ends at item 11 000, past the bound: counted to there, so exact again.
+    assert_eq!(
+        pagination("page=110&page_size=100").await,
+        (json!({"total": 10_050, "total_exact": true, "page": 110, "page_size": 100, "total_pages": 101}), Some(0))
+    );
+    assert_eq!(pagination("page=101&page_size=100").await.1, Some(50));
+    assert_eq!(
+        pagination("tags=vip").await,
+        (json!({"total": 1, "total_exact": true, "page": 1, "page_size": 20, "total_pages": 1}), Some(1))
+    );
 }

@@ -20,6 +20,8 @@ struct Listed<T> {
 #[derive(Serialize)]
 struct Pagination {
     total: i64,
+    /// False when the list is longer than its counted bound and `total` is a lower bound.
+    total_exact: bool,
     page: u32,
     page_size: u32,
     total_pages: i64,
@@ -53,7 +55,12 @@ pub fn no_content() -> HttpResponse {
 
 /// 200 list envelope with pagination.
 pub fn list<T: Serialize>(page: Page<T>) -> HttpResponse {
-    let pagination =
-        Pagination { total: page.total, page: page.page, page_size: page.page_size, total_pages: page.total_pages() };
+    let pagination = Pagination {
+        total: page.total,
+        total_exact: page.total_exact,
+        page: page.page,
+        page_size: page.page_size,
+        total_pages: page.total_pages(),
+    };
     HttpResponse::Ok().json(Listed { status: "success", data: page.items, pagination })
 }

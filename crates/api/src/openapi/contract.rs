@@ -51,9 +51,16 @@ fn error_envelope() -> Value {
 fn pagination() -> Value {
     json!({
         "type": "object",
-        "required": ["total", "page", "page_size", "total_pages"],
+        "required": ["total", "total_exact", "page", "page_size", "total_pages"],
         "properties": {
-            "total": { "type": "integer", "format": "int64", "minimum": 0 },
+            "total": {
+                "type": "integer", "format": "int64", "minimum": 0,
+                "description": "Items in the whole list: exact up to 10 000 (or the end of the page asked for), a lower bound beyond"
+            },
+            "total_exact": {
+                "type": "boolean",
+                "description": "False when the list is longer than was counted: `total` and `total_pages` are then lower bounds"
+            },
             "page": { "type": "integer", "format": "int32", "minimum": 1 },
             "page_size": { "type": "integer", "format": "int32", "minimum": 1, "maximum": 100 },
             "total_pages": { "type": "integer", "format": "int64", "minimum": 0 }

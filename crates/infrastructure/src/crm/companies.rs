@@ -1,5 +1,6 @@
 //! PostgreSQL adapter of `CompanyRepository`.
 
+use crate::counting;
 use async_trait::async_trait;
 use crm_domain::{Company, CompanyFilter, CompanyRepository, RepoError};
 use diesel::pg::Pg;
@@ -103,7 +104,10 @@ impl CompanyRepository for PgCompanyRepository {
 
     async fn list(&self, filter: &CompanyFilter, page: PageRequest) -> Result<Page<Company>, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        let total: i64 = filtered(filter).count().get_result(&mut conn).await.map_err(from_diesel)?;
+        let total = counting::total(
+            counting::count_up_to(filtered(filter), page).get_result(&mut conn).await.map_err(from_diesel)?,
+            page,
+        );
         let rows = filtered(filter)
             .order((companies::created_at.desc(), companies::id.desc()))
             .offset(page.offset())

@@ -1,5 +1,6 @@
 //! PostgreSQL adapter of `CustomerRepository`.
 
+use crate::counting;
 use async_trait::async_trait;
 use crm_domain::{
     Customer, CustomerCreated, CustomerFilter, CustomerRepository, CustomerSortField, CustomerStatus, CustomerType,
@@ -154,7 +155,10 @@ impl CustomerRepository for PgCustomerRepository {
 
     async fn list(&self, filter: &CustomerFilter, page: PageRequest) -> Result<Page<Customer>, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        let total: i64 = filtered(filter).count().get_result(&mut conn).await.map_err(from_diesel)?;
+        let total = counting::total(
+            counting::count_up_to(filtered(filter), page).get_result(&mut conn).await.map_err(from_diesel)?,
+            page,
+        );
         let rows = sorted(filtered(filter), filter)
             .offset(page.offset())
             .limit(page.limit())

@@ -1,5 +1,6 @@
 //! PostgreSQL adapter of `DealRepository`, with the pipeline statistics as SQL aggregates.
 
+use crate::counting;
 use std::collections::BTreeMap;
 
 use async_trait::async_trait;
@@ -110,7 +111,10 @@ impl DealRepository for PgDealRepository {
 
     async fn list(&self, filter: &DealFilter, page: PageRequest) -> Result<Page<Deal>, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        let total: i64 = filtered(filter).count().get_result(&mut conn).await.map_err(from_diesel)?;
+        let total = counting::total(
+            counting::count_up_to(filtered(filter), page).get_result(&mut conn).await.map_err(from_diesel)?,
+            page,
+        );
         let rows = filtered(filter)
             .order((deals::created_at.desc(), deals::id.desc()))
             .offset(page.offset())

@@ -1,6 +1,7 @@
 //! PostgreSQL adapter of `InteractionRepository`. Lists resolve customer, company and creator names
 //! in the same query (one joined SELECT per page, no per-row look-ups).
 
+use crate::counting;
 use async_trait::async_trait;
 use crm_domain::{FollowUpFilter, Interaction, InteractionFilter, InteractionRepository, InteractionView, RepoError};
 use diesel::prelude::*;
@@ -142,7 +143,10 @@ impl InteractionRepository for PgInteractionRepository {
             }
             query
         };
-        let total: i64 = query().count().get_result(&mut conn).await.map_err(from_diesel)?;
+        let total = counting::total(
+            counting::count_up_to(query(), page).get_result(&mut conn).await.map_err(from_diesel)?,
+            page,
+        );
         let rows: Vec<ViewRow> = query()
             .order((interactions::started_at.desc(), interactions::id.desc()))
             .offset(page.offset())
@@ -166,7 +170,10 @@ impl InteractionRepository for PgInteractionRepository {
             }
             query
         };
-        let total: i64 = query().count().get_result(&mut conn).await.map_err(from_diesel)?;
+        let total = counting::total(
+            counting::count_up_to(query(), page).get_result(&mut conn).await.map_err(from_diesel)?,
+            page,
+        );
         let rows: Vec<ViewRow> = query()
             .order((interactions::follow_up_date.asc().nulls_last(), interactions::id.asc()))
             .offset(page.offset())

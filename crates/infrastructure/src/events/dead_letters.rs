@@ -1,5 +1,6 @@
 //! Dead letters: events a handler still failed after the last retry.
 
+use crate::counting;
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
@@ -48,7 +49,7 @@ impl PgDeadLetterStore {
     pub async fn list(&self, request: PageRequest) -> Result<Page<DeadLetter>, DbError> {
         let mut conn = crate::db::checkout(&self.pool).await?;
         let open = dead_letters::table.filter(dead_letters::requeued_at.is_null());
-        let total: i64 = open.count().get_result(&mut conn).await?;
+        let total = counting::total(counting::count_up_to(open, request).get_result(&mut conn).await?, request);
         let items = open
             .order((dead_letters::failed_at.desc(), dead_letters::id.desc()))
             .offset(request.offset())

@@ -1,5 +1,6 @@
 //! The recorded event log (the outbox rows), for `GET /events`.
 
+use crate::counting;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use shared_kernel::{Page, PageRequest};
@@ -48,7 +49,7 @@ pub async fn list_events(
         }
         query
     };
-    let total: i64 = query().count().get_result(&mut conn).await?;
+    let total = counting::total(counting::count_up_to(query(), request).get_result(&mut conn).await?, request);
     let items = query()
         .order((outbox_events::occurred_at.desc(), outbox_events::id.desc()))
         .offset(request.offset())

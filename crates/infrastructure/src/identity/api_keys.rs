@@ -1,5 +1,6 @@
 //! PostgreSQL adapter of `ApiKeyRepository`.
 
+use crate::counting;
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
@@ -101,7 +102,10 @@ impl ApiKeyRepository for PgApiKeyRepository {
             }
             query
         };
-        let total: i64 = filtered().count().get_result(&mut conn).await.map_err(from_diesel)?;
+        let total = counting::total(
+            counting::count_up_to(filtered(), page).get_result(&mut conn).await.map_err(from_diesel)?,
+            page,
+        );
         let rows = filtered()
             .order((api_keys::created_at.desc(), api_keys::id.desc()))
             .offset(page.offset())

@@ -1,6 +1,7 @@
 //! Profiles: one per user, owner-scoped changes, admin moderation and the
 //! public listing.
 
+use crate::counting;
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
@@ -388,7 +389,10 @@ impl ProfileRepository for PgProfileRepository {
                 .filter(profiles::is_banned.eq(false))
                 .into_boxed()
         };
-        let total: i64 = query().count().get_result(&mut conn).await.map_err(from_diesel)?;
+        let total = counting::total(
+            counting::count_up_to(query(), page).get_result(&mut conn).await.map_err(from_diesel)?,
+            page,
+        );
         let rows = query()
             .order((profiles::created_at.desc(), profiles::id.desc()))
             .offset(page.offset())

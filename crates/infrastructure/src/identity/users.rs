@@ -1,5 +1,6 @@
 //! Users: creation, look-ups, login bookkeeping, status and passwords.
 
+use crate::counting;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -179,7 +180,10 @@ impl UserRepository for PgUserRepository {
             }
             query
         };
-        let total: i64 = query().count().get_result(&mut conn).await.map_err(from_diesel)?;
+        let total = counting::total(
+            counting::count_up_to(query(), page).get_result(&mut conn).await.map_err(from_diesel)?,
+            page,
+        );
         let rows = query()
             .order((users::created_at.desc(), users::id.desc()))
             .offset(page.offset())

@@ -1,6 +1,7 @@
 //! `OrderRepository` on PostgreSQL: numbers from a per-year counter row, compare-and-set saves,
 //! events in the outbox of the same transaction.
 
+use crate::counting;
 use std::collections::HashMap;
 
 use async_trait::async_trait;
@@ -113,7 +114,10 @@ impl OrderRepository for PgOrderRepository {
             }
             query
         };
-        let total: i64 = query().count().get_result(&mut conn).await.map_err(from_diesel)?;
+        let total = counting::total(
+            counting::count_up_to(query(), page).get_result(&mut conn).await.map_err(from_diesel)?,
+            page,
+        );
         let rows: Vec<OrderRow> = query()
             .order((orders::created_at.desc(), orders::id.desc()))
             .offset(page.offset())

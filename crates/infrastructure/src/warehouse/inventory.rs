@@ -1,6 +1,7 @@
 //! `InventoryRepository` on PostgreSQL: records, thresholds, and quantity changes written as
 //! compare-and-set updates together with their movements.
 
+use crate::counting;
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Uuid as SqlUuid};
@@ -116,7 +117,10 @@ impl InventoryRepository for PgInventoryRepository {
             }
             query
         };
-        let total: i64 = query().count().get_result(&mut conn).await.map_err(from_diesel)?;
+        let total = counting::total(
+            counting::count_up_to(query(), page).get_result(&mut conn).await.map_err(from_diesel)?,
+            page,
+        );
         let rows: Vec<InventoryRow> = query()
             .order((inventory::created_at.desc(), inventory::id.desc()))
             .offset(page.offset())

@@ -1,5 +1,6 @@
 //! `LocationRepository` on PostgreSQL. Codes are unique case-insensitively among live rows.
 
+use crate::counting;
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Uuid as SqlUuid};
@@ -108,7 +109,10 @@ impl LocationRepository for PgLocationRepository {
             }
             query
         };
-        let total: i64 = query().count().get_result(&mut conn).await.map_err(from_diesel)?;
+        let total = counting::total(
+            counting::count_up_to(query(), page).get_result(&mut conn).await.map_err(from_diesel)?,
+            page,
+        );
         let rows: Vec<LocationRow> = query()
             .order((locations::created_at.desc(), locations::id.desc()))
             .offset(page.offset())

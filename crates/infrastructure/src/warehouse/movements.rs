@@ -1,6 +1,7 @@
 //! `StockMovementRepository` on PostgreSQL: read-only (movements are written only by the ledger,
 //! with their quantity change; a trigger refuses UPDATE and DELETE).
 
+use crate::counting;
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
@@ -70,7 +71,10 @@ impl StockMovementRepository for PgStockMovementRepository {
             }
             query
         };
-        let total: i64 = query().count().get_result(&mut conn).await.map_err(from_diesel)?;
+        let total = counting::total(
+            counting::count_up_to(query(), page).get_result(&mut conn).await.map_err(from_diesel)?,
+            page,
+        );
         let rows: Vec<MovementRow> = query()
             .order((stock_movements::created_at.desc(), stock_movements::id.desc()))
             .offset(page.offset())

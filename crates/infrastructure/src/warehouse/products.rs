@@ -1,6 +1,7 @@
 //! `ProductRepository` on PostgreSQL. SKUs are unique case-insensitively among live rows
 //! (`products_sku_key` on `lower(sku)`), so a duplicate is refused by the insert itself.
 
+use crate::counting;
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
@@ -109,7 +110,10 @@ impl ProductRepository for PgProductRepository {
             }
             query
         };
-        let total: i64 = query().count().get_result(&mut conn).await.map_err(from_diesel)?;
+        let total = counting::total(
+            counting::count_up_to(query(), page).get_result(&mut conn).await.map_err(from_diesel)?,
+            page,
+        );
         let sorted = match filter.sort {
             ProductSort::NewestFirst => query().order((products::created_at.desc(), products::id.desc())),
             ProductSort::OldestFirst => query().order((products::created_at.asc(), products::id.asc())),

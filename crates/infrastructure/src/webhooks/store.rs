@@ -1,6 +1,7 @@
 //! PostgreSQL store of webhook endpoints and their delivery log (the request side; the
 //! delivery engine's statements are in `queue`).
 
+use crate::counting;
 use diesel::prelude::*;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use shared_kernel::{Page, PageRequest, StorageError};
@@ -156,7 +157,10 @@ impl PgWebhookStore {
 
     pub async fn list(&self, page: PageRequest) -> Result<Page<Endpoint>, WebhookError> {
         let mut conn = connect(&self.pool).await?;
-        let total: i64 = webhook_endpoints::table.count().get_result(&mut conn).await.map_err(storage)?;
+        let total = counting::total(
+            counting::count_up_to(webhook_endpoints::table, page).get_result(&mut conn).await.map_err(storage)?,
+            page,
+        );
         let rows = webhook_endpoints::table
             .order((webhook_endpoints::created_at.desc(), webhook_endpoints::id.desc()))
             .offset(page.offset())
@@ -298,8 +302,11 @@ impl PgWebhookStore {
             }
             query
         };
-        let total: i64 = filtered().count().get_result(&mut conn).await.map_err(storage)?;
-        if total == 0 {
+        let total = counting::total(
+            counting::count_up_to(filtered(), page).get_result(&mut conn).await.map_err(storage)?,
+            page,
+        );
+        if total.count == 0 {
             // An empty log of an endpoint that does not exist is a 404, not an empty page.
             let exists: bool = diesel::select(diesel::dsl::exists(webhook_endpoints::table.find(endpoint_id)))
                 .get_result(&mut conn)
