@@ -5,12 +5,13 @@
 # search over CUSTOMERS customers, the order flow end to end (ORDERS confirmations until every order is
 # reserved), and peak memory. Prints figures and asserts nothing; docs/performance.md says how to read them.
 # Env: DUR (seconds per load run, default 10), CONN (connections, 32), POOL (pool size, 16),
-#      CUSTOMERS (1000000), ORDERS (5000), PG (admin URL), PORT (18710).
+#      CUSTOMERS (1000000), ORDERS (5000), PG (admin URL), PORT (18710),
+#      PARTS (which parts to run, default "hot lists flow"; start-up and memory are always reported).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 here=$root/tests/bench
 DUR=${DUR:-10}; CONN=${CONN:-32}; POOL=${POOL:-16}; CUSTOMERS=${CUSTOMERS:-1000000}; ORDERS=${ORDERS:-5000}
-PG=${PG:-postgres://postgres@127.0.0.1:5432/postgres}; PORT=${PORT:-18710}
+PG=${PG:-postgres://postgres@127.0.0.1:5432/postgres}; PORT=${PORT:-18710}; PARTS=${PARTS:-hot lists flow}
 DB=tally_bench; URL=${PG%/*}/$DB; BASE=http://127.0.0.1:$PORT
 work=$(mktemp -d)
 pid=
@@ -27,6 +28,7 @@ bin=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import sys,json;
 stop() { if [ -n "$pid" ]; then kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true; pid=; fi; }
 trap 'stop; rm -rf "$work"' EXIT
 now_ms() { date +%s%3N; }
+part() { [[ " $PARTS " == *" $1 "* ]]; }
 sql() { psql "$URL" -qAtX -v ON_ERROR_STOP=1 "$@"; }
 
 # Starts tally (not in a subshell: `pid` is kept); sets `started_ms`, spawn to a healthy /health.
@@ -62,6 +64,7 @@ start; echo "start-up to healthy, migrations already applied: $started_ms ms"
 token=$(curl -fs -X POST "$BASE/api/v1/identity/users/login" -H 'content-type: application/json' \
   -d '{"email":"bench@tally.test","password":"Bench-Passw0rd"}' | python3 -c 'import sys,json;print(json.load(sys.stdin)["data"]["access_token"])')
 
+if part hot; then
 echo "== Hot paths ($CONN connections, ${DUR}s each)"
 # Scrape the outbox lag while the writes run.
 ( while :; do curl -fs "$BASE/metrics" | awk '$1 ~ /outbox_lag_milliseconds$/ {print $2}'; sleep 0.25; done ) >"$work/lag" 2>/dev/null &
@@ -74,7 +77,9 @@ echo "outbox lag during the writes: max $(sort -g "$work/lag" | tail -1) ms (scr
      "every event handled $(($(now_ms) - drain_began)) ms after the load stopped"
 sql -c "SELECT '/api/v1/customer-mgmt/customers/' || id FROM customers ORDER BY random() LIMIT 20000" >"$work/reads"
 echo "GET /customers/{id}:                 $(load paths.lua "$DUR" TOKEN="$token" PATHS="$work/reads")"
+fi
 
+if part lists; then
 echo "== Lists over $CUSTOMERS customers (page of 20 with total; ${DUR}s each)"
 began=$(now_ms)
 sql -v customers="$CUSTOMERS" -f "$here/seed_customers.sql"
@@ -96,7 +101,9 @@ search=digits              search=12345&page=PAGE
 search=email               search=c77777%40bench&page=PAGE
 search=common-word         search=customer%2099&page=PAGE
 EOF
+fi
 
+if part flow; then
 echo "== Order flow ($ORDERS orders of two lines, confirmed by $CONN connections)"
 sql -v orders="$ORDERS" -f "$here/seed_orders.sql"
 sql -c "SELECT id FROM orders WHERE order_number LIKE 'ORD-2099-%' ORDER BY random()" >"$work/orders"
@@ -131,6 +138,7 @@ echo "stock check: $(sql -c "SELECT CASE WHEN bool_and(quantity_reserved <= quan
                                  THEN 'every order reserved exactly once, nothing oversold'
                                  ELSE 'MISMATCH: ' || sum(quantity_reserved) || ' units reserved, orders need ' || 3 * $reserved END
                           FROM inventory WHERE location_id = md5('bench-warehouse')::uuid")"
+fi
 
 echo "== Memory"
 echo "peak RSS of tally over the whole run: $(awk '/VmHWM/ {printf "%.1f MiB", $2 / 1024}' /proc/$pid/status)"

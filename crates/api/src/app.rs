@@ -28,7 +28,11 @@ use crate::routes;
 /// Everything a handler may need; cheap to clone (all handles).
 pub struct AppState {
     pub settings: Arc<Settings>,
+    /// The connections requests use.
     pub pool: DbPool,
+    /// The connections event work uses (relay, handlers, webhook queue), so a burst of events never
+    /// makes requests wait for a connection (`DATABASE_EVENT_POOL_SIZE`).
+    pub event_pool: DbPool,
     pub kv: Arc<dyn KeyValueStore>,
     pub bus: Arc<dyn EventBus>,
     /// Wakes the outbox relay after a commit that recorded events.

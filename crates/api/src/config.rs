@@ -37,6 +37,8 @@ pub struct BusSettings {
 pub struct Settings {
     pub database_url: String,
     pub database_pool_size: usize,
+    /// Connections for event work, apart from the requests' (`DATABASE_EVENT_POOL_SIZE`).
+    pub database_event_pool_size: usize,
     /// Required by `serve`; `migrate` and `create-admin` run without it.
     pub jwt_secret: Option<String>,
     pub jwt_issuer: String,
@@ -71,6 +73,7 @@ impl std::fmt::Debug for Settings {
         f.debug_struct("Settings")
             .field("bind_addr", &self.bind_addr)
             .field("database_pool_size", &self.database_pool_size)
+            .field("database_event_pool_size", &self.database_event_pool_size)
             .field("redis", &self.redis_url.is_some())
             .field("bus", &self.bus.kind)
             .field("rate_limit_enabled", &self.rate_limit_enabled)
@@ -87,6 +90,12 @@ pub struct ConfigError {
 
 fn invalid(name: &'static str, problem: impl Into<String>) -> ConfigError {
     ConfigError { name, problem: problem.into() }
+}
+
+/// Event work's connections by default: half the requests' (at least 2), enough for the order flow's
+/// handlers to keep up with confirmations (docs/performance.md).
+fn default_event_pool_size(request_pool_size: usize) -> usize {
+    (request_pool_size / 2).max(2)
 }
 
 pub const DEFAULT_DATABASE_URL: &str = "postgres://postgres@127.0.0.1:5432/tally";
@@ -161,6 +170,11 @@ impl Settings {
         let database_pool_size: usize = env.number("DATABASE_POOL_SIZE", 16)?;
         if !(1..=1000).contains(&database_pool_size) {
             return Err(invalid("DATABASE_POOL_SIZE", "must be between 1 and 1000"));
+        }
+        let database_event_pool_size: usize =
+            env.number("DATABASE_EVENT_POOL_SIZE", default_event_pool_size(database_pool_size))?;
+        if !(1..=1000).contains(&database_event_pool_size) {
+            return Err(invalid("DATABASE_EVENT_POOL_SIZE", "must be between 1 and 1000"));
         }
         let jwt_secret = env.get("JWT_SECRET");
         if let Some(secret) = &jwt_secret {
@@ -244,6 +258,7 @@ impl Settings {
             metrics_token: env.get("METRICS_TOKEN"),
             database_url,
             database_pool_size,
+            database_event_pool_size,
             jwt_secret,
             jwt_issuer: env.string("JWT_ISSUER", "tally"),
             bind_addr: env.string("BIND_ADDR", "127.0.0.1:8080"),
@@ -294,7 +309,7 @@ mod tests {
     fn defaults_match_the_decisions() {
         let s = settings(&[("LOG_FORMAT", "json")]).expect("valid");
         assert_eq!(s.database_url, DEFAULT_DATABASE_URL);
-        assert_eq!(s.database_pool_size, 16);
+        assert_eq!((s.database_pool_size, s.database_event_pool_size), (16, 8));
         assert_eq!(s.jwt_issuer, "tally");
         assert_eq!(s.bind_addr, "127.0.0.1:8080");
         assert_eq!(s.bus.kind, EventBusKind::InProcess);
@@ -317,6 +332,7 @@ mod tests {
         let cases: &[(&str, &str)] = &[
             ("JWT_SECRET", "short"),
             ("DATABASE_POOL_SIZE", "many"),
+            ("DATABASE_EVENT_POOL_SIZE", "0"),
             ("DATABASE_URL", "mysql://x"),
             ("EVENT_BUS", "kafka"),
             ("BUS_RETRY_DELAY", "soon"),

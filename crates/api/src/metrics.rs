@@ -29,8 +29,11 @@ impl Metrics {
             &["method", "route"],
         )?;
         let pool_connections = IntGaugeVec::new(
-            Opts::new("db_pool_connections", "Database pool connections by state (size, available, max, waiting)"),
-            &["state"],
+            Opts::new(
+                "db_pool_connections",
+                "Database pool connections by pool (requests, events) and state (size, available, max, waiting)",
+            ),
+            &["pool", "state"],
         )?;
         let bus_queue_depth =
             IntGauge::new("bus_queue_depth", "Events accepted by this instance's bus and not yet handled")?;

@@ -105,13 +105,17 @@ pub async fn start_services(
 ) -> Result<Services, StartupError> {
     let pool = db::build_pool(&PoolSettings::new(&settings.database_url, settings.database_pool_size))?;
     reference::seed(&pool).await?;
+    // Event work (relay, bus handlers, completion marks, webhook queue) has connections of its own:
+    // a burst of events must not make requests wait, nor requests starve the handlers.
+    let event_pool =
+        db::build_pool(&PoolSettings::for_events(&settings.database_url, settings.database_event_pool_size))?;
 
     let kv: Arc<dyn KeyValueStore> = match &settings.redis_url {
         Some(url) => Arc::new(RedisStore::new(url, &settings.redis_key_prefix)?),
         None => Arc::new(MemoryStore::new()),
     };
     let signal = OutboxSignal::default();
-    let observer = Arc::new(PgDeliveryObserver::new(pool.clone()).waking(signal.clone()));
+    let observer = Arc::new(PgDeliveryObserver::new(event_pool.clone()).waking(signal.clone()));
     let completions = observer.clone();
     let bus: Arc<dyn EventBus> = match (&settings.bus.kind, &settings.redis_url) {
         (EventBusKind::Redis, Some(url)) => {
@@ -128,21 +132,21 @@ pub async fn start_services(
         )),
     };
     // The order flow's subscribers need the pool, so they are wired here for every caller.
-    for handler in crate::commerce::event_handlers(&pool) {
+    for handler in crate::commerce::event_handlers(&event_pool) {
         bus.subscribe(handler);
     }
-    for handler in event_handlers(&pool) {
+    for handler in event_handlers(&event_pool) {
         bus.subscribe(handler);
     }
     for handler in handlers {
         bus.subscribe(handler);
     }
     let webhook_signal = WorkerSignal::default();
-    let delivery_queue = DeliveryQueue::new(pool.clone());
+    let delivery_queue = DeliveryQueue::new(event_pool.clone());
     bus.subscribe(Arc::new(WebhookFanOut::new(delivery_queue.clone(), webhook_signal.clone())));
     bus.start().await?;
 
-    let relay = OutboxRelay::new(pool.clone(), bus.clone(), signal.clone());
+    let relay = OutboxRelay::new(event_pool.clone(), bus.clone(), signal.clone());
     relay.requeue_incomplete().await?;
     let (relay_stop, stop_rx) = watch::channel(false);
     let relay = relay.spawn(stop_rx.clone());
@@ -152,7 +156,7 @@ pub async fn start_services(
         let account = Account { email, password, name: settings.admin_name.as_deref() };
         ensure_admin(&identity, &settings, account, ExistingAccount::Refuse).await?;
     }
-    let sweeper = spawn_sweeper(identity.revocations.clone(), pool.clone(), delivery_queue.clone());
+    let sweeper = spawn_sweeper(identity.revocations.clone(), event_pool.clone(), delivery_queue.clone());
     // With Redis, revocations live there and every request asks it.
     let auth_listener = match settings.redis_url {
         None => Some(crate::auth::listener::start(settings.database_url.clone(), identity.live.clone(), stop_rx).await),
@@ -178,6 +182,7 @@ pub async fn start_services(
         settings: Arc::new(settings),
         dead_letters: PgDeadLetterStore::new(pool.clone()),
         pool,
+        event_pool,
         kv,
         bus,
         outbox: signal,

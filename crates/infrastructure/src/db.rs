@@ -54,6 +54,12 @@ impl PoolSettings {
             statement_timeout: Duration::from_secs(30),
         }
     }
+
+    /// For event work: a handler may wait for a connection longer than a request would (a burst
+    /// queues behind the pool instead of failing deliveries that would then be retried).
+    pub fn for_events(url: impl Into<String>, max_size: usize) -> Self {
+        Self { wait_timeout: Duration::from_secs(60), ..Self::new(url, max_size) }
+    }
 }
 
 /// Builds the pool. Connections are opened lazily; each one is tagged with

@@ -92,6 +92,7 @@ async fn a_dead_database_is_unhealthy_with_503_within_the_budget() {
         bus: Arc::new(InProcessBus::new(2, 10, RetryPolicy::default(), observer)),
         outbox: OutboxSignal::default(),
         metrics: Arc::new(Metrics::new().expect("metrics")),
+        event_pool: pool.clone(),
         pool,
     });
     state.bus.start().await.expect("bus");
@@ -131,7 +132,9 @@ async fn metrics_and_openapi_are_served() {
     );
     for metric in [
         "tally_http_request_duration_seconds_bucket",
-        "tally_db_pool_connections",
+        // Requests and event work each have their own connections (the tests ask for 8; events get half).
+        "tally_db_pool_connections{pool=\"requests\",state=\"max\"} 8",
+        "tally_db_pool_connections{pool=\"events\",state=\"max\"} 4",
         "tally_bus_queue_depth",
         "tally_outbox_lag_milliseconds",
         "tally_dead_letters",

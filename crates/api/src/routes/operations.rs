@@ -65,11 +65,16 @@ fn admit(token: Option<&str>, peer: Option<IpAddr>, headers: &HeaderMap) -> Resu
 pub async fn metrics(state: web::Data<AppState>, req: HttpRequest) -> Result<HttpResponse, ApiError> {
     admit(state.settings.metrics_token.as_deref(), req.peer_addr().map(|a| a.ip()), req.headers())?;
     let m = &state.metrics;
-    let pool = state.pool.status();
-    m.pool_connections.with_label_values(&["size"]).set(pool.size as i64);
-    m.pool_connections.with_label_values(&["available"]).set(pool.available as i64);
-    m.pool_connections.with_label_values(&["max"]).set(pool.max_size as i64);
-    m.pool_connections.with_label_values(&["waiting"]).set(pool.waiting as i64);
+    for (name, pool) in [("requests", &state.pool), ("events", &state.event_pool)] {
+        let status = pool.status();
+        let gauge = |which: &str, value: usize| {
+            m.pool_connections.with_label_values(&[name, which]).set(i64::try_from(value).unwrap_or(i64::MAX));
+        };
+        gauge("size", status.size);
+        gauge("available", status.available);
+        gauge("max", status.max_size);
+        gauge("waiting", status.waiting);
+    }
     m.bus_queue_depth.set(state.bus.queue_depth());
     match infrastructure::events::log::outbox_lag_seconds(&state.pool).await {
         Ok(lag) => m.outbox_lag_ms.set((lag * 1000.0) as i64),

@@ -41,6 +41,11 @@ const POLL_INTERVAL: Duration = Duration::from_secs(1);
 /// are claimed together: one claim per window instead of one per event.
 const GATHER: Duration = Duration::from_millis(5);
 
+/// With the in-process bus, the relay hands over no more while this many events wait in the bus's queue:
+/// the rest wait in the outbox (durable, and not in this process's memory) until the handlers catch up.
+/// Each completion wakes the relay, so it resumes as soon as the queue falls below the mark.
+pub const IN_MEMORY_HIGH_WATER: i64 = 1_000;
+
 #[derive(Clone)]
 pub struct OutboxRelay {
     pool: DbPool,
@@ -147,10 +152,14 @@ impl OutboxRelay {
         Ok(sent.len())
     }
 
-    /// Relays until the outbox is empty (or the bus refuses).
+    /// Relays until the outbox is empty (or the bus refuses, or an in-process bus holds
+    /// [`IN_MEMORY_HIGH_WATER`] events).
     pub async fn drain(&self) -> Result<usize, DbError> {
         let mut total = 0;
         loop {
+            if !self.bus.is_durable() && self.bus.queue_depth() >= IN_MEMORY_HIGH_WATER {
+                return Ok(total);
+            }
             let sent = self.relay_batch().await?;
             total += sent;
             if sent < usize::try_from(self.batch_size).unwrap_or(usize::MAX) {

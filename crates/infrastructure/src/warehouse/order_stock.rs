@@ -12,7 +12,6 @@ use std::collections::{BTreeSet, HashMap};
 
 use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel::sql_types::{Array, Text, Uuid as SqlUuid};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use uuid::Uuid;
 use warehouse_domain::events::{self, INSUFFICIENT_STOCK_REASON};
@@ -23,9 +22,9 @@ use warehouse_domain::{
 };
 
 use super::errors::{corrupt, tx_error, TxError};
-use super::ledger::{apply_change, lock_by_ids};
+use super::ledger::{apply_locked_changes, lock_by_ids};
 use super::rows::{InventoryRow, MovementRow};
-use super::schema::{order_stock_holds, stock_movements};
+use super::schema::{inventory, locations, order_stock_holds, stock_movements};
 use crate::events::{record_event, Delivery};
 use crate::storage::connect;
 use crate::DbPool;
@@ -57,23 +56,20 @@ async fn first_delivery(conn: &mut AsyncPgConnection, delivery: Option<Delivery>
     }
 }
 
-#[derive(QueryableByName)]
-struct HoldRow {
-    #[diesel(sql_type = Text)]
-    status: String,
-}
-
 /// Locks the order's hold row, creating a `pending` placeholder when absent, and returns the status
-/// it had (`None`: no decision stored yet).
+/// it had (`None`: no decision stored yet). (The query DSL, not SQL text, so the statement is
+/// prepared once per connection: one round trip.)
 async fn claim_hold(conn: &mut AsyncPgConnection, order_id: Uuid) -> Result<Option<HoldStatus>, TxError> {
-    let row: HoldRow = diesel::sql_query(
-        "INSERT INTO order_stock_holds (order_id, status) VALUES ($1, 'pending') \
-         ON CONFLICT (order_id) DO UPDATE SET updated_at = order_stock_holds.updated_at RETURNING status",
-    )
-    .bind::<SqlUuid, _>(order_id)
-    .get_result(conn)
-    .await?;
-    match row.status.as_str() {
+    let status: String = diesel::insert_into(order_stock_holds::table)
+        .values((order_stock_holds::order_id.eq(order_id), order_stock_holds::status.eq("pending")))
+        .on_conflict(order_stock_holds::order_id)
+        .do_update()
+        // A no-op write: it takes the row lock an existing row needs.
+        .set(order_stock_holds::updated_at.eq(order_stock_holds::updated_at))
+        .returning(order_stock_holds::status)
+        .get_result(conn)
+        .await?;
+    match status.as_str() {
         "pending" => Ok(None),
         // The CHECK allows nothing else; a value it missed must not pass for "no decision yet".
         other => HoldStatus::parse(other).map(Some).ok_or(TxError::Refused(corrupt("hold status", other))),
@@ -88,23 +84,26 @@ async fn set_hold(conn: &mut AsyncPgConnection, order_id: Uuid, status: HoldStat
         .await
 }
 
-/// The candidate records for `products`: live, at live active locations, locked in id order.
+/// The candidate records for `products`: live, at live active locations, locked in id order (the
+/// locations by a subquery, so only inventory rows are locked).
 async fn lock_candidates(conn: &mut AsyncPgConnection, products: &[Uuid]) -> QueryResult<Vec<InventoryRow>> {
-    diesel::sql_query(
-        "SELECT i.id, i.product_id, i.location_id, i.quantity_on_hand, i.quantity_reserved, \
-                i.quantity_committed, i.reorder_point, i.min_stock, i.max_stock, i.created_at, i.updated_at, i.version \
-         FROM inventory i JOIN locations l ON l.id = i.location_id \
-         WHERE i.product_id = ANY($1) AND i.deleted_at IS NULL AND l.deleted_at IS NULL AND l.is_active \
-         ORDER BY i.id FOR UPDATE OF i",
-    )
-    .bind::<Array<SqlUuid>, _>(products)
-    .load(conn)
-    .await
+    let open_locations =
+        locations::table.filter(locations::deleted_at.is_null().and(locations::is_active)).select(locations::id);
+    inventory::table
+        .filter(inventory::product_id.eq_any(products))
+        .filter(inventory::deleted_at.is_null())
+        .filter(inventory::location_id.eq_any(open_locations))
+        .order(inventory::id.asc())
+        .for_update()
+        .select(InventoryRow::as_select())
+        .load(conn)
+        .await
 }
 
-/// Writes one change; a missed compare-and-set cannot happen under the row lock, so it aborts.
-async fn write(conn: &mut AsyncPgConnection, change: &InventoryChange) -> Result<(), TxError> {
-    if apply_change(conn, change).await? {
+/// Writes the changes of locked records, pipelined; a missed compare-and-set cannot happen under the
+/// row locks, so one aborts the transaction.
+async fn write(conn: &mut AsyncPgConnection, changes: &[InventoryChange]) -> Result<(), TxError> {
+    if apply_locked_changes(conn, changes).await? {
         Ok(())
     } else {
         Err(TxError::Refused(RepoError::Storage(StorageError::Stale)))
@@ -135,6 +134,7 @@ async fn settle(
     let ids: Vec<Uuid> = held.iter().map(|h| h.inventory_id).collect();
     let locked: HashMap<Uuid, InventoryRow> = lock_by_ids(conn, &ids).await?.into_iter().map(|r| (r.id, r)).collect();
     let mut settled = Vec::with_capacity(held.len());
+    let mut changes = Vec::with_capacity(held.len());
     for hold in held {
         let Some(row) = locked.get(&hold.inventory_id) else { continue };
         let record = row.clone().into_inventory();
@@ -148,9 +148,10 @@ async fn settle(
             Settle::Commit => record.commit(quantity, order_id, stamp),
         }
         .map_err(|e| TxError::Refused(RepoError::Refused(e)))?;
-        write(conn, &change).await?;
+        changes.push(change);
         settled.push(InventoryQuantity { inventory_id: hold.inventory_id, quantity });
     }
+    write(conn, &changes).await?;
     Ok(settled)
 }
 
@@ -189,6 +190,7 @@ impl OrderStockRepository for PgOrderStockRepository {
             match plan_reservation(lines, &levels) {
                 Ok(allocations) => {
                     let by_id: HashMap<Uuid, &InventoryRow> = rows.iter().map(|r| (r.id, r)).collect();
+                    let mut changes = Vec::new();
                     for total in totals_by_inventory(&allocations) {
                         let Some(row) = by_id.get(&total.inventory_id) else {
                             return Err(TxError::Refused(RepoError::Storage(StorageError::Stale)));
@@ -198,8 +200,9 @@ impl OrderStockRepository for PgOrderStockRepository {
                             .into_inventory()
                             .reserve(total.quantity, order_id, stamp)
                             .map_err(|e| TxError::Refused(RepoError::Refused(e)))?;
-                        write(conn, &change).await?;
+                        changes.push(change);
                     }
+                    write(conn, &changes).await?;
                     set_hold(conn, order_id, order_hold::after_planning(true)).await?;
                     record_event(conn, &[events::stock_reserved(order_id, &allocations, stamp.at)]).await?;
                     Ok(ReservationOutcome::Reserved(allocations))
