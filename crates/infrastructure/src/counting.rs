@@ -1,7 +1,7 @@
 //! The `total` of every list, counted up to a bound. An exact `count(*)` of a list that matches a
 //! million rows reads a million index entries on every page request (hundreds of milliseconds); a
 //! list's total is counted exactly up to [`EXACT_UP_TO`] rows (or to the end of the page asked for,
-//! if that lies further) and reported as a lower bound, flagged inexact, beyond it (docs/lists.md).
+//! if that lies further) and reported as a lower bound, flagged inexact, beyond it (docs/conventions.md).
 
 use diesel::pg::Pg;
 use diesel::query_builder::{AsQuery, AstPass, Query, QueryFragment, QueryId};

@@ -225,3 +225,72 @@ async fn events_lost_in_a_crash_are_handed_over_again_at_start() {
         .expect("row");
     assert!(row.done, "handled events are marked complete");
 }
+
+/// Holds every event until the gate opens, then counts it.
+struct GatedHandler {
+    gate: Arc<tokio::sync::Semaphore>,
+    handled: AtomicUsize,
+}
+
+#[async_trait]
+impl EventHandler for GatedHandler {
+    fn name(&self) -> &'static str {
+        "test.gated"
+    }
+
+    fn handles(&self, event_name: &str) -> bool {
+        event_name == "test.backlog"
+    }
+
+    async fn handle(&self, _event: &EventEnvelope) -> Result<(), HandlerError> {
+        let permit = self.gate.acquire().await.map_err(|e| HandlerError::new(e.to_string()))?;
+        drop(permit);
+        self.handled.fetch_add(1, Ordering::SeqCst);
+        Ok(())
+    }
+}
+
+/// A backlog the handlers cannot keep up with waits in the outbox, not in the process's memory: the
+/// relay stops handing events to the in-process bus while 1 000 wait there, and goes on as they finish.
+#[actix_web::test]
+async fn a_backlog_waits_in_the_outbox_not_in_memory() {
+    let handler =
+        Arc::new(GatedHandler { gate: Arc::new(tokio::sync::Semaphore::new(0)), handled: AtomicUsize::new(0) });
+    let t = TestApp::start_with(TestOptions::default().with_handler(handler.clone())).await;
+    let events: Vec<EventEnvelope> = (0..1_500)
+        .map(|n| EventEnvelope::new("test.backlog", shared_kernel::new_id(), serde_json::json!({ "n": n })))
+        .collect();
+    {
+        let mut conn = t.state.pool.get().await.expect("conn");
+        record_event(&mut conn, &events).await.expect("record");
+    }
+    t.state.outbox.notify();
+    let high_water = infrastructure::events::relay::IN_MEMORY_HIGH_WATER;
+    eventually(Duration::from_secs(10), "the bus fills to the mark", || t.state.bus.queue_depth() >= high_water).await;
+    // Give the relay time to (wrongly) hand over more.
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let queued = t.state.bus.queue_depth();
+    assert!(queued < high_water + 100, "at most one batch past the mark, not {queued}");
+    #[derive(diesel::QueryableByName)]
+    struct N {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        n: i64,
+    }
+    let waiting = |pool: DbPool| async move {
+        let mut conn = pool.get().await.expect("conn");
+        let row: N = diesel::sql_query("SELECT count(*) AS n FROM outbox_events WHERE published_at IS NULL")
+            .get_result(&mut conn)
+            .await
+            .expect("count");
+        row.n
+    };
+    let left = waiting(t.state.pool.clone()).await;
+    assert!(left >= 1_500 - queued, "the rest waits in the outbox: {left} unpublished, {queued} queued");
+    handler.gate.add_permits(tokio::sync::Semaphore::MAX_PERMITS / 2);
+    eventually(Duration::from_secs(30), "every event handled", || {
+        AtomicUsize::load(&handler.handled, Ordering::SeqCst) == 1_500
+    })
+    .await;
+    assert_eq!(waiting(t.state.pool.clone()).await, 0);
+    t.stop().await;
+}

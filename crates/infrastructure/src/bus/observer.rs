@@ -66,6 +66,10 @@ impl DeliveryObserver for PgDeliveryObserver {
 
     async fn completed(&self, event_id: Uuid) {
         self.completions.mark(event_id);
+        // The bus holds one event fewer: a relay paused at its high-water mark may go on.
+        if let Some(relay) = &self.relay {
+            relay.notify();
+        }
     }
 }
 

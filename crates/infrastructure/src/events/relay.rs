@@ -43,7 +43,9 @@ const GATHER: Duration = Duration::from_millis(5);
 
 /// With the in-process bus, the relay hands over no more while this many events wait in the bus's queue:
 /// the rest wait in the outbox (durable, and not in this process's memory) until the handlers catch up.
-/// Each completion wakes the relay, so it resumes as soon as the queue falls below the mark.
+/// Each finished event wakes the relay (`PgDeliveryObserver::completed`), so it resumes as soon as the
+/// queue falls below the mark. The final flush at shutdown ignores the mark: the bus handles what is
+/// queued before it stops.
 pub const IN_MEMORY_HIGH_WATER: i64 = 1_000;
 
 #[derive(Clone)]
@@ -155,9 +157,13 @@ impl OutboxRelay {
     /// Relays until the outbox is empty (or the bus refuses, or an in-process bus holds
     /// [`IN_MEMORY_HIGH_WATER`] events).
     pub async fn drain(&self) -> Result<usize, DbError> {
+        self.drain_up_to(IN_MEMORY_HIGH_WATER).await
+    }
+
+    async fn drain_up_to(&self, high_water: i64) -> Result<usize, DbError> {
         let mut total = 0;
         loop {
-            if !self.bus.is_durable() && self.bus.queue_depth() >= IN_MEMORY_HIGH_WATER {
+            if !self.bus.is_durable() && self.bus.queue_depth() >= high_water {
                 return Ok(total);
             }
             let sent = self.relay_batch().await?;
@@ -184,7 +190,7 @@ impl OutboxRelay {
                     _ = stop.changed() => {}
                 }
             }
-            if let Err(error) = self.drain().await {
+            if let Err(error) = self.drain_up_to(i64::MAX).await {
                 tracing::warn!(%error, "final outbox flush failed");
             }
         })

@@ -30,7 +30,8 @@ pub(crate) async fn apply_locked_changes(
 ) -> QueryResult<bool> {
     let shared: &AsyncPgConnection = conn;
     let writes = changes.iter().map(|change| async move {
-        let (updated, _) = futures_util::try_join!(update_quantities(shared, change), append_movement(shared, change))?;
+        let (updated, _) =
+            futures_util::future::try_join(update_quantities(shared, change), append_movement(shared, change)).await?;
         Ok::<_, diesel::result::Error>(updated == 1)
     });
     Ok(futures_util::future::try_join_all(writes).await?.into_iter().all(|written| written))

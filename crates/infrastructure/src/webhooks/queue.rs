@@ -3,8 +3,10 @@
 
 use std::time::Duration;
 
+use diesel::pg::Pg;
+use diesel::query_builder::{AstPass, QueryFragment, QueryId};
 use diesel::sql_types::{Array, BigInt, Bool, Double, Integer, Nullable, Text, Timestamptz, Uuid as SqlUuid};
-use diesel::{OptionalExtension, QueryableByName};
+use diesel::{OptionalExtension, QueryResult, QueryableByName};
 use diesel_async::RunQueryDsl;
 use serde::Serialize;
 use shared_kernel::{EventEnvelope, StorageError};
@@ -124,6 +126,48 @@ struct DueIn {
     seconds: Option<f64>,
 }
 
+/// The fan-out's `INSERT ... SELECT`, as a statement type of its own rather than `sql_query` text: it
+/// runs for every burst of events, and diesel prepares `sql_query` text again on every execution (an
+/// extra round trip and a parse and plan), while a statement with a static query id is prepared once
+/// per connection.
+struct FanOutStatement<'a> {
+    ids: &'a [Uuid],
+    names: &'a [&'a str],
+    payloads: &'a [String],
+    times: &'a [OffsetDateTime],
+}
+
+/// One statement whatever it binds: the prepared-statement cache knows it by this type.
+impl QueryId for FanOutStatement<'_> {
+    type QueryId = FanOutStatement<'static>;
+    const HAS_STATIC_QUERY_ID: bool = true;
+}
+
+impl QueryFragment<Pg> for FanOutStatement<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql(
+            "INSERT INTO webhook_deliveries (id, endpoint_id, event_id, event_type, payload, next_attempt_at) \
+             SELECT gen_random_uuid(), e.id, v.id, v.name, v.payload, now() FROM unnest(",
+        );
+        out.push_bind_param::<Array<SqlUuid>, _>(&self.ids)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Array<Text>, _>(&self.names)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Array<Text>, _>(&self.payloads)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Array<Timestamptz>, _>(&self.times)?;
+        // The filter's `*` is LIKE's `%`; `_` is literal in event names.
+        out.push_sql(
+            ") AS v (id, name, payload, occurred_at) \
+             JOIN webhook_endpoints e ON e.enabled AND e.created_at <= v.occurred_at \
+             WHERE EXISTS (SELECT 1 FROM unnest(e.events) AS p (pattern) \
+                 WHERE v.name LIKE replace(replace(p.pattern, '_', '\\_'), '*', '%')) \
+             ON CONFLICT (event_id, endpoint_id) DO NOTHING",
+        );
+        Ok(())
+    }
+}
+
 impl DeliveryQueue {
     pub fn new(pool: DbPool) -> Self {
         Self { pool }
@@ -138,23 +182,10 @@ impl DeliveryQueue {
         let payloads: Vec<String> = events.iter().map(|e| payload_of(e)).collect();
         let times: Vec<OffsetDateTime> = events.iter().map(|e| e.occurred_at).collect();
         let mut conn = connect(&self.pool).await?;
-        // The filter's `*` is LIKE's `%`; `_` is literal in event names.
-        diesel::sql_query(
-            "INSERT INTO webhook_deliveries (id, endpoint_id, event_id, event_type, payload, next_attempt_at) \
-             SELECT gen_random_uuid(), e.id, v.id, v.name, v.payload, now() \
-             FROM unnest($1, $2, $3, $4) AS v (id, name, payload, occurred_at) \
-             JOIN webhook_endpoints e ON e.enabled AND e.created_at <= v.occurred_at \
-             WHERE EXISTS (SELECT 1 FROM unnest(e.events) AS p (pattern) \
-                 WHERE v.name LIKE replace(replace(p.pattern, '_', '\\_'), '*', '%')) \
-             ON CONFLICT (event_id, endpoint_id) DO NOTHING",
-        )
-        .bind::<Array<SqlUuid>, _>(ids)
-        .bind::<Array<Text>, _>(names)
-        .bind::<Array<Text>, _>(payloads)
-        .bind::<Array<Timestamptz>, _>(times)
-        .execute(&mut conn)
-        .await
-        .map_err(storage)
+        FanOutStatement { ids: &ids, names: &names, payloads: &payloads, times: &times }
+            .execute(&mut conn)
+            .await
+            .map_err(storage)
     }
 
     /// Claims up to `limit` due deliveries of enabled endpoints, oldest first, leaving any
