@@ -138,12 +138,13 @@ async fn long_lists_count_up_to_a_bound_and_say_so() {
         pagination("page_size=20").await,
         (json!({"total": 10_001, "total_exact": false, "page": 1, "page_size": 20, "total_pages": 501}), Some(20))
     );
-    // Page 110 of 100 ends at item 11 000, past the bound: counted to there, so exact again.
+    // Page 110 of 100 ends at item 11 000, past the bound: counted to there, so exact again. (Searched,
+    // so that the customer made for the admin's own account, which may appear at any moment, is not in.)
     assert_eq!(
-        pagination("page=110&page_size=100").await,
+        pagination("search=bound.test&page=110&page_size=100").await,
         (json!({"total": 10_050, "total_exact": true, "page": 110, "page_size": 100, "total_pages": 101}), Some(0))
     );
-    assert_eq!(pagination("page=101&page_size=100").await.1, Some(50));
+    assert_eq!(pagination("search=bound.test&page=101&page_size=100").await.1, Some(50));
     assert_eq!(
         pagination("tags=vip").await,
         (json!({"total": 1, "total_exact": true, "page": 1, "page_size": 20, "total_pages": 1}), Some(1))
