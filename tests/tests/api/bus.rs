@@ -278,10 +278,12 @@ async fn a_backlog_waits_in_the_outbox_not_in_memory() {
     }
     let waiting = |pool: DbPool| async move {
         let mut conn = pool.get().await.expect("conn");
-        let row: N = diesel::sql_query("SELECT count(*) AS n FROM outbox_events WHERE published_at IS NULL")
-            .get_result(&mut conn)
-            .await
-            .expect("count");
+        let row: N = diesel::sql_query(
+            "SELECT count(*) AS n FROM outbox_events WHERE published_at IS NULL AND name = 'test.backlog'",
+        )
+        .get_result(&mut conn)
+        .await
+        .expect("count");
         row.n
     };
     let left = waiting(t.state.pool.clone()).await;
