@@ -149,7 +149,7 @@ impl LocationRow {
     }
 }
 
-#[derive(Debug, Clone, Queryable, QueryableByName, Selectable, Insertable)]
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = inventory)]
 pub(crate) struct InventoryRow {
     pub id: Uuid,
