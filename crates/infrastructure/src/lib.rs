@@ -12,6 +12,7 @@ pub mod idempotency;
 pub mod identity;
 pub mod kv;
 pub mod orders;
+pub(crate) mod pipeline;
 pub mod preconditions;
 pub mod reference;
 pub mod request_tx;

@@ -203,7 +203,7 @@ async fn events_lost_in_a_crash_are_handed_over_again_at_start() {
     {
         let pool = infrastructure::db::build_pool(&infrastructure::db::PoolSettings::new(&db.url, 1)).expect("pool");
         let mut conn = pool.get().await.expect("conn");
-        record_event(&mut conn, std::slice::from_ref(&crashed)).await.expect("record");
+        record_event(&conn, std::slice::from_ref(&crashed)).await.expect("record");
         // The relay had handed it to the in-process bus, then the process died.
         diesel::sql_query("UPDATE outbox_events SET published_at = now()").execute(&mut conn).await.expect("mark");
     }
@@ -261,8 +261,8 @@ async fn a_backlog_waits_in_the_outbox_not_in_memory() {
         .map(|n| EventEnvelope::new("test.backlog", shared_kernel::new_id(), serde_json::json!({ "n": n })))
         .collect();
     {
-        let mut conn = t.state.pool.get().await.expect("conn");
-        record_event(&mut conn, &events).await.expect("record");
+        let conn = t.state.pool.get().await.expect("conn");
+        record_event(&conn, &events).await.expect("record");
     }
     t.state.outbox.notify();
     let high_water = infrastructure::events::relay::IN_MEMORY_HIGH_WATER;

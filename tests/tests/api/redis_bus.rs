@@ -164,8 +164,8 @@ async fn the_app_runs_on_redis_end_to_end() {
     let t = TestApp::start_with(options).await;
     let event = EventEnvelope::new("test.redis_app_event", Uuid::now_v7(), serde_json::json!({"via": "outbox"}));
     {
-        let mut conn = t.state.pool.get().await.expect("conn");
-        infrastructure::events::record_event(&mut conn, std::slice::from_ref(&event)).await.expect("record");
+        let conn = t.state.pool.get().await.expect("conn");
+        infrastructure::events::record_event(&conn, std::slice::from_ref(&event)).await.expect("record");
     }
     t.state.outbox.notify();
     eventually(Duration::from_secs(15), "outbox → relay → stream → handler", || {

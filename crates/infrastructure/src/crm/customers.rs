@@ -9,6 +9,8 @@ use crm_domain::{
 use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use futures_util::future::try_join;
+use futures_util::{FutureExt, TryFutureExt};
 use shared_kernel::{Page, PageRequest};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -17,6 +19,7 @@ use super::customer_rows::{insert_customer, insert_history, load_customer, to_cu
 use super::errors::{contains_pattern, from_diesel};
 use super::schema::customers;
 use crate::events::record_event;
+use crate::pipeline::write_with_followers;
 use crate::storage::connect;
 use crate::DbPool;
 
@@ -38,6 +41,20 @@ async fn stale_or_missing(conn: &mut AsyncPgConnection, id: Uuid) -> RepoError {
         Ok(Some(_)) => RepoError::Stale,
         Ok(None) => RepoError::NotFound,
         Err(error) => from_diesel(error),
+    }
+}
+
+/// The answer of a conditional save: its row, or (the transaction rolled back because the update
+/// missed) whether the customer moved or is gone.
+async fn saved_or_stale(
+    conn: &mut AsyncPgConnection,
+    id: Uuid,
+    saved: Result<CustomerRow, diesel::result::Error>,
+) -> Result<Customer, RepoError> {
+    match saved {
+        Ok(row) => Customer::try_from(row),
+        Err(diesel::result::Error::RollbackTransaction) => Err(stale_or_missing(conn, id).await),
+        Err(error) => Err(from_diesel(error)),
     }
 }
 
@@ -193,8 +210,9 @@ impl CustomerRepository for PgCustomerRepository {
         let mut conn = connect(&self.pool).await?;
         let next = &transition.customer;
         let saved = conn
-            .transaction::<Option<CustomerRow>, diesel::result::Error, _>(async |conn| {
-                let row = diesel::update(customers::table)
+            .transaction::<CustomerRow, diesel::result::Error, _>(async |conn| {
+                let mut shared: &AsyncPgConnection = conn;
+                let update = diesel::update(customers::table)
                     .filter(customers::id.eq(next.id).and(customers::deleted_at.is_null()))
                     .filter(customers::status.eq(transition.from.as_str()))
                     .set((
@@ -203,47 +221,37 @@ impl CustomerRepository for PgCustomerRepository {
                         customers::updated_at.eq(next.updated_at),
                     ))
                     .returning(CustomerRow::as_returning())
-                    .get_result(conn)
-                    .await
-                    .optional()?;
-                if row.is_some() {
-                    insert_history(conn, next.id, &transition.history).await?;
-                    record_event(conn, &transition.events).await?;
-                }
-                Ok(row)
+                    .get_result(&mut shared);
+                let followers = try_join(
+                    insert_history(shared, next.id, &transition.history),
+                    record_event(shared, &transition.events),
+                );
+                write_with_followers(update.map(OptionalExtension::optional), followers.map_ok(|_| ()))
+                    .await?
+                    .ok_or(diesel::result::Error::RollbackTransaction)
             })
-            .await
-            .map_err(from_diesel)?;
-        match saved {
-            Some(row) => Customer::try_from(row),
-            None => Err(stale_or_missing(&mut conn, next.id).await),
-        }
+            .await;
+        saved_or_stale(&mut conn, next.id, saved).await
     }
 
     async fn save_tier_change(&self, change: &TierChange) -> Result<Customer, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let next = &change.customer;
         let saved = conn
-            .transaction::<Option<CustomerRow>, diesel::result::Error, _>(async |conn| {
-                let row = diesel::update(customers::table)
+            .transaction::<CustomerRow, diesel::result::Error, _>(async |conn| {
+                let mut shared: &AsyncPgConnection = conn;
+                let update = diesel::update(customers::table)
                     .filter(customers::id.eq(next.id).and(customers::deleted_at.is_null()))
                     .filter(customers::tier.eq(change.from.as_str()))
                     .set((customers::tier.eq(next.tier.as_str()), customers::updated_at.eq(next.updated_at)))
                     .returning(CustomerRow::as_returning())
-                    .get_result(conn)
-                    .await
-                    .optional()?;
-                if row.is_some() {
-                    record_event(conn, &change.events).await?;
-                }
-                Ok(row)
+                    .get_result(&mut shared);
+                write_with_followers(update.map(OptionalExtension::optional), record_event(shared, &change.events))
+                    .await?
+                    .ok_or(diesel::result::Error::RollbackTransaction)
             })
-            .await
-            .map_err(from_diesel)?;
-        match saved {
-            Some(row) => Customer::try_from(row),
-            None => Err(stale_or_missing(&mut conn, next.id).await),
-        }
+            .await;
+        saved_or_stale(&mut conn, next.id, saved).await
     }
 
     async fn soft_delete(&self, id: Uuid, at: OffsetDateTime) -> Result<(), RepoError> {

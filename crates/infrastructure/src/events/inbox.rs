@@ -26,11 +26,12 @@ impl Delivery {
 
     /// Marks the delivery handled; call it first inside the work's
     /// transaction. `false`: an earlier delivery did the work, skip it.
-    pub async fn claim(self, conn: &mut AsyncPgConnection) -> QueryResult<bool> {
+    /// (On a shared reference, so the work's first statements can be sent behind it, pipelined.)
+    pub async fn claim(self, mut conn: &AsyncPgConnection) -> QueryResult<bool> {
         let inserted = diesel::insert_into(inbox::table)
             .values((inbox::event_id.eq(self.event_id), inbox::handler.eq(self.handler)))
             .on_conflict_do_nothing()
-            .execute(conn)
+            .execute(&mut conn)
             .await?;
         Ok(inserted == 1)
     }

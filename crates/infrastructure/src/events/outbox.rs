@@ -18,7 +18,7 @@ struct NewOutboxRow<'a> {
 
 /// Records `events` on `conn`. Call it inside the transaction that makes
 /// the change, so the change and its events commit or roll back together.
-pub async fn record_event(conn: &mut AsyncPgConnection, events: &[EventEnvelope]) -> QueryResult<()> {
+pub async fn record_event(mut conn: &AsyncPgConnection, events: &[EventEnvelope]) -> QueryResult<()> {
     if events.is_empty() {
         return Ok(());
     }
@@ -32,6 +32,6 @@ pub async fn record_event(conn: &mut AsyncPgConnection, events: &[EventEnvelope]
             data: &e.data,
         })
         .collect();
-    diesel::insert_into(outbox_events::table).values(&rows).execute(conn).await?;
+    diesel::insert_into(outbox_events::table).values(&rows).execute(&mut conn).await?;
     Ok(())
 }

@@ -63,10 +63,14 @@ impl EventHandler for WarehouseRepliesHandler {
         let mut conn = self.pool.get().await.map_err(|e| HandlerError::new(e.to_string()))?;
         let event_id = event.id;
         conn.transaction::<(), TxError, _>(async |conn| {
-            if !Delivery::new(event_id, HANDLER_NAME).claim(conn).await? {
-                return Ok(());
-            }
-            let Some((row, lines)) = store::load(conn, reply.order_id(), true).await? else {
+            // The claim and the order's locked read go out together (pipelined); a second delivery
+            // reads (and locks until its commit) for nothing, and does nothing.
+            let (first, loaded) = futures_util::future::try_join(
+                Delivery::new(event_id, HANDLER_NAME).claim(conn),
+                store::load(conn, reply.order_id(), true),
+            )
+            .await?;
+            let (true, Some((row, lines))) = (first, loaded) else {
                 return Ok(());
             };
             let order = row.into_order(lines).map_err(TxError::Refused)?;

@@ -7,7 +7,8 @@ use std::collections::HashMap;
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::Integer;
-use diesel_async::{AsyncConnection, RunQueryDsl};
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use futures_util::future::try_join3;
 use order_domain::{
     Order, OrderChange, OrderDeletion, OrderDraft, OrderFilter, OrderNumber, OrderRepository, RepoError,
 };
@@ -64,13 +65,24 @@ impl OrderRepository for PgOrderRepository {
                 .map_err(|e| TxError::Refused(RepoError::Unknown(format!("order number: {e}"))))?;
             let (order, events) =
                 draft.into_order(number).map_err(|e| TxError::Refused(RepoError::Unknown(format!("order: {e}"))))?;
-            diesel::insert_into(orders::table).values(OrderRow::of(order.record())).execute(conn).await?;
-            // Lines given at creation (`items`) go in with the order, in the same transaction.
-            if !order.lines.is_empty() {
-                let lines: Vec<LineRow> = order.lines.iter().map(|line| LineRow::of(line.record())).collect();
-                diesel::insert_into(order_lines::table).values(lines).execute(conn).await?;
-            }
-            record_event(conn, &events).await?;
+            // The order, the lines given at creation (`items`) and the events are sent at once,
+            // pipelined: one round trip. A failure of any of them rolls all of them back.
+            let mut shared: &AsyncPgConnection = conn;
+            let header = OrderRow::of(order.record());
+            let lines: Vec<LineRow> = order.lines.iter().map(|line| LineRow::of(line.record())).collect();
+            let insert_lines = async move {
+                let mut conn = shared;
+                if !lines.is_empty() {
+                    diesel::insert_into(order_lines::table).values(&lines).execute(&mut conn).await?;
+                }
+                Ok(())
+            };
+            try_join3(
+                diesel::insert_into(orders::table).values(&header).execute(&mut shared),
+                insert_lines,
+                record_event(shared, &events),
+            )
+            .await?;
             Ok(order)
         })
         .await
@@ -78,8 +90,8 @@ impl OrderRepository for PgOrderRepository {
     }
 
     async fn get(&self, id: Uuid) -> Result<Order, RepoError> {
-        let mut conn = connect(&self.pool).await?;
-        let (row, lines) = store::load(&mut conn, id, false).await.map_err(from_diesel)?.ok_or(RepoError::NotFound)?;
+        let conn = connect(&self.pool).await?;
+        let (row, lines) = store::load(&conn, id, false).await.map_err(from_diesel)?.ok_or(RepoError::NotFound)?;
         row.into_order(lines)
     }
 
@@ -91,7 +103,7 @@ impl OrderRepository for PgOrderRepository {
             .first(&mut conn)
             .await
             .map_err(from_diesel)?;
-        let (row, lines) = store::load(&mut conn, id, false).await.map_err(from_diesel)?.ok_or(RepoError::NotFound)?;
+        let (row, lines) = store::load(&conn, id, false).await.map_err(from_diesel)?.ok_or(RepoError::NotFound)?;
         row.into_order(lines)
     }
 
@@ -151,15 +163,23 @@ impl OrderRepository for PgOrderRepository {
     async fn save(&self, change: &OrderChange) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         let id = change.order.id;
-        conn.transaction::<(), TxError, _>(async |conn| {
-            if store::write_change(conn, change).await? {
-                return Ok(());
+        let saved = conn
+            .transaction::<(), TxError, _>(async |conn| {
+                if store::write_change(conn, change).await? {
+                    Ok(())
+                } else {
+                    Err(TxError::Db(diesel::result::Error::RollbackTransaction))
+                }
+            })
+            .await;
+        match saved {
+            // The update missed (and what was sent behind it rolled back): moved or gone?
+            Err(TxError::Db(diesel::result::Error::RollbackTransaction)) => {
+                let stale = store::exists(&mut conn, id).await.map_err(from_diesel)?;
+                Err(if stale { RepoError::Stale } else { RepoError::NotFound })
             }
-            let stale = store::exists(conn, id).await?;
-            Err(TxError::Refused(if stale { RepoError::Stale } else { RepoError::NotFound }))
-        })
-        .await
-        .map_err(tx_error)
+            other => other.map_err(tx_error),
+        }
     }
 
     async fn delete(&self, deletion: &OrderDeletion, now: OffsetDateTime) -> Result<(), RepoError> {

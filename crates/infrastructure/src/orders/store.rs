@@ -9,23 +9,29 @@ use uuid::Uuid;
 use super::rows::{LineRow, OrderHeaderChange, OrderRow};
 use super::schema::{order_lines, orders};
 use crate::events::record_event;
+use crate::pipeline::write_with_followers;
+use futures_util::future::try_join;
+use futures_util::TryFutureExt;
 
 /// The live order row and its lines (by `created_at`, then `id`); `lock` takes the row `FOR UPDATE`.
+/// Both reads are sent at once (pipelined: one round trip); the lines of a missing order are none.
 pub(crate) async fn load(
-    conn: &mut AsyncPgConnection,
+    mut conn: &AsyncPgConnection,
     id: Uuid,
     lock: bool,
 ) -> QueryResult<Option<(OrderRow, Vec<LineRow>)>> {
     let query = orders::table.filter(orders::id.eq(id).and(orders::deleted_at.is_null())).select(OrderRow::as_select());
-    let row = if lock { query.for_update().first(conn).await } else { query.first(conn).await }.optional()?;
-    let Some(row) = row else { return Ok(None) };
+    let row = async move {
+        let mut conn = conn;
+        if lock { query.for_update().first(&mut conn).await } else { query.first(&mut conn).await }.optional()
+    };
     let lines = order_lines::table
         .filter(order_lines::order_id.eq(id))
         .order((order_lines::created_at.asc(), order_lines::id.asc()))
         .select(LineRow::as_select())
-        .load(conn)
-        .await?;
-    Ok(Some((row, lines)))
+        .load(&mut conn);
+    let (row, lines) = try_join(row, lines).await?;
+    Ok(row.map(|row| (row, lines)))
 }
 
 /// Whether a live order with this id exists (tells `Stale` from `NotFound` after a missed CAS).
@@ -35,44 +41,48 @@ pub(crate) async fn exists(conn: &mut AsyncPgConnection, id: Uuid) -> QueryResul
         .await
 }
 
-/// Writes `change` as a compare-and-set on version and status, then its line and its events.
-/// Returns `false` (having written nothing) when the order moved or is gone.
+/// Writes `change` as a compare-and-set on version and status, with its line and its events sent
+/// behind it on the connection (pipelined: one round trip). Returns `false` when the order moved or
+/// is gone: the line and events went out all the same, so the caller must abort its transaction.
 pub(crate) async fn write_change(conn: &mut AsyncPgConnection, change: &OrderChange) -> QueryResult<bool> {
+    let mut shared: &AsyncPgConnection = conn;
     let order: &OrderRecord = change.order.record();
-    let updated = diesel::update(orders::table)
+    let update = diesel::update(orders::table)
         .filter(orders::id.eq(order.id))
         .filter(orders::version.eq(change.expected_version))
         .filter(orders::status.eq(change.expected_status.as_str()))
         .filter(orders::deleted_at.is_null())
         .set(OrderHeaderChange::of(order))
-        .execute(conn)
-        .await?;
-    if updated == 0 {
-        return Ok(false);
-    }
-    match &change.line {
+        .execute(&mut shared)
+        .map_ok(|updated| (updated == 1).then_some(()));
+    let followers = try_join(write_line(shared, order.id, change.line.as_ref()), record_event(shared, &change.events));
+    let written = write_with_followers(update, followers.map_ok(|_| ())).await?;
+    Ok(written.is_some())
+}
+
+async fn write_line(mut conn: &AsyncPgConnection, order_id: Uuid, line: Option<&LineChange>) -> QueryResult<()> {
+    match line {
         None => {}
         Some(LineChange::Added(line)) => {
-            diesel::insert_into(order_lines::table).values(LineRow::of(line.record())).execute(conn).await?;
+            diesel::insert_into(order_lines::table).values(LineRow::of(line.record())).execute(&mut conn).await?;
         }
         Some(LineChange::Updated(line)) => {
             diesel::update(order_lines::table)
-                .filter(order_lines::id.eq(line.id).and(order_lines::order_id.eq(order.id)))
+                .filter(order_lines::id.eq(line.id).and(order_lines::order_id.eq(order_id)))
                 .set((
                     order_lines::quantity.eq(line.quantity),
                     order_lines::subtotal.eq(line.subtotal),
                     order_lines::updated_at.eq(line.updated_at),
                 ))
-                .execute(conn)
+                .execute(&mut conn)
                 .await?;
         }
         Some(LineChange::Removed { line_id }) => {
             diesel::delete(order_lines::table)
-                .filter(order_lines::id.eq(*line_id).and(order_lines::order_id.eq(order.id)))
-                .execute(conn)
+                .filter(order_lines::id.eq(*line_id).and(order_lines::order_id.eq(order_id)))
+                .execute(&mut conn)
                 .await?;
         }
     }
-    record_event(conn, &change.events).await?;
-    Ok(true)
+    Ok(())
 }

@@ -24,11 +24,7 @@ pub(crate) async fn apply_change(conn: &mut AsyncPgConnection, change: &Inventor
 /// pipelined on the connection, one round trip for all of them instead of two per record. Returns
 /// `false` if an update missed all the same; the caller must then abort its transaction, which takes
 /// the movements sent beside it back too.
-pub(crate) async fn apply_locked_changes(
-    conn: &mut AsyncPgConnection,
-    changes: &[InventoryChange],
-) -> QueryResult<bool> {
-    let shared: &AsyncPgConnection = conn;
+pub(crate) async fn apply_locked_changes(shared: &AsyncPgConnection, changes: &[InventoryChange]) -> QueryResult<bool> {
     let writes = changes.iter().map(|change| async move {
         let (updated, _) =
             futures_util::future::try_join(update_quantities(shared, change), append_movement(shared, change)).await?;

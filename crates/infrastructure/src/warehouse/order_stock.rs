@@ -26,8 +26,11 @@ use super::ledger::{apply_locked_changes, lock_by_ids};
 use super::rows::{InventoryRow, MovementRow};
 use super::schema::{inventory, locations, order_stock_holds, stock_movements};
 use crate::events::{record_event, Delivery};
+use crate::pipeline::write_with_followers;
 use crate::storage::connect;
 use crate::DbPool;
+use futures_util::future::{try_join, try_join3};
+use futures_util::TryFutureExt;
 use shared_kernel::StorageError;
 
 #[derive(Clone)]
@@ -49,7 +52,7 @@ impl PgOrderStockRepository {
 }
 
 /// Claims the delivery, if any: `false` when an earlier delivery did the work.
-async fn first_delivery(conn: &mut AsyncPgConnection, delivery: Option<Delivery>) -> QueryResult<bool> {
+async fn first_delivery(conn: &AsyncPgConnection, delivery: Option<Delivery>) -> QueryResult<bool> {
     match delivery {
         Some(delivery) => delivery.claim(conn).await,
         None => Ok(true),
@@ -59,7 +62,7 @@ async fn first_delivery(conn: &mut AsyncPgConnection, delivery: Option<Delivery>
 /// Locks the order's hold row, creating a `pending` placeholder when absent, and returns the status
 /// it had (`None`: no decision stored yet). (The query DSL, not SQL text, so the statement is
 /// prepared once per connection: one round trip.)
-async fn claim_hold(conn: &mut AsyncPgConnection, order_id: Uuid) -> Result<Option<HoldStatus>, TxError> {
+async fn claim_hold(mut conn: &AsyncPgConnection, order_id: Uuid) -> Result<Option<HoldStatus>, TxError> {
     let status: String = diesel::insert_into(order_stock_holds::table)
         .values((order_stock_holds::order_id.eq(order_id), order_stock_holds::status.eq("pending")))
         .on_conflict(order_stock_holds::order_id)
@@ -67,7 +70,7 @@ async fn claim_hold(conn: &mut AsyncPgConnection, order_id: Uuid) -> Result<Opti
         // A no-op write: it takes the row lock an existing row needs.
         .set(order_stock_holds::updated_at.eq(order_stock_holds::updated_at))
         .returning(order_stock_holds::status)
-        .get_result(conn)
+        .get_result(&mut conn)
         .await?;
     match status.as_str() {
         "pending" => Ok(None),
@@ -76,17 +79,17 @@ async fn claim_hold(conn: &mut AsyncPgConnection, order_id: Uuid) -> Result<Opti
     }
 }
 
-async fn set_hold(conn: &mut AsyncPgConnection, order_id: Uuid, status: HoldStatus) -> QueryResult<usize> {
+async fn set_hold(mut conn: &AsyncPgConnection, order_id: Uuid, status: HoldStatus) -> QueryResult<usize> {
     let status = status.as_str();
     diesel::update(order_stock_holds::table.find(order_id))
         .set((order_stock_holds::status.eq(status), order_stock_holds::updated_at.eq(diesel::dsl::now)))
-        .execute(conn)
+        .execute(&mut conn)
         .await
 }
 
 /// The candidate records for `products`: live, at live active locations, locked in id order (the
 /// locations by a subquery, so only inventory rows are locked).
-async fn lock_candidates(conn: &mut AsyncPgConnection, products: &[Uuid]) -> QueryResult<Vec<InventoryRow>> {
+async fn lock_candidates(mut conn: &AsyncPgConnection, products: &[Uuid]) -> QueryResult<Vec<InventoryRow>> {
     let open_locations =
         locations::table.filter(locations::deleted_at.is_null().and(locations::is_active)).select(locations::id);
     inventory::table
@@ -96,7 +99,7 @@ async fn lock_candidates(conn: &mut AsyncPgConnection, products: &[Uuid]) -> Que
         .order(inventory::id.asc())
         .for_update()
         .select(InventoryRow::as_select())
-        .load(conn)
+        .load(&mut conn)
         .await
 }
 
@@ -166,18 +169,26 @@ impl OrderStockRepository for PgOrderStockRepository {
         let mut conn = connect(&self.pool).await?;
         let delivery = self.delivery;
         conn.transaction::<ReservationOutcome, TxError, _>(async |conn| {
-            if !first_delivery(conn, delivery).await? {
+            // The inbox claim, the hold and the candidate records are asked for at once (pipelined,
+            // one round trip, locked in that order as before); when the claim or the hold says the
+            // work is done, the locks taken for nothing go at commit.
+            let products: Vec<Uuid> = lines.iter().map(|l| l.product_id).collect::<BTreeSet<_>>().into_iter().collect();
+            let (first, hold, rows) = try_join3(
+                first_delivery(conn, delivery).err_into(),
+                claim_hold(conn, order_id),
+                lock_candidates(conn, &products).err_into(),
+            )
+            .await?;
+            if !first {
                 return Ok(ReservationOutcome::AlreadyHandled);
             }
-            match order_hold::decide(claim_hold(conn, order_id).await?, HoldEvent::Reserve) {
+            match order_hold::decide(hold, HoldEvent::Reserve) {
                 HoldDecision::PlanReservation => {}
                 HoldDecision::SkipReleased => return Ok(ReservationOutcome::AlreadyReleased),
                 HoldDecision::SkipHandled | HoldDecision::Settle { .. } => {
                     return Ok(ReservationOutcome::AlreadyHandled)
                 }
             }
-            let products: Vec<Uuid> = lines.iter().map(|l| l.product_id).collect::<BTreeSet<_>>().into_iter().collect();
-            let rows = lock_candidates(conn, &products).await?;
             let levels: Vec<StockLevel> = rows
                 .iter()
                 .map(|r| StockLevel {
@@ -202,15 +213,23 @@ impl OrderStockRepository for PgOrderStockRepository {
                             .map_err(|e| TxError::Refused(RepoError::Refused(e)))?;
                         changes.push(change);
                     }
-                    write(conn, &changes).await?;
-                    set_hold(conn, order_id, order_hold::after_planning(true)).await?;
-                    record_event(conn, &[events::stock_reserved(order_id, &allocations, stamp.at)]).await?;
+                    // The quantities, the hold's decision and the reply go out at once (pipelined).
+                    let reply = [events::stock_reserved(order_id, &allocations, stamp.at)];
+                    let followers = try_join(
+                        set_hold(conn, order_id, order_hold::after_planning(true)),
+                        record_event(conn, &reply),
+                    );
+                    let written = apply_locked_changes(conn, &changes).map_ok(|written| written.then_some(()));
+                    write_with_followers(written, followers.map_ok(|_| ()))
+                        .await?
+                        .ok_or(TxError::Refused(RepoError::Storage(StorageError::Stale)))?;
                     Ok(ReservationOutcome::Reserved(allocations))
                 }
                 Err(short_lines) => {
-                    set_hold(conn, order_id, order_hold::after_planning(false)).await?;
-                    let reply = events::reservation_failed(order_id, INSUFFICIENT_STOCK_REASON, &short_lines, stamp.at);
-                    record_event(conn, &[reply]).await?;
+                    let reply =
+                        [events::reservation_failed(order_id, INSUFFICIENT_STOCK_REASON, &short_lines, stamp.at)];
+                    try_join(set_hold(conn, order_id, order_hold::after_planning(false)), record_event(conn, &reply))
+                        .await?;
                     Ok(ReservationOutcome::Failed(short_lines))
                 }
             }
