@@ -39,6 +39,9 @@ pub struct Settings {
     pub database_pool_size: usize,
     /// Connections for event work, apart from the requests' (`DATABASE_EVENT_POOL_SIZE`).
     pub database_event_pool_size: usize,
+    /// Threads serving HTTP (`HTTP_WORKERS`, default one per CPU); the request connections are split
+    /// among them.
+    pub http_workers: usize,
     /// Required by `serve`; `migrate` and `create-admin` run without it.
     pub jwt_secret: Option<String>,
     pub jwt_issuer: String,
@@ -74,6 +77,7 @@ impl std::fmt::Debug for Settings {
             .field("bind_addr", &self.bind_addr)
             .field("database_pool_size", &self.database_pool_size)
             .field("database_event_pool_size", &self.database_event_pool_size)
+            .field("http_workers", &self.http_workers)
             .field("redis", &self.redis_url.is_some())
             .field("bus", &self.bus.kind)
             .field("rate_limit_enabled", &self.rate_limit_enabled)
@@ -176,6 +180,11 @@ impl Settings {
         if !(1..=1000).contains(&database_event_pool_size) {
             return Err(invalid("DATABASE_EVENT_POOL_SIZE", "must be between 1 and 1000"));
         }
+        let cpus = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+        let http_workers: usize = env.number("HTTP_WORKERS", cpus)?;
+        if !(1..=256).contains(&http_workers) {
+            return Err(invalid("HTTP_WORKERS", "must be between 1 and 256"));
+        }
         let jwt_secret = env.get("JWT_SECRET");
         if let Some(secret) = &jwt_secret {
             if secret.len() < MIN_JWT_SECRET_BYTES {
@@ -259,6 +268,7 @@ impl Settings {
             database_url,
             database_pool_size,
             database_event_pool_size,
+            http_workers,
             jwt_secret,
             jwt_issuer: env.string("JWT_ISSUER", "tally"),
             bind_addr: env.string("BIND_ADDR", "127.0.0.1:8080"),
@@ -310,6 +320,9 @@ mod tests {
         let s = settings(&[("LOG_FORMAT", "json")]).expect("valid");
         assert_eq!(s.database_url, DEFAULT_DATABASE_URL);
         assert_eq!((s.database_pool_size, s.database_event_pool_size), (16, 8));
+        let cpus = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+        assert_eq!(s.http_workers, cpus);
+        assert_eq!(settings(&[("HTTP_WORKERS", "3")]).expect("valid").http_workers, 3);
         assert_eq!(s.jwt_issuer, "tally");
         assert_eq!(s.bind_addr, "127.0.0.1:8080");
         assert_eq!(s.bus.kind, EventBusKind::InProcess);
@@ -333,6 +346,8 @@ mod tests {
             ("JWT_SECRET", "short"),
             ("DATABASE_POOL_SIZE", "many"),
             ("DATABASE_EVENT_POOL_SIZE", "0"),
+            ("HTTP_WORKERS", "0"),
+            ("HTTP_WORKERS", "257"),
             ("DATABASE_URL", "mysql://x"),
             ("EVENT_BUS", "kafka"),
             ("BUS_RETRY_DELAY", "soon"),

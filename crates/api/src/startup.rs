@@ -98,12 +98,25 @@ impl Services {
 }
 
 /// Builds the adapters, subscribes `handlers`, starts the bus and the relay.
-/// The database must already be migrated.
+/// The database must already be migrated. The request connections are one pool every thread shares
+/// (tests, tools); `serve` splits them among its HTTP workers instead.
 pub async fn start_services(
     settings: Settings,
     handlers: Vec<Arc<dyn EventHandler>>,
 ) -> Result<Services, StartupError> {
-    let pool = db::build_pool(&PoolSettings::new(&settings.database_url, settings.database_pool_size))?;
+    start_services_split(settings, handlers, 1).await
+}
+
+/// [`start_services`] with the request connections split among `http_workers` threads, each
+/// bound to its part by [`db::DbPool::bind_this_thread`].
+async fn start_services_split(
+    settings: Settings,
+    handlers: Vec<Arc<dyn EventHandler>>,
+    http_workers: usize,
+) -> Result<Services, StartupError> {
+    let pool = db::build_pool(
+        &PoolSettings::new(&settings.database_url, settings.database_pool_size).split_among(http_workers),
+    )?;
     reference::seed(&pool).await?;
     // Event work (relay, bus handlers, completion marks, webhook queue) has connections of its own:
     // a burst of events must not make requests wait, nor requests starve the handlers.
@@ -236,12 +249,19 @@ pub async fn serve(settings: Settings) -> Result<(), StartupError> {
     settings.require_jwt_secret()?;
     prepare_database(&settings).await?;
     let addr = settings.bind_addr.clone();
-    let services = start_services(settings, Vec::new()).await?;
+    let workers = settings.http_workers;
+    let services = start_services_split(settings, Vec::new(), workers).await?;
     let state = services.state.clone();
-    let server = actix_web::HttpServer::new(move || build_app(state.clone()))
-        .shutdown_timeout(30)
-        .bind(&addr)
-        .map_err(|source| StartupError::Bind { addr: addr.clone(), source })?;
+    // The factory runs once on each worker thread as it starts: the thread takes its part of the
+    // request connections there, so they are opened, driven and used on it.
+    let server = actix_web::HttpServer::new(move || {
+        db::DbPool::bind_this_thread();
+        build_app(state.clone())
+    })
+    .workers(workers)
+    .shutdown_timeout(30)
+    .bind(&addr)
+    .map_err(|source| StartupError::Bind { addr: addr.clone(), source })?;
     tracing::info!(%addr, version = env!("CARGO_PKG_VERSION"), "tally is listening");
     // actix stops accepting on SIGINT/SIGTERM and waits for in-flight requests.
     let outcome = server.run().await;

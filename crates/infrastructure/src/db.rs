@@ -9,7 +9,9 @@ use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfi
 use diesel_async::{AsyncConnection, AsyncMigrationHarness, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 
-pub type DbPool = Pool<AsyncPgConnection>;
+mod pool;
+
+pub use pool::DbPool;
 pub type DbConn = Object<AsyncPgConnection>;
 
 /// Every migration in the top-level `migrations/` folder, compiled in.
@@ -35,6 +37,9 @@ impl From<diesel_async::pooled_connection::deadpool::PoolError> for DbError {
     }
 }
 
+/// The connections of the threads that are not HTTP workers when a pool is split among workers.
+pub const SHARED_PART_SIZE: usize = 2;
+
 #[derive(Debug, Clone)]
 pub struct PoolSettings {
     pub url: String,
@@ -43,6 +48,9 @@ pub struct PoolSettings {
     pub wait_timeout: Duration,
     /// Per-statement ceiling, so a runaway query cannot hold a connection.
     pub statement_timeout: Duration,
+    /// Parts `max_size` is split into, one per HTTP worker thread (see [`DbPool`]); with more than
+    /// one, every other thread gets [`SHARED_PART_SIZE`] connections besides.
+    pub parts: usize,
 }
 
 impl PoolSettings {
@@ -52,7 +60,13 @@ impl PoolSettings {
             max_size,
             wait_timeout: Duration::from_secs(5),
             statement_timeout: Duration::from_secs(30),
+            parts: 1,
         }
+    }
+
+    /// The connections split among `workers` threads, each with a part of its own.
+    pub fn split_among(self, workers: usize) -> Self {
+        Self { parts: workers, ..self }
     }
 
     /// For event work: a handler may wait for a connection longer than a request would (a burst
@@ -62,9 +76,20 @@ impl PoolSettings {
     }
 }
 
-/// Builds the pool. Connections are opened lazily; each one is tagged with
-/// `application_name` and gets a `statement_timeout`.
+/// Builds the pool (in `settings.parts` parts). Connections are opened lazily; each one is tagged
+/// with `application_name` and gets a `statement_timeout`.
 pub fn build_pool(settings: &PoolSettings) -> Result<DbPool, DbError> {
+    if settings.parts <= 1 {
+        return Ok(DbPool::new(build_part(settings, settings.max_size)?, Vec::new()));
+    }
+    let workers = pool::part_sizes(settings.max_size, settings.parts)
+        .into_iter()
+        .map(|size| build_part(settings, size))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(DbPool::new(build_part(settings, SHARED_PART_SIZE)?, workers))
+}
+
+fn build_part(settings: &PoolSettings, size: usize) -> Result<Pool<AsyncPgConnection>, DbError> {
     let statement_timeout_ms = settings.statement_timeout.as_millis();
     let mut config = ManagerConfig::default();
     // No `SELECT 1` before every checkout: a connection the server closed is
@@ -84,7 +109,7 @@ pub fn build_pool(settings: &PoolSettings) -> Result<DbPool, DbError> {
     });
     let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(&settings.url, config);
     Pool::builder(manager)
-        .max_size(settings.max_size)
+        .max_size(size)
         .wait_timeout(Some(settings.wait_timeout))
         .create_timeout(Some(settings.wait_timeout))
         .recycle_timeout(Some(Duration::from_secs(2)))

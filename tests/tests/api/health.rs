@@ -184,3 +184,40 @@ async fn metrics_and_openapi_are_served() {
     assert_eq!(response.status(), StatusCode::OK, "bundled script is served");
     t.stop().await;
 }
+
+/// `serve` splits the request connections among its HTTP workers: each worker thread draws from a
+/// part of its own (so its connections are driven on its own thread), every other thread from a
+/// small shared part, and the pool's figures add the parts up.
+#[actix_web::test]
+async fn a_split_pool_gives_each_worker_thread_a_part_of_its_own() {
+    use infrastructure::db::{DbPool, SHARED_PART_SIZE};
+    let t = TestApp::start().await;
+    let pool = build_pool(&PoolSettings::new(&t.db.url, 4).split_among(2)).expect("pool");
+    assert_eq!(pool.status().max_size, 4 + SHARED_PART_SIZE);
+    // Two worker threads, each holding both connections of its part at once: were they given the
+    // same part, the third checkout would wait and fail.
+    let workers: Vec<_> = (0..2)
+        .map(|_| {
+            let pool = pool.clone();
+            std::thread::spawn(move || {
+                DbPool::bind_this_thread();
+                let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+                runtime.block_on(async {
+                    let first = pool.get().await.expect("first connection of the part");
+                    let second = pool.get().await.expect("second connection of the part");
+                    drop((first, second));
+                });
+            })
+        })
+        .collect();
+    for worker in workers {
+        worker.join().expect("worker thread");
+    }
+    assert_eq!(pool.status().size, 4, "both parts opened, the shared one untouched");
+    // This thread is not a worker: it draws from the shared part.
+    let mut conn = pool.get().await.expect("shared part");
+    diesel_async::RunQueryDsl::execute(diesel::sql_query("SELECT 1"), &mut conn).await.expect("query");
+    assert_eq!(pool.status().size, 5);
+    drop(conn);
+    t.stop().await;
+}

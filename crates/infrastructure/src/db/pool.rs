@@ -1,0 +1,93 @@
+//! The connection pool, split into one part per HTTP worker thread.
+//!
+//! A connection's driver (the task that reads and writes its socket) runs on the runtime of the
+//! thread that opened it. actix-web serves requests on several single-threaded runtimes, one per
+//! worker; with one shared pool, a request on one worker often got a connection driven by another,
+//! and every statement crossed threads twice (a wake-up there, a wake-up back). Each worker now
+//! draws from a part of its own, so its connections are opened, driven and used on its own thread.
+//! Every other thread (start-up, sweeps, tools, tests) shares one more part, so none of its
+//! connections lands in a worker's part.
+
+use std::cell::Cell;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use deadpool::Status;
+use diesel_async::pooled_connection::deadpool::{Object, Pool, PoolError};
+use diesel_async::AsyncPgConnection;
+
+/// Connections, one part per HTTP worker thread and one for every other thread (see the module's
+/// comment). Cheap to clone.
+#[derive(Clone)]
+pub struct DbPool {
+    /// The part of threads that are not HTTP workers (start-up, sweeps, tools, tests).
+    shared: Pool<AsyncPgConnection>,
+    /// One per worker; empty when the pool is not split.
+    workers: Arc<[Pool<AsyncPgConnection>]>,
+}
+
+thread_local! {
+    /// The worker number of an HTTP worker thread (see [`DbPool::bind_this_thread`]).
+    static WORKER: Cell<Option<usize>> = const { Cell::new(None) };
+}
+static NEXT_WORKER: AtomicUsize = AtomicUsize::new(0);
+
+impl DbPool {
+    pub(super) fn new(shared: Pool<AsyncPgConnection>, workers: Vec<Pool<AsyncPgConnection>>) -> Self {
+        Self { shared, workers: workers.into() }
+    }
+
+    /// A connection from this thread's part. A worker waits (up to the wait timeout) for one of its
+    /// own part's connections even while another part has one free: the price of affinity.
+    pub async fn get(&self) -> Result<Object<AsyncPgConnection>, PoolError> {
+        self.part().get().await
+    }
+
+    fn part(&self) -> &Pool<AsyncPgConnection> {
+        match WORKER.with(Cell::get) {
+            Some(number) if !self.workers.is_empty() => &self.workers[number % self.workers.len()],
+            _ => &self.shared,
+        }
+    }
+
+    /// Every part's figures added up.
+    pub fn status(&self) -> Status {
+        std::iter::once(&self.shared).chain(self.workers.iter()).map(Pool::status).fold(
+            Status { max_size: 0, size: 0, available: 0, waiting: 0 },
+            |sum, part| Status {
+                max_size: sum.max_size + part.max_size,
+                size: sum.size + part.size,
+                available: sum.available + part.available,
+                waiting: sum.waiting + part.waiting,
+            },
+        )
+    }
+
+    /// Makes the calling thread an HTTP worker with a part of its own: call it once on each worker
+    /// thread as it starts (worker `i` gets part `i mod parts`).
+    pub fn bind_this_thread() {
+        WORKER.with(|worker| worker.set(Some(NEXT_WORKER.fetch_add(1, Ordering::Relaxed))));
+    }
+}
+
+/// `total` connections split into `parts` sizes that add up to it, none empty (fewer parts when
+/// there are fewer connections than parts).
+pub(super) fn part_sizes(total: usize, parts: usize) -> Vec<usize> {
+    let parts = parts.clamp(1, total.max(1));
+    (0..parts).map(|i| total / parts + usize::from(i < total % parts)).map(|size| size.max(1)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::part_sizes;
+
+    #[test]
+    fn parts_add_up_to_the_configured_size_and_none_is_empty() {
+        assert_eq!(part_sizes(16, 2), vec![8, 8]);
+        assert_eq!(part_sizes(15, 2), vec![8, 7]);
+        assert_eq!(part_sizes(16, 1), vec![16]);
+        assert_eq!(part_sizes(2, 4), vec![1, 1]);
+        assert_eq!(part_sizes(1, 0), vec![1]);
+        assert_eq!(part_sizes(0, 2), vec![1]);
+    }
+}
