@@ -8,9 +8,8 @@
 //! Every other thread (start-up, sweeps, tools, tests) shares one more part, so none of its
 //! connections lands in a worker's part.
 
-use std::cell::Cell;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::cell::OnceCell;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use deadpool::Status;
 use diesel_async::pooled_connection::deadpool::{Object, Pool, PoolError};
@@ -27,10 +26,42 @@ pub struct DbPool {
 }
 
 thread_local! {
-    /// The worker number of an HTTP worker thread (see [`DbPool::bind_this_thread`]).
-    static WORKER: Cell<Option<usize>> = const { Cell::new(None) };
+    /// The worker number of an HTTP worker thread (see [`DbPool::bind_this_thread`]); given back
+    /// when the thread ends.
+    static WORKER: OnceCell<WorkerNumber> = const { OnceCell::new() };
 }
-static NEXT_WORKER: AtomicUsize = AtomicUsize::new(0);
+
+/// The worker numbers live threads hold: a thread takes the lowest free one, so a worker actix
+/// restarts on a new thread takes the number (and the part) of the one it replaces.
+static TAKEN: Mutex<Vec<bool>> = Mutex::new(Vec::new());
+
+struct WorkerNumber(usize);
+
+impl WorkerNumber {
+    fn take_lowest_free() -> Self {
+        let mut taken = TAKEN.lock().unwrap_or_else(PoisonError::into_inner);
+        let number = taken.iter().position(|held| !held).unwrap_or(taken.len());
+        if number == taken.len() {
+            taken.push(true);
+        } else {
+            taken[number] = true;
+        }
+        Self(number)
+    }
+}
+
+impl Drop for WorkerNumber {
+    fn drop(&mut self) {
+        let mut taken = TAKEN.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(held) = taken.get_mut(self.0) {
+            *held = false;
+        }
+    }
+}
+
+fn worker_number() -> Option<usize> {
+    WORKER.with(|worker| worker.get().map(|number| number.0))
+}
 
 impl DbPool {
     pub(super) fn new(shared: Pool<AsyncPgConnection>, workers: Vec<Pool<AsyncPgConnection>>) -> Self {
@@ -44,13 +75,14 @@ impl DbPool {
     }
 
     fn part(&self) -> &Pool<AsyncPgConnection> {
-        match WORKER.with(Cell::get) {
+        match worker_number() {
             Some(number) if !self.workers.is_empty() => &self.workers[number % self.workers.len()],
             _ => &self.shared,
         }
     }
 
-    /// Every part's figures added up.
+    /// Every part's figures added up (`max_size` counts the shared part too). A worker's part can be
+    /// exhausted while another has connections free; `waiting` above zero shows it.
     pub fn status(&self) -> Status {
         std::iter::once(&self.shared).chain(self.workers.iter()).map(Pool::status).fold(
             Status { max_size: 0, size: 0, available: 0, waiting: 0 },
@@ -63,10 +95,13 @@ impl DbPool {
         )
     }
 
-    /// Makes the calling thread an HTTP worker with a part of its own: call it once on each worker
-    /// thread as it starts (worker `i` gets part `i mod parts`).
+    /// Makes the calling thread an HTTP worker with a part of its own (worker `i` gets part
+    /// `i mod parts`). Call it on each worker thread as it starts; further calls on the same thread
+    /// change nothing (actix builds a worker's app once per listening socket, and again on restart).
     pub fn bind_this_thread() {
-        WORKER.with(|worker| worker.set(Some(NEXT_WORKER.fetch_add(1, Ordering::Relaxed))));
+        WORKER.with(|worker| {
+            worker.get_or_init(WorkerNumber::take_lowest_free);
+        });
     }
 }
 
@@ -79,7 +114,37 @@ pub(super) fn part_sizes(total: usize, parts: usize) -> Vec<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::part_sizes;
+    use super::{part_sizes, worker_number, DbPool};
+    use std::sync::{Arc, Barrier};
+
+    #[test]
+    fn a_worker_keeps_its_number_and_an_ended_worker_gives_it_back() {
+        let bind_twice = || {
+            DbPool::bind_this_thread();
+            let first = worker_number();
+            DbPool::bind_this_thread();
+            assert_eq!(worker_number(), first, "a second bind changes nothing");
+            first.expect("bound")
+        };
+        let ended = std::thread::spawn(bind_twice).join().expect("thread");
+        let replacement = std::thread::spawn(bind_twice).join().expect("thread");
+        assert_eq!(replacement, ended, "a restarted worker takes the number it replaces");
+        // Two live workers hold different numbers.
+        let both_alive = Arc::new(Barrier::new(2));
+        let workers: Vec<_> = (0..2)
+            .map(|_| {
+                let both_alive = both_alive.clone();
+                std::thread::spawn(move || {
+                    DbPool::bind_this_thread();
+                    both_alive.wait();
+                    worker_number().expect("bound")
+                })
+            })
+            .collect();
+        let numbers: Vec<usize> = workers.into_iter().map(|w| w.join().expect("thread")).collect();
+        assert_ne!(numbers[0], numbers[1]);
+        assert_eq!(worker_number(), None, "a thread that never bound is no worker");
+    }
 
     #[test]
     fn parts_add_up_to_the_configured_size_and_none_is_empty() {
