@@ -14,14 +14,14 @@ use futures_util::future::join;
 /// rows that follow from it. When the write missed, the followers ran for nothing, and when they
 /// failed the write must not stand: in both cases the caller's transaction must roll back, which
 /// the answer says by `None` and by an error. The write's own error comes first.
-pub(crate) async fn write_with_followers<T, E>(
+pub(crate) async fn write_with_followers<T, F, E>(
     write: impl Future<Output = Result<Option<T>, E>>,
-    followers: impl Future<Output = Result<(), E>>,
+    followers: impl Future<Output = Result<F, E>>,
 ) -> Result<Option<T>, E> {
     let (written, followed) = join(write, followers).await;
     match written? {
         None => Ok(None),
-        Some(row) => followed.map(|()| Some(row)),
+        Some(row) => followed.map(|_| Some(row)),
     }
 }
 
@@ -33,15 +33,17 @@ mod tests {
     async fn a_write_that_landed_waits_for_its_followers() {
         let answer = write_with_followers(async { Ok::<_, &str>(Some(1)) }, async { Ok(()) }).await;
         assert_eq!(answer, Ok(Some(1)));
-        let answer = write_with_followers(async { Ok::<_, &str>(Some(1)) }, async { Err("outbox") }).await;
+        let answer = write_with_followers(async { Ok::<_, &str>(Some(1)) }, async { Err::<(), _>("outbox") }).await;
         assert_eq!(answer, Err("outbox"));
     }
 
     #[tokio::test]
     async fn a_missed_write_wins_over_its_followers_and_its_error_comes_first() {
-        let answer = write_with_followers(async { Ok::<Option<i32>, _>(None) }, async { Err("history") }).await;
+        let answer =
+            write_with_followers(async { Ok::<Option<i32>, _>(None) }, async { Err::<(), _>("history") }).await;
         assert_eq!(answer, Ok(None));
-        let answer = write_with_followers(async { Err::<Option<i32>, _>("update") }, async { Err("history") }).await;
+        let answer =
+            write_with_followers(async { Err::<Option<i32>, _>("update") }, async { Err::<(), _>("history") }).await;
         assert_eq!(answer, Err("update"));
     }
 }

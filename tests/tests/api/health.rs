@@ -194,13 +194,16 @@ async fn a_split_pool_gives_each_worker_thread_a_part_of_its_own() {
     let t = TestApp::start().await;
     let pool = build_pool(&PoolSettings::new(&t.db.url, 4).split_among(2)).expect("pool");
     assert_eq!(pool.status().max_size, 4 + SHARED_PART_SIZE);
-    // Two worker threads, each holding both connections of its part at once: were they given the
-    // same part, the third checkout would wait and fail.
+    // Two worker threads alive at once (a worker's part is given back when its thread ends), each
+    // holding both connections of its part at once: were they given the same part, the third
+    // checkout would wait and fail.
+    let both_bound = Arc::new(std::sync::Barrier::new(2));
     let workers: Vec<_> = (0..2)
         .map(|_| {
-            let pool = pool.clone();
+            let (pool, both_bound) = (pool.clone(), both_bound.clone());
             std::thread::spawn(move || {
                 DbPool::bind_this_thread();
+                both_bound.wait();
                 let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
                 runtime.block_on(async {
                     let first = pool.get().await.expect("first connection of the part");

@@ -10,7 +10,7 @@ use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use futures_util::future::try_join;
-use futures_util::{FutureExt, TryFutureExt};
+use futures_util::FutureExt;
 use shared_kernel::{Page, PageRequest};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -226,7 +226,7 @@ impl CustomerRepository for PgCustomerRepository {
                     insert_history(shared, next.id, &transition.history),
                     record_event(shared, &transition.events),
                 );
-                write_with_followers(update.map(OptionalExtension::optional), followers.map_ok(|_| ()))
+                write_with_followers(update.map(OptionalExtension::optional), followers)
                     .await?
                     .ok_or(diesel::result::Error::RollbackTransaction)
             })

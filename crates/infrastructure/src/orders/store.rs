@@ -56,7 +56,7 @@ pub(crate) async fn write_change(conn: &mut AsyncPgConnection, change: &OrderCha
         .execute(&mut shared)
         .map_ok(|updated| (updated == 1).then_some(()));
     let followers = try_join(write_line(shared, order.id, change.line.as_ref()), record_event(shared, &change.events));
-    let written = write_with_followers(update, followers.map_ok(|_| ())).await?;
+    let written = write_with_followers(update, followers).await?;
     Ok(written.is_some())
 }
 

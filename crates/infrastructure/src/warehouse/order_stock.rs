@@ -220,7 +220,7 @@ impl OrderStockRepository for PgOrderStockRepository {
                         record_event(conn, &reply),
                     );
                     let written = apply_locked_changes(conn, &changes).map_ok(|written| written.then_some(()));
-                    write_with_followers(written, followers.map_ok(|_| ()))
+                    write_with_followers(written, followers)
                         .await?
                         .ok_or(TxError::Refused(RepoError::Storage(StorageError::Stale)))?;
                     Ok(ReservationOutcome::Reserved(allocations))
