@@ -200,6 +200,11 @@ pub fn contains_pattern(text: &str) -> String {
     format!("%{escaped}%")
 }
 
+diesel::define_sql_function! {
+    /// SQL `lower()`, for the case-insensitive look-ups behind the `lower(…)` indexes.
+    fn lower(text: diesel::sql_types::Text) -> diesel::sql_types::Text;
+}
+
 /// The same, lower-cased, for LIKE against a lower-cased column.
 pub fn contains_pattern_lower(text: &str) -> String {
     contains_pattern(&text.to_lowercase())

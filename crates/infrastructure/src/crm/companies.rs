@@ -5,7 +5,7 @@ use async_trait::async_trait;
 use crm_domain::{Company, CompanyFilter, CompanyRepository, RepoError};
 use diesel::pg::Pg;
 use diesel::prelude::*;
-use diesel_async::RunQueryDsl;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use shared_kernel::{Page, PageRequest};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -103,19 +103,22 @@ impl CompanyRepository for PgCompanyRepository {
     }
 
     async fn list(&self, filter: &CompanyFilter, page: PageRequest) -> Result<Page<Company>, RepoError> {
-        let mut conn = connect(&self.pool).await?;
-        let total = counting::total(
-            counting::count_up_to(filtered(filter), page).get_result(&mut conn).await.map_err(from_diesel)?,
+        let conn = connect(&self.pool).await?;
+        let shared: &AsyncPgConnection = &conn;
+        let (rows, total) = counting::page_with_total(
             page,
-        );
-        let rows = filtered(filter)
-            .order((companies::created_at.desc(), companies::id.desc()))
-            .offset(page.offset())
-            .limit(page.limit())
-            .select(CompanyRow::as_select())
-            .load(&mut conn)
-            .await
-            .map_err(from_diesel)?;
+            counting::count_up_to(filtered(filter), page).get_result(&mut { shared }),
+            counting::Uncached(
+                filtered(filter)
+                    .order((companies::created_at.desc(), companies::id.desc()))
+                    .offset(page.offset())
+                    .limit(page.limit())
+                    .select(CompanyRow::as_select()),
+            )
+            .load(&mut { shared }),
+        )
+        .await
+        .map_err(from_diesel)?;
         Ok(Page::new(rows.into_iter().map(Company::from).collect(), total, page))
     }
 

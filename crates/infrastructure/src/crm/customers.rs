@@ -18,6 +18,7 @@ use uuid::Uuid;
 use super::customer_rows::{insert_customer, insert_history, load_customer, to_customers, CustomerRow};
 use super::errors::{contains_pattern, from_diesel};
 use super::schema::customers;
+use crate::db::lower;
 use crate::events::record_event;
 use crate::pipeline::write_with_followers;
 use crate::storage::connect;
@@ -87,15 +88,41 @@ fn filtered(filter: &CustomerFilter) -> customers::BoxedQuery<'_, Pg> {
         None => {}
     }
     if let Some(search) = &filter.search {
+        // Emails are stored lower-cased and phones hold only `+` and digits (CHECKs), so plain LIKE
+        // against the lowered pattern matches exactly what ILIKE would, without folding every row's
+        // case again; a name needs ILIKE (its index and estimates are on the column itself).
         let pattern = contains_pattern(search);
         query = query.filter(
             customers::name
                 .ilike(pattern.clone())
-                .or(customers::email.ilike(pattern.clone()))
-                .or(customers::phone.assume_not_null().ilike(pattern)),
+                .or(customers::email.like(lower(pattern.clone())))
+                .or(customers::phone.assume_not_null().like(pattern)),
         );
     }
     query
+}
+
+/// Whether `filter` leaves every non-deleted customer in the list.
+fn unfiltered(filter: &CustomerFilter) -> bool {
+    let CustomerFilter { status, tier, assigned_to, tags, customer_type, search, sort: _ } = filter;
+    status.is_none()
+        && tier.is_none()
+        && assigned_to.is_none()
+        && tags.is_empty()
+        && customer_type.is_none()
+        && search.is_none()
+}
+
+/// What a list's total counts. With no filter it walks the list index: PostgreSQL would count along
+/// the table instead (a sequential scan unpacking every row up to `deleted_at`), 2.2 against 0.9 ms
+/// for the 10 001 rows counted of a million (docs/performance.md).
+fn counted(filter: &CustomerFilter) -> customers::BoxedQuery<'_, Pg> {
+    let query = filtered(filter);
+    if unfiltered(filter) {
+        query.order((customers::created_at.desc(), customers::id.desc()))
+    } else {
+        query
+    }
 }
 
 fn sorted<'a>(mut query: customers::BoxedQuery<'a, Pg>, filter: &CustomerFilter) -> customers::BoxedQuery<'a, Pg> {
@@ -171,18 +198,17 @@ impl CustomerRepository for PgCustomerRepository {
     }
 
     async fn list(&self, filter: &CustomerFilter, page: PageRequest) -> Result<Page<Customer>, RepoError> {
-        let mut conn = connect(&self.pool).await?;
-        let total = counting::total(
-            counting::count_up_to(filtered(filter), page).get_result(&mut conn).await.map_err(from_diesel)?,
+        let conn = connect(&self.pool).await?;
+        let shared: &AsyncPgConnection = &conn;
+        let rows =
+            sorted(filtered(filter), filter).offset(page.offset()).limit(page.limit()).select(CustomerRow::as_select());
+        let (rows, total) = counting::page_with_total(
             page,
-        );
-        let rows = sorted(filtered(filter), filter)
-            .offset(page.offset())
-            .limit(page.limit())
-            .select(CustomerRow::as_select())
-            .load(&mut conn)
-            .await
-            .map_err(from_diesel)?;
+            counting::count_up_to(counted(filter), page).get_result(&mut { shared }),
+            counting::Uncached(rows).load(&mut { shared }),
+        )
+        .await
+        .map_err(from_diesel)?;
         Ok(Page::new(to_customers(rows)?, total, page))
     }
 

@@ -110,19 +110,22 @@ impl DealRepository for PgDealRepository {
     }
 
     async fn list(&self, filter: &DealFilter, page: PageRequest) -> Result<Page<Deal>, RepoError> {
-        let mut conn = connect(&self.pool).await?;
-        let total = counting::total(
-            counting::count_up_to(filtered(filter), page).get_result(&mut conn).await.map_err(from_diesel)?,
+        let conn = connect(&self.pool).await?;
+        let shared: &AsyncPgConnection = &conn;
+        let (rows, total) = counting::page_with_total(
             page,
-        );
-        let rows = filtered(filter)
-            .order((deals::created_at.desc(), deals::id.desc()))
-            .offset(page.offset())
-            .limit(page.limit())
-            .select(DealRow::as_select())
-            .load(&mut conn)
-            .await
-            .map_err(from_diesel)?;
+            counting::count_up_to(filtered(filter), page).get_result(&mut { shared }),
+            counting::Uncached(
+                filtered(filter)
+                    .order((deals::created_at.desc(), deals::id.desc()))
+                    .offset(page.offset())
+                    .limit(page.limit())
+                    .select(DealRow::as_select()),
+            )
+            .load(&mut { shared }),
+        )
+        .await
+        .map_err(from_diesel)?;
         Ok(Page::new(to_deals(rows)?, total, page))
     }
 

@@ -5,7 +5,7 @@ use crate::counting;
 use async_trait::async_trait;
 use crm_domain::{FollowUpFilter, Interaction, InteractionFilter, InteractionRepository, InteractionView, RepoError};
 use diesel::prelude::*;
-use diesel_async::{AsyncConnection, RunQueryDsl};
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use shared_kernel::{Page, PageRequest};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -26,6 +26,13 @@ macro_rules! joined {
             .left_join(users::table.on(users::id.eq(interactions::created_by)))
             .filter(interactions::deleted_at.is_null())
             .into_boxed()
+    };
+}
+
+/// The columns of a [`ViewRow`] over `joined!()`.
+macro_rules! view_columns {
+    () => {
+        (InteractionRow::as_select(), customers::name, companies::name.nullable(), users::name.nullable())
     };
 }
 
@@ -126,7 +133,7 @@ impl InteractionRepository for PgInteractionRepository {
     }
 
     async fn list(&self, filter: &InteractionFilter, page: PageRequest) -> Result<Page<InteractionView>, RepoError> {
-        let mut conn = connect(&self.pool).await?;
+        let conn = connect(&self.pool).await?;
         let query = || {
             let mut query = joined!();
             if let Some(customer) = filter.customer_id {
@@ -143,23 +150,26 @@ impl InteractionRepository for PgInteractionRepository {
             }
             query
         };
-        let total = counting::total(
-            counting::count_up_to(query(), page).get_result(&mut conn).await.map_err(from_diesel)?,
+        let shared: &AsyncPgConnection = &conn;
+        let (rows, total): (Vec<ViewRow>, _) = counting::page_with_total(
             page,
-        );
-        let rows: Vec<ViewRow> = query()
-            .order((interactions::started_at.desc(), interactions::id.desc()))
-            .offset(page.offset())
-            .limit(page.limit())
-            .select((InteractionRow::as_select(), customers::name, companies::name.nullable(), users::name.nullable()))
-            .load(&mut conn)
-            .await
-            .map_err(from_diesel)?;
+            counting::count_up_to(query(), page).get_result(&mut { shared }),
+            counting::Uncached(
+                query()
+                    .order((interactions::started_at.desc(), interactions::id.desc()))
+                    .offset(page.offset())
+                    .limit(page.limit())
+                    .select(view_columns!()),
+            )
+            .load(&mut { shared }),
+        )
+        .await
+        .map_err(from_diesel)?;
         Ok(Page::new(to_views(rows)?, total, page))
     }
 
     async fn follow_ups(&self, filter: &FollowUpFilter, page: PageRequest) -> Result<Page<InteractionView>, RepoError> {
-        let mut conn = connect(&self.pool).await?;
+        let conn = connect(&self.pool).await?;
         let query = || {
             let mut query = joined!().filter(interactions::follow_up_required.eq(true));
             if let Some(due) = filter.due_before {
@@ -170,18 +180,21 @@ impl InteractionRepository for PgInteractionRepository {
             }
             query
         };
-        let total = counting::total(
-            counting::count_up_to(query(), page).get_result(&mut conn).await.map_err(from_diesel)?,
+        let shared: &AsyncPgConnection = &conn;
+        let (rows, total): (Vec<ViewRow>, _) = counting::page_with_total(
             page,
-        );
-        let rows: Vec<ViewRow> = query()
-            .order((interactions::follow_up_date.asc().nulls_last(), interactions::id.asc()))
-            .offset(page.offset())
-            .limit(page.limit())
-            .select((InteractionRow::as_select(), customers::name, companies::name.nullable(), users::name.nullable()))
-            .load(&mut conn)
-            .await
-            .map_err(from_diesel)?;
+            counting::count_up_to(query(), page).get_result(&mut { shared }),
+            counting::Uncached(
+                query()
+                    .order((interactions::follow_up_date.asc().nulls_last(), interactions::id.asc()))
+                    .offset(page.offset())
+                    .limit(page.limit())
+                    .select(view_columns!()),
+            )
+            .load(&mut { shared }),
+        )
+        .await
+        .map_err(from_diesel)?;
         Ok(Page::new(to_views(rows)?, total, page))
     }
 

@@ -3,7 +3,7 @@
 use crate::counting;
 use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel_async::RunQueryDsl;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use serde::Serialize;
 use shared_kernel::{EventEnvelope, Page, PageRequest};
 use time::OffsetDateTime;
@@ -47,16 +47,21 @@ impl PgDeadLetterStore {
 
     /// Open dead letters (not re-queued), newest first.
     pub async fn list(&self, request: PageRequest) -> Result<Page<DeadLetter>, DbError> {
-        let mut conn = crate::db::checkout(&self.pool).await?;
+        let conn = crate::db::checkout(&self.pool).await?;
         let open = dead_letters::table.filter(dead_letters::requeued_at.is_null());
-        let total = counting::total(counting::count_up_to(open, request).get_result(&mut conn).await?, request);
-        let items = open
-            .order((dead_letters::failed_at.desc(), dead_letters::id.desc()))
-            .offset(request.offset())
-            .limit(request.limit())
-            .select(DeadLetter::as_select())
-            .load(&mut conn)
-            .await?;
+        let shared: &AsyncPgConnection = &conn;
+        let (items, total) = counting::page_with_total(
+            request,
+            counting::count_up_to(open, request).get_result(&mut { shared }),
+            counting::Uncached(
+                open.order((dead_letters::failed_at.desc(), dead_letters::id.desc()))
+                    .offset(request.offset())
+                    .limit(request.limit())
+                    .select(DeadLetter::as_select()),
+            )
+            .load(&mut { shared }),
+        )
+        .await?;
         Ok(Page::new(items, total, request))
     }
 

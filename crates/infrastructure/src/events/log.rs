@@ -2,7 +2,7 @@
 
 use crate::counting;
 use diesel::prelude::*;
-use diesel_async::RunQueryDsl;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use shared_kernel::{Page, PageRequest};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -35,7 +35,7 @@ pub async fn list_events(
     filter: &EventFilter,
     request: PageRequest,
 ) -> Result<Page<RecordedEvent>, DbError> {
-    let mut conn = crate::db::checkout(pool).await?;
+    let conn = crate::db::checkout(pool).await?;
     let query = || {
         let mut query = outbox_events::table.into_boxed();
         if let Some(name) = &filter.name {
@@ -49,14 +49,20 @@ pub async fn list_events(
         }
         query
     };
-    let total = counting::total(counting::count_up_to(query(), request).get_result(&mut conn).await?, request);
-    let items = query()
-        .order((outbox_events::occurred_at.desc(), outbox_events::id.desc()))
-        .offset(request.offset())
-        .limit(request.limit())
-        .select(RecordedEvent::as_select())
-        .load(&mut conn)
-        .await?;
+    let shared: &AsyncPgConnection = &conn;
+    let (items, total) = counting::page_with_total(
+        request,
+        counting::count_up_to(query(), request).get_result(&mut { shared }),
+        counting::Uncached(
+            query()
+                .order((outbox_events::occurred_at.desc(), outbox_events::id.desc()))
+                .offset(request.offset())
+                .limit(request.limit())
+                .select(RecordedEvent::as_select()),
+        )
+        .load(&mut { shared }),
+    )
+    .await?;
     Ok(Page::new(items, total, request))
 }
 

@@ -3,7 +3,7 @@
 use crate::counting;
 use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel_async::{AsyncConnection, RunQueryDsl};
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use identity_domain::api_key::{ApiKeyRecord, ApiKeyRepository, MAX_LIVE_KEYS_PER_USER};
 use identity_domain::ports::RepoError;
 use shared_kernel::{Page, PageRequest};
@@ -94,7 +94,7 @@ impl ApiKeyRepository for PgApiKeyRepository {
     }
 
     async fn list(&self, owner: Option<Uuid>, page: PageRequest) -> Result<Page<ApiKeyRecord>, RepoError> {
-        let mut conn = connect(&self.pool).await?;
+        let conn = connect(&self.pool).await?;
         let filtered = || {
             let mut query = api_keys::table.into_boxed();
             if let Some(owner) = owner {
@@ -102,18 +102,21 @@ impl ApiKeyRepository for PgApiKeyRepository {
             }
             query
         };
-        let total = counting::total(
-            counting::count_up_to(filtered(), page).get_result(&mut conn).await.map_err(from_diesel)?,
+        let shared: &AsyncPgConnection = &conn;
+        let (rows, total) = counting::page_with_total(
             page,
-        );
-        let rows = filtered()
-            .order((api_keys::created_at.desc(), api_keys::id.desc()))
-            .offset(page.offset())
-            .limit(page.limit())
-            .select(ApiKeyRow::as_select())
-            .load(&mut conn)
-            .await
-            .map_err(from_diesel)?;
+            counting::count_up_to(filtered(), page).get_result(&mut { shared }),
+            counting::Uncached(
+                filtered()
+                    .order((api_keys::created_at.desc(), api_keys::id.desc()))
+                    .offset(page.offset())
+                    .limit(page.limit())
+                    .select(ApiKeyRow::as_select()),
+            )
+            .load(&mut { shared }),
+        )
+        .await
+        .map_err(from_diesel)?;
         Ok(Page::new(rows.into_iter().map(ApiKeyRecord::from).collect(), total, page))
     }
 

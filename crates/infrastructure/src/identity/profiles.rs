@@ -381,7 +381,7 @@ impl ProfileRepository for PgProfileRepository {
     }
 
     async fn list_public(&self, page: PageRequest) -> Result<Page<ProfileRecord>, RepoError> {
-        let mut conn = connect(&self.pool).await?;
+        let conn = connect(&self.pool).await?;
         let query = || {
             profiles::table
                 .filter(profiles::deleted_at.is_null())
@@ -389,18 +389,21 @@ impl ProfileRepository for PgProfileRepository {
                 .filter(profiles::is_banned.eq(false))
                 .into_boxed()
         };
-        let total = counting::total(
-            counting::count_up_to(query(), page).get_result(&mut conn).await.map_err(from_diesel)?,
+        let shared: &AsyncPgConnection = &conn;
+        let (rows, total) = counting::page_with_total(
             page,
-        );
-        let rows = query()
-            .order((profiles::created_at.desc(), profiles::id.desc()))
-            .offset(page.offset())
-            .limit(page.limit())
-            .select(ProfileRow::as_select())
-            .load(&mut conn)
-            .await
-            .map_err(from_diesel)?;
+            counting::count_up_to(query(), page).get_result(&mut { shared }),
+            counting::Uncached(
+                query()
+                    .order((profiles::created_at.desc(), profiles::id.desc()))
+                    .offset(page.offset())
+                    .limit(page.limit())
+                    .select(ProfileRow::as_select()),
+            )
+            .load(&mut { shared }),
+        )
+        .await
+        .map_err(from_diesel)?;
         Ok(Page::new(rows.into_iter().map(ProfileRecord::from).collect(), total, page))
     }
 }

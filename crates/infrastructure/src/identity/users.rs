@@ -165,7 +165,7 @@ impl UserRepository for PgUserRepository {
     }
 
     async fn list(&self, filter: &UserFilter, page: PageRequest) -> Result<Page<UserRecord>, RepoError> {
-        let mut conn = connect(&self.pool).await?;
+        let conn = connect(&self.pool).await?;
         let query = || {
             let mut query = users::table.filter(users::deleted_at.is_null()).into_boxed();
             if let Some(status) = filter.status {
@@ -180,18 +180,21 @@ impl UserRepository for PgUserRepository {
             }
             query
         };
-        let total = counting::total(
-            counting::count_up_to(query(), page).get_result(&mut conn).await.map_err(from_diesel)?,
+        let shared: &AsyncPgConnection = &conn;
+        let (rows, total) = counting::page_with_total(
             page,
-        );
-        let rows = query()
-            .order((users::created_at.desc(), users::id.desc()))
-            .offset(page.offset())
-            .limit(page.limit())
-            .select(UserRow::as_select())
-            .load(&mut conn)
-            .await
-            .map_err(from_diesel)?;
+            counting::count_up_to(query(), page).get_result(&mut { shared }),
+            counting::Uncached(
+                query()
+                    .order((users::created_at.desc(), users::id.desc()))
+                    .offset(page.offset())
+                    .limit(page.limit())
+                    .select(UserRow::as_select()),
+            )
+            .load(&mut { shared }),
+        )
+        .await
+        .map_err(from_diesel)?;
         Ok(Page::new(rows.into_iter().map(UserRecord::from).collect(), total, page))
     }
 

@@ -126,18 +126,21 @@ impl OrderRepository for PgOrderRepository {
             }
             query
         };
-        let total = counting::total(
-            counting::count_up_to(query(), page).get_result(&mut conn).await.map_err(from_diesel)?,
+        let shared: &AsyncPgConnection = &conn;
+        let (rows, total): (Vec<OrderRow>, _) = counting::page_with_total(
             page,
-        );
-        let rows: Vec<OrderRow> = query()
-            .order((orders::created_at.desc(), orders::id.desc()))
-            .offset(page.offset())
-            .limit(page.limit())
-            .select(OrderRow::as_select())
-            .load(&mut conn)
-            .await
-            .map_err(from_diesel)?;
+            counting::count_up_to(query(), page).get_result(&mut { shared }),
+            counting::Uncached(
+                query()
+                    .order((orders::created_at.desc(), orders::id.desc()))
+                    .offset(page.offset())
+                    .limit(page.limit())
+                    .select(OrderRow::as_select()),
+            )
+            .load(&mut { shared }),
+        )
+        .await
+        .map_err(from_diesel)?;
         let ids: Vec<Uuid> = rows.iter().map(|r| r.id).collect();
         let mut lines: HashMap<Uuid, Vec<LineRow>> = HashMap::new();
         let all_lines: Vec<LineRow> = order_lines::table

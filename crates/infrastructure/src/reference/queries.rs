@@ -5,8 +5,8 @@ use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use serde::Serialize;
 
-use crate::db::contains_pattern;
 use crate::db::DbError;
+use crate::db::{contains_pattern, lower};
 use crate::schema::{countries, currencies, languages, timezones};
 use crate::DbPool;
 
@@ -156,8 +156,6 @@ pub async fn list_timezones(pool: &DbPool, filter: &ReferenceFilter) -> Result<V
     }
     Ok(query.load(&mut conn).await?)
 }
-
-diesel::define_sql_function!(fn lower(text: diesel::sql_types::Varchar) -> diesel::sql_types::Varchar);
 
 /// IANA identifiers are matched case-insensitively (`europe/kyiv` works),
 /// through the `lower(code)` index.

@@ -5,7 +5,7 @@ use crate::counting;
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Uuid as SqlUuid};
-use diesel_async::{AsyncConnection, RunQueryDsl};
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use shared_kernel::{Page, PageRequest};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -98,7 +98,7 @@ impl InventoryRepository for PgInventoryRepository {
     }
 
     async fn list(&self, filter: &InventoryFilter, page: PageRequest) -> Result<Page<Inventory>, RepoError> {
-        let mut conn = connect(&self.pool).await?;
+        let conn = connect(&self.pool).await?;
         let query = || {
             let mut query = inventory::table.filter(live()).into_boxed();
             if let Some(product_id) = filter.product_id {
@@ -117,18 +117,21 @@ impl InventoryRepository for PgInventoryRepository {
             }
             query
         };
-        let total = counting::total(
-            counting::count_up_to(query(), page).get_result(&mut conn).await.map_err(from_diesel)?,
+        let shared: &AsyncPgConnection = &conn;
+        let (rows, total): (Vec<InventoryRow>, _) = counting::page_with_total(
             page,
-        );
-        let rows: Vec<InventoryRow> = query()
-            .order((inventory::created_at.desc(), inventory::id.desc()))
-            .offset(page.offset())
-            .limit(page.limit())
-            .select(InventoryRow::as_select())
-            .load(&mut conn)
-            .await
-            .map_err(from_diesel)?;
+            counting::count_up_to(query(), page).get_result(&mut { shared }),
+            counting::Uncached(
+                query()
+                    .order((inventory::created_at.desc(), inventory::id.desc()))
+                    .offset(page.offset())
+                    .limit(page.limit())
+                    .select(InventoryRow::as_select()),
+            )
+            .load(&mut { shared }),
+        )
+        .await
+        .map_err(from_diesel)?;
         Ok(Page::new(rows.into_iter().map(InventoryRow::into_inventory).collect(), total, page))
     }
 

@@ -4,7 +4,7 @@ use crate::counting;
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Uuid as SqlUuid};
-use diesel_async::RunQueryDsl;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use shared_kernel::{Page, PageRequest};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -90,7 +90,7 @@ impl LocationRepository for PgLocationRepository {
     }
 
     async fn list(&self, filter: &LocationFilter, page: PageRequest) -> Result<Page<Location>, RepoError> {
-        let mut conn = connect(&self.pool).await?;
+        let conn = connect(&self.pool).await?;
         let query = || {
             let mut query = locations::table.filter(live()).into_boxed();
             if let Some(location_type) = filter.location_type {
@@ -109,18 +109,21 @@ impl LocationRepository for PgLocationRepository {
             }
             query
         };
-        let total = counting::total(
-            counting::count_up_to(query(), page).get_result(&mut conn).await.map_err(from_diesel)?,
+        let shared: &AsyncPgConnection = &conn;
+        let (rows, total): (Vec<LocationRow>, _) = counting::page_with_total(
             page,
-        );
-        let rows: Vec<LocationRow> = query()
-            .order((locations::created_at.desc(), locations::id.desc()))
-            .offset(page.offset())
-            .limit(page.limit())
-            .select(LocationRow::as_select())
-            .load(&mut conn)
-            .await
-            .map_err(from_diesel)?;
+            counting::count_up_to(query(), page).get_result(&mut { shared }),
+            counting::Uncached(
+                query()
+                    .order((locations::created_at.desc(), locations::id.desc()))
+                    .offset(page.offset())
+                    .limit(page.limit())
+                    .select(LocationRow::as_select()),
+            )
+            .load(&mut { shared }),
+        )
+        .await
+        .map_err(from_diesel)?;
         let items = rows.into_iter().map(LocationRow::into_location).collect::<Result<Vec<_>, _>>()?;
         Ok(Page::new(items, total, page))
     }

@@ -4,7 +4,7 @@
 use crate::counting;
 use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel_async::RunQueryDsl;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use shared_kernel::{Page, PageRequest};
 use uuid::Uuid;
 use warehouse_domain::{MovementFilter, RecentLimit, RepoError, StockMovement, StockMovementRepository};
@@ -44,7 +44,7 @@ impl StockMovementRepository for PgStockMovementRepository {
     }
 
     async fn list(&self, filter: &MovementFilter, page: PageRequest) -> Result<Page<StockMovement>, RepoError> {
-        let mut conn = connect(&self.pool).await?;
+        let conn = connect(&self.pool).await?;
         let query = || {
             let mut query = stock_movements::table.into_boxed();
             if let Some(kind) = filter.movement_type {
@@ -71,18 +71,21 @@ impl StockMovementRepository for PgStockMovementRepository {
             }
             query
         };
-        let total = counting::total(
-            counting::count_up_to(query(), page).get_result(&mut conn).await.map_err(from_diesel)?,
+        let shared: &AsyncPgConnection = &conn;
+        let (rows, total): (Vec<MovementRow>, _) = counting::page_with_total(
             page,
-        );
-        let rows: Vec<MovementRow> = query()
-            .order((stock_movements::created_at.desc(), stock_movements::id.desc()))
-            .offset(page.offset())
-            .limit(page.limit())
-            .select(MovementRow::as_select())
-            .load(&mut conn)
-            .await
-            .map_err(from_diesel)?;
+            counting::count_up_to(query(), page).get_result(&mut { shared }),
+            counting::Uncached(
+                query()
+                    .order((stock_movements::created_at.desc(), stock_movements::id.desc()))
+                    .offset(page.offset())
+                    .limit(page.limit())
+                    .select(MovementRow::as_select()),
+            )
+            .load(&mut { shared }),
+        )
+        .await
+        .map_err(from_diesel)?;
         Ok(Page::new(into_movements(rows)?, total, page))
     }
 

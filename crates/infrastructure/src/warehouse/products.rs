@@ -4,7 +4,7 @@
 use crate::counting;
 use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel_async::RunQueryDsl;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use shared_kernel::{Page, PageRequest};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -91,7 +91,7 @@ impl ProductRepository for PgProductRepository {
     }
 
     async fn list(&self, filter: &ProductFilter, page: PageRequest) -> Result<Page<Product>, RepoError> {
-        let mut conn = connect(&self.pool).await?;
+        let conn = connect(&self.pool).await?;
         let query = || {
             let mut query = products::table.filter(live()).into_boxed();
             if let Some(status) = filter.status {
@@ -110,10 +110,6 @@ impl ProductRepository for PgProductRepository {
             }
             query
         };
-        let total = counting::total(
-            counting::count_up_to(query(), page).get_result(&mut conn).await.map_err(from_diesel)?,
-            page,
-        );
         let sorted = match filter.sort {
             ProductSort::NewestFirst => query().order((products::created_at.desc(), products::id.desc())),
             ProductSort::OldestFirst => query().order((products::created_at.asc(), products::id.asc())),
@@ -124,13 +120,15 @@ impl ProductRepository for PgProductRepository {
             ProductSort::PriceAsc => query().order((products::price.asc().nulls_last(), products::id.asc())),
             ProductSort::PriceDesc => query().order((products::price.desc().nulls_last(), products::id.desc())),
         };
-        let rows: Vec<ProductRow> = sorted
-            .offset(page.offset())
-            .limit(page.limit())
-            .select(ProductRow::as_select())
-            .load(&mut conn)
-            .await
-            .map_err(from_diesel)?;
+        let shared: &AsyncPgConnection = &conn;
+        let (rows, total): (Vec<ProductRow>, _) = counting::page_with_total(
+            page,
+            counting::count_up_to(query(), page).get_result(&mut { shared }),
+            counting::Uncached(sorted.offset(page.offset()).limit(page.limit()).select(ProductRow::as_select()))
+                .load(&mut { shared }),
+        )
+        .await
+        .map_err(from_diesel)?;
         let items = rows.into_iter().map(ProductRow::into_product).collect::<Result<Vec<_>, _>>()?;
         Ok(Page::new(items, total, page))
     }

@@ -2,10 +2,7 @@
 
 use diesel::sql_types::{Nullable, Text};
 
-diesel::define_sql_function! {
-    /// SQL `lower()`, for the case-insensitive look-ups behind the `lower(…)` indexes.
-    fn lower(text: Text) -> Text;
-}
+pub(crate) use crate::db::lower;
 
 diesel::define_sql_function! {
     /// SQL `lower()` of a nullable column.

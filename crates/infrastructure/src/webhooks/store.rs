@@ -156,19 +156,22 @@ impl PgWebhookStore {
     }
 
     pub async fn list(&self, page: PageRequest) -> Result<Page<Endpoint>, WebhookError> {
-        let mut conn = connect(&self.pool).await?;
-        let total = counting::total(
-            counting::count_up_to(webhook_endpoints::table, page).get_result(&mut conn).await.map_err(storage)?,
+        let conn = connect(&self.pool).await?;
+        let shared: &AsyncPgConnection = &conn;
+        let (rows, total) = counting::page_with_total(
             page,
-        );
-        let rows = webhook_endpoints::table
-            .order((webhook_endpoints::created_at.desc(), webhook_endpoints::id.desc()))
-            .offset(page.offset())
-            .limit(page.limit())
-            .select(EndpointRow::as_select())
-            .load(&mut conn)
-            .await
-            .map_err(storage)?;
+            counting::count_up_to(webhook_endpoints::table, page).get_result(&mut { shared }),
+            counting::Uncached(
+                webhook_endpoints::table
+                    .order((webhook_endpoints::created_at.desc(), webhook_endpoints::id.desc()))
+                    .offset(page.offset())
+                    .limit(page.limit())
+                    .select(EndpointRow::as_select()),
+            )
+            .load(&mut { shared }),
+        )
+        .await
+        .map_err(storage)?;
         Ok(Page::new(rows.into_iter().map(Endpoint::from).collect(), total, page))
     }
 
@@ -302,10 +305,21 @@ impl PgWebhookStore {
             }
             query
         };
-        let total = counting::total(
-            counting::count_up_to(filtered(), page).get_result(&mut conn).await.map_err(storage)?,
+        let shared: &AsyncPgConnection = &conn;
+        let (rows, total) = counting::page_with_total(
             page,
-        );
+            counting::count_up_to(filtered(), page).get_result(&mut { shared }),
+            counting::Uncached(
+                filtered()
+                    .order((webhook_deliveries::created_at.desc(), webhook_deliveries::id.desc()))
+                    .offset(page.offset())
+                    .limit(page.limit())
+                    .select(DeliveryRow::as_select()),
+            )
+            .load(&mut { shared }),
+        )
+        .await
+        .map_err(storage)?;
         if total.count == 0 {
             // An empty log of an endpoint that does not exist is a 404, not an empty page.
             let exists: bool = diesel::select(diesel::dsl::exists(webhook_endpoints::table.find(endpoint_id)))
@@ -316,14 +330,6 @@ impl PgWebhookStore {
                 return Err(WebhookError::NotFound);
             }
         }
-        let rows = filtered()
-            .order((webhook_deliveries::created_at.desc(), webhook_deliveries::id.desc()))
-            .offset(page.offset())
-            .limit(page.limit())
-            .select(DeliveryRow::as_select())
-            .load(&mut conn)
-            .await
-            .map_err(storage)?;
         Ok(Page::new(rows.into_iter().map(Delivery::from).collect(), total, page))
     }
 
