@@ -14,6 +14,7 @@ pub mod kv;
 pub mod orders;
 pub(crate) mod pipeline;
 pub mod preconditions;
+pub(crate) mod prepared;
 pub mod reference;
 pub mod request_tx;
 pub mod schema;

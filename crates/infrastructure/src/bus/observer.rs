@@ -9,6 +9,7 @@ use uuid::Uuid;
 
 use crate::events::dead_letters::DeadLetterSink;
 use crate::events::{OutboxSignal, PgDeadLetterStore};
+use crate::prepared::Prepared;
 use crate::schema::outbox_events;
 use crate::DbPool;
 
@@ -135,10 +136,12 @@ impl CompletionMarks {
 
 async fn write_marks(pool: &DbPool, ids: &[Uuid]) -> Result<(), crate::DbError> {
     let mut conn = pool.get().await?;
-    diesel::update(outbox_events::table.filter(outbox_events::id.eq_any(ids)))
-        .filter(outbox_events::completed_at.is_null())
-        .set(outbox_events::completed_at.eq(diesel::dsl::now))
-        .execute(&mut conn)
-        .await?;
+    Prepared(
+        diesel::update(outbox_events::table.filter(outbox_events::id.eq_any(ids)))
+            .filter(outbox_events::completed_at.is_null())
+            .set(outbox_events::completed_at.eq(diesel::dsl::now)),
+    )
+    .execute(&mut conn)
+    .await?;
     Ok(())
 }

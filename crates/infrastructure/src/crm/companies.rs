@@ -12,6 +12,7 @@ use uuid::Uuid;
 
 use super::errors::{contains_pattern, from_diesel};
 use super::schema::companies;
+use crate::prepared::Prepared;
 use crate::storage::connect;
 use crate::DbPool;
 
@@ -81,13 +82,15 @@ fn filtered(filter: &CompanyFilter) -> companies::BoxedQuery<'_, Pg> {
 impl CompanyRepository for PgCompanyRepository {
     async fn create(&self, company: &Company) -> Result<Company, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        diesel::insert_into(companies::table)
-            .values(CompanyRow::from(company))
-            .returning(CompanyRow::as_returning())
-            .get_result(&mut conn)
-            .await
-            .map(Company::from)
-            .map_err(from_diesel)
+        Prepared(
+            diesel::insert_into(companies::table)
+                .values(CompanyRow::from(company))
+                .returning(CompanyRow::as_returning()),
+        )
+        .get_result(&mut conn)
+        .await
+        .map(Company::from)
+        .map_err(from_diesel)
     }
 
     async fn find_by_id(&self, id: Uuid) -> Result<Option<Company>, RepoError> {
@@ -124,29 +127,33 @@ impl CompanyRepository for PgCompanyRepository {
 
     async fn update(&self, company: &Company) -> Result<Company, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        diesel::update(companies::table)
-            .filter(companies::id.eq(company.id).and(companies::deleted_at.is_null()))
-            .set((
-                companies::name.eq(&company.name),
-                companies::website.eq(company.website.as_deref()),
-                companies::industry.eq(company.industry.as_deref()),
-                companies::updated_at.eq(company.updated_at),
-            ))
-            .returning(CompanyRow::as_returning())
-            .get_result(&mut conn)
-            .await
-            .map(Company::from)
-            .map_err(from_diesel)
+        Prepared(
+            diesel::update(companies::table)
+                .filter(companies::id.eq(company.id).and(companies::deleted_at.is_null()))
+                .set((
+                    companies::name.eq(&company.name),
+                    companies::website.eq(company.website.as_deref()),
+                    companies::industry.eq(company.industry.as_deref()),
+                    companies::updated_at.eq(company.updated_at),
+                ))
+                .returning(CompanyRow::as_returning()),
+        )
+        .get_result(&mut conn)
+        .await
+        .map(Company::from)
+        .map_err(from_diesel)
     }
 
     async fn soft_delete(&self, id: Uuid, at: OffsetDateTime) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
-        let deleted = diesel::update(companies::table)
-            .filter(companies::id.eq(id).and(companies::deleted_at.is_null()))
-            .set(companies::deleted_at.eq(at))
-            .execute(&mut conn)
-            .await
-            .map_err(from_diesel)?;
+        let deleted = Prepared(
+            diesel::update(companies::table)
+                .filter(companies::id.eq(id).and(companies::deleted_at.is_null()))
+                .set(companies::deleted_at.eq(at)),
+        )
+        .execute(&mut conn)
+        .await
+        .map_err(from_diesel)?;
         if deleted == 1 {
             Ok(())
         } else {

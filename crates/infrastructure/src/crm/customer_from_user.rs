@@ -17,6 +17,7 @@ use time::OffsetDateTime;
 use super::customer_rows::insert_customer;
 use super::schema::customers;
 use crate::events::Delivery;
+use crate::prepared::Prepared;
 use crate::DbPool;
 
 pub const HANDLER_NAME: &str = "crm.customer_from_user";
@@ -74,12 +75,14 @@ impl EventHandler for CustomerFromUser {
             if already_linked > 0 {
                 return Ok(());
             }
-            let linked = diesel::update(customers::table)
-                .filter(customers::email.eq(email.as_str()))
-                .filter(customers::company_id.is_null().and(customers::deleted_at.is_null()))
-                .set((customers::user_id.eq(user.user_id), customers::updated_at.eq(now)))
-                .execute(conn)
-                .await?;
+            let linked = Prepared(
+                diesel::update(customers::table)
+                    .filter(customers::email.eq(email.as_str()))
+                    .filter(customers::company_id.is_null().and(customers::deleted_at.is_null()))
+                    .set((customers::user_id.eq(user.user_id), customers::updated_at.eq(now))),
+            )
+            .execute(conn)
+            .await?;
             if linked == 0 {
                 insert_customer(conn, &created).await?;
             }

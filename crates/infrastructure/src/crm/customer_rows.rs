@@ -9,6 +9,7 @@ use uuid::Uuid;
 
 use super::errors::corrupt;
 use super::schema::{customer_status_history, customers};
+use crate::prepared::Prepared;
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = customers)]
@@ -100,26 +101,28 @@ pub(crate) async fn insert_customer(
 }
 
 async fn insert_row(mut conn: &AsyncPgConnection, c: &Customer) -> QueryResult<CustomerRow> {
-    diesel::insert_into(customers::table)
-        .values(NewCustomerRow {
-            id: c.id,
-            user_id: c.user_id,
-            company_id: c.company_id,
-            name: &c.name,
-            email: c.email.as_str(),
-            phone: c.phone.as_deref(),
-            status: c.status.as_str(),
-            tier: c.tier.as_str(),
-            source: c.source.as_deref(),
-            assigned_to: c.assigned_to,
-            tags: &c.tags,
-            created_at: c.created_at,
-            updated_at: c.updated_at,
-            churned_at: c.churned_at,
-        })
-        .returning(CustomerRow::as_returning())
-        .get_result(&mut conn)
-        .await
+    Prepared(
+        diesel::insert_into(customers::table)
+            .values(NewCustomerRow {
+                id: c.id,
+                user_id: c.user_id,
+                company_id: c.company_id,
+                name: &c.name,
+                email: c.email.as_str(),
+                phone: c.phone.as_deref(),
+                status: c.status.as_str(),
+                tier: c.tier.as_str(),
+                source: c.source.as_deref(),
+                assigned_to: c.assigned_to,
+                tags: &c.tags,
+                created_at: c.created_at,
+                updated_at: c.updated_at,
+                churned_at: c.churned_at,
+            })
+            .returning(CustomerRow::as_returning()),
+    )
+    .get_result(&mut conn)
+    .await
 }
 
 pub(crate) async fn insert_history(
@@ -127,16 +130,15 @@ pub(crate) async fn insert_history(
     customer_id: Uuid,
     change: &StatusChange,
 ) -> QueryResult<()> {
-    diesel::insert_into(customer_status_history::table)
-        .values((
-            customer_status_history::customer_id.eq(customer_id),
-            customer_status_history::from_status.eq(change.from.map(CustomerStatus::as_str)),
-            customer_status_history::to_status.eq(change.to.as_str()),
-            customer_status_history::reason.eq(change.reason.as_deref()),
-            customer_status_history::changed_at.eq(change.at),
-        ))
-        .execute(&mut conn)
-        .await?;
+    Prepared(diesel::insert_into(customer_status_history::table).values((
+        customer_status_history::customer_id.eq(customer_id),
+        customer_status_history::from_status.eq(change.from.map(CustomerStatus::as_str)),
+        customer_status_history::to_status.eq(change.to.as_str()),
+        customer_status_history::reason.eq(change.reason.as_deref()),
+        customer_status_history::changed_at.eq(change.at),
+    )))
+    .execute(&mut conn)
+    .await?;
     Ok(())
 }
 

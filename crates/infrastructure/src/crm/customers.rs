@@ -21,6 +21,7 @@ use super::schema::customers;
 use crate::db::lower;
 use crate::events::record_event;
 use crate::pipeline::write_with_followers;
+use crate::prepared::Prepared;
 use crate::storage::connect;
 use crate::DbPool;
 
@@ -214,21 +215,23 @@ impl CustomerRepository for PgCustomerRepository {
 
     async fn update(&self, customer: &Customer) -> Result<Customer, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        let row = diesel::update(customers::table)
-            .filter(customers::id.eq(customer.id).and(customers::deleted_at.is_null()))
-            .set((
-                customers::user_id.eq(customer.user_id),
-                customers::name.eq(&customer.name),
-                customers::phone.eq(customer.phone.as_deref()),
-                customers::source.eq(customer.source.as_deref()),
-                customers::assigned_to.eq(customer.assigned_to),
-                customers::tags.eq(&customer.tags),
-                customers::updated_at.eq(customer.updated_at),
-            ))
-            .returning(CustomerRow::as_returning())
-            .get_result(&mut conn)
-            .await
-            .map_err(from_diesel)?;
+        let row = Prepared(
+            diesel::update(customers::table)
+                .filter(customers::id.eq(customer.id).and(customers::deleted_at.is_null()))
+                .set((
+                    customers::user_id.eq(customer.user_id),
+                    customers::name.eq(&customer.name),
+                    customers::phone.eq(customer.phone.as_deref()),
+                    customers::source.eq(customer.source.as_deref()),
+                    customers::assigned_to.eq(customer.assigned_to),
+                    customers::tags.eq(&customer.tags),
+                    customers::updated_at.eq(customer.updated_at),
+                ))
+                .returning(CustomerRow::as_returning()),
+        )
+        .get_result(&mut conn)
+        .await
+        .map_err(from_diesel)?;
         Customer::try_from(row)
     }
 
@@ -238,16 +241,18 @@ impl CustomerRepository for PgCustomerRepository {
         let saved = conn
             .transaction::<CustomerRow, diesel::result::Error, _>(async |conn| {
                 let mut shared: &AsyncPgConnection = conn;
-                let update = diesel::update(customers::table)
-                    .filter(customers::id.eq(next.id).and(customers::deleted_at.is_null()))
-                    .filter(customers::status.eq(transition.from.as_str()))
-                    .set((
-                        customers::status.eq(next.status.as_str()),
-                        customers::churned_at.eq(next.churned_at),
-                        customers::updated_at.eq(next.updated_at),
-                    ))
-                    .returning(CustomerRow::as_returning())
-                    .get_result(&mut shared);
+                let update = Prepared(
+                    diesel::update(customers::table)
+                        .filter(customers::id.eq(next.id).and(customers::deleted_at.is_null()))
+                        .filter(customers::status.eq(transition.from.as_str()))
+                        .set((
+                            customers::status.eq(next.status.as_str()),
+                            customers::churned_at.eq(next.churned_at),
+                            customers::updated_at.eq(next.updated_at),
+                        ))
+                        .returning(CustomerRow::as_returning()),
+                )
+                .get_result(&mut shared);
                 let followers = try_join(
                     insert_history(shared, next.id, &transition.history),
                     record_event(shared, &transition.events),
@@ -266,12 +271,14 @@ impl CustomerRepository for PgCustomerRepository {
         let saved = conn
             .transaction::<CustomerRow, diesel::result::Error, _>(async |conn| {
                 let mut shared: &AsyncPgConnection = conn;
-                let update = diesel::update(customers::table)
-                    .filter(customers::id.eq(next.id).and(customers::deleted_at.is_null()))
-                    .filter(customers::tier.eq(change.from.as_str()))
-                    .set((customers::tier.eq(next.tier.as_str()), customers::updated_at.eq(next.updated_at)))
-                    .returning(CustomerRow::as_returning())
-                    .get_result(&mut shared);
+                let update = Prepared(
+                    diesel::update(customers::table)
+                        .filter(customers::id.eq(next.id).and(customers::deleted_at.is_null()))
+                        .filter(customers::tier.eq(change.from.as_str()))
+                        .set((customers::tier.eq(next.tier.as_str()), customers::updated_at.eq(next.updated_at)))
+                        .returning(CustomerRow::as_returning()),
+                )
+                .get_result(&mut shared);
                 write_with_followers(update.map(OptionalExtension::optional), record_event(shared, &change.events))
                     .await?
                     .ok_or(diesel::result::Error::RollbackTransaction)
@@ -282,12 +289,14 @@ impl CustomerRepository for PgCustomerRepository {
 
     async fn soft_delete(&self, id: Uuid, at: OffsetDateTime) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
-        let deleted = diesel::update(customers::table)
-            .filter(customers::id.eq(id).and(customers::deleted_at.is_null()))
-            .set(customers::deleted_at.eq(at))
-            .execute(&mut conn)
-            .await
-            .map_err(from_diesel)?;
+        let deleted = Prepared(
+            diesel::update(customers::table)
+                .filter(customers::id.eq(id).and(customers::deleted_at.is_null()))
+                .set(customers::deleted_at.eq(at)),
+        )
+        .execute(&mut conn)
+        .await
+        .map_err(from_diesel)?;
         if deleted == 1 {
             Ok(())
         } else {

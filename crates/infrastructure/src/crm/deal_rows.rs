@@ -9,6 +9,7 @@ use uuid::Uuid;
 
 use super::errors::corrupt;
 use super::schema::{deal_stage_history, deals};
+use crate::prepared::Prepared;
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = deals)]
@@ -105,14 +106,13 @@ pub(crate) async fn insert_history(
     deal_id: Uuid,
     change: &StageChange,
 ) -> QueryResult<()> {
-    diesel::insert_into(deal_stage_history::table)
-        .values((
-            deal_stage_history::deal_id.eq(deal_id),
-            deal_stage_history::from_stage.eq(change.from.map(DealStage::as_str)),
-            deal_stage_history::to_stage.eq(change.to.as_str()),
-            deal_stage_history::changed_at.eq(change.at),
-        ))
-        .execute(conn)
-        .await?;
+    Prepared(diesel::insert_into(deal_stage_history::table).values((
+        deal_stage_history::deal_id.eq(deal_id),
+        deal_stage_history::from_stage.eq(change.from.map(DealStage::as_str)),
+        deal_stage_history::to_stage.eq(change.to.as_str()),
+        deal_stage_history::changed_at.eq(change.at),
+    )))
+    .execute(conn)
+    .await?;
     Ok(())
 }

@@ -17,6 +17,7 @@ use super::deal_rows::{insert_history, to_deals, DealRow, NewDealRow};
 use super::errors::{corrupt, from_diesel};
 use super::schema::deals;
 use crate::events::record_event;
+use crate::prepared::Prepared;
 use crate::storage::connect;
 use crate::DbPool;
 
@@ -83,11 +84,13 @@ impl DealRepository for PgDealRepository {
         let mut conn = connect(&self.pool).await?;
         let row = conn
             .transaction::<DealRow, diesel::result::Error, _>(async |conn| {
-                let row = diesel::insert_into(deals::table)
-                    .values(NewDealRow::from(&created.deal))
-                    .returning(DealRow::as_returning())
-                    .get_result(conn)
-                    .await?;
+                let row = Prepared(
+                    diesel::insert_into(deals::table)
+                        .values(NewDealRow::from(&created.deal))
+                        .returning(DealRow::as_returning()),
+                )
+                .get_result(conn)
+                .await?;
                 insert_history(conn, created.deal.id, &created.history).await?;
                 record_event(conn, &created.events).await?;
                 Ok(row)
@@ -131,22 +134,24 @@ impl DealRepository for PgDealRepository {
 
     async fn update_open(&self, deal: &Deal) -> Result<Deal, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        let row = diesel::update(deals::table)
-            .filter(deals::id.eq(deal.id).and(deals::deleted_at.is_null()))
-            .filter(deals::stage.eq_any(OPEN_STAGES))
-            .set((
-                deals::name.eq(&deal.name),
-                deals::expected_close_date.eq(deal.expected_close_date),
-                deals::value.eq(deal.value),
-                deals::currency.eq(deal.currency.as_str()),
-                deals::tags.eq(&deal.tags),
-                deals::updated_at.eq(deal.updated_at),
-            ))
-            .returning(DealRow::as_returning())
-            .get_result(&mut conn)
-            .await
-            .optional()
-            .map_err(from_diesel)?;
+        let row = Prepared(
+            diesel::update(deals::table)
+                .filter(deals::id.eq(deal.id).and(deals::deleted_at.is_null()))
+                .filter(deals::stage.eq_any(OPEN_STAGES))
+                .set((
+                    deals::name.eq(&deal.name),
+                    deals::expected_close_date.eq(deal.expected_close_date),
+                    deals::value.eq(deal.value),
+                    deals::currency.eq(deal.currency.as_str()),
+                    deals::tags.eq(&deal.tags),
+                    deals::updated_at.eq(deal.updated_at),
+                ))
+                .returning(DealRow::as_returning()),
+        )
+        .get_result(&mut conn)
+        .await
+        .optional()
+        .map_err(from_diesel)?;
         match row {
             Some(row) => Deal::try_from(row),
             None => Err(stale_or_missing(&mut conn, deal.id).await),
@@ -158,20 +163,22 @@ impl DealRepository for PgDealRepository {
         let next = &transition.deal;
         let saved = conn
             .transaction::<Option<DealRow>, diesel::result::Error, _>(async |conn| {
-                let row = diesel::update(deals::table)
-                    .filter(deals::id.eq(next.id).and(deals::deleted_at.is_null()))
-                    .filter(deals::stage.eq(transition.from.as_str()))
-                    .set((
-                        deals::stage.eq(next.stage.as_str()),
-                        deals::probability.eq(i16::from(next.probability)),
-                        deals::actual_close_date.eq(next.actual_close_date),
-                        deals::loss_reason.eq(next.loss_reason.as_deref()),
-                        deals::updated_at.eq(next.updated_at),
-                    ))
-                    .returning(DealRow::as_returning())
-                    .get_result(conn)
-                    .await
-                    .optional()?;
+                let row = Prepared(
+                    diesel::update(deals::table)
+                        .filter(deals::id.eq(next.id).and(deals::deleted_at.is_null()))
+                        .filter(deals::stage.eq(transition.from.as_str()))
+                        .set((
+                            deals::stage.eq(next.stage.as_str()),
+                            deals::probability.eq(i16::from(next.probability)),
+                            deals::actual_close_date.eq(next.actual_close_date),
+                            deals::loss_reason.eq(next.loss_reason.as_deref()),
+                            deals::updated_at.eq(next.updated_at),
+                        ))
+                        .returning(DealRow::as_returning()),
+                )
+                .get_result(conn)
+                .await
+                .optional()?;
                 if row.is_some() {
                     insert_history(conn, next.id, &transition.history).await?;
                     record_event(conn, &transition.events).await?;
@@ -188,12 +195,14 @@ impl DealRepository for PgDealRepository {
 
     async fn soft_delete(&self, id: Uuid, at: OffsetDateTime) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
-        let deleted = diesel::update(deals::table)
-            .filter(deals::id.eq(id).and(deals::deleted_at.is_null()))
-            .set(deals::deleted_at.eq(at))
-            .execute(&mut conn)
-            .await
-            .map_err(from_diesel)?;
+        let deleted = Prepared(
+            diesel::update(deals::table)
+                .filter(deals::id.eq(id).and(deals::deleted_at.is_null()))
+                .set(deals::deleted_at.eq(at)),
+        )
+        .execute(&mut conn)
+        .await
+        .map_err(from_diesel)?;
         if deleted == 1 {
             Ok(())
         } else {

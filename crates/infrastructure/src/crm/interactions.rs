@@ -13,6 +13,7 @@ use uuid::Uuid;
 use super::errors::from_diesel;
 use super::interaction_rows::{names_missing_attendee, InteractionRow};
 use super::schema::{companies, customers, interactions};
+use crate::prepared::Prepared;
 use crate::schema::users;
 use crate::storage::connect;
 use crate::DbPool;
@@ -74,28 +75,32 @@ impl PgInteractionRepository {
             }
             let row = match statement {
                 WriteKind::Insert => Some(
-                    diesel::insert_into(interactions::table)
-                        .values(InteractionRow::from(interaction))
-                        .returning(InteractionRow::as_returning())
-                        .get_result(conn)
-                        .await?,
-                ),
-                WriteKind::Update => diesel::update(interactions::table)
-                    .filter(interactions::id.eq(interaction.id).and(interactions::deleted_at.is_null()))
-                    .set((
-                        interactions::subject.eq(&interaction.subject),
-                        interactions::description.eq(interaction.description.as_deref()),
-                        interactions::outcome.eq(interaction.outcome.map(|o| o.as_str())),
-                        interactions::follow_up_required.eq(interaction.follow_up_required),
-                        interactions::follow_up_date.eq(interaction.follow_up_date),
-                        interactions::follow_up_notes.eq(interaction.follow_up_notes.as_deref()),
-                        interactions::attendees.eq(&interaction.attendees),
-                        interactions::updated_at.eq(interaction.updated_at),
-                    ))
-                    .returning(InteractionRow::as_returning())
+                    Prepared(
+                        diesel::insert_into(interactions::table)
+                            .values(InteractionRow::from(interaction))
+                            .returning(InteractionRow::as_returning()),
+                    )
                     .get_result(conn)
-                    .await
-                    .optional()?,
+                    .await?,
+                ),
+                WriteKind::Update => Prepared(
+                    diesel::update(interactions::table)
+                        .filter(interactions::id.eq(interaction.id).and(interactions::deleted_at.is_null()))
+                        .set((
+                            interactions::subject.eq(&interaction.subject),
+                            interactions::description.eq(interaction.description.as_deref()),
+                            interactions::outcome.eq(interaction.outcome.map(|o| o.as_str())),
+                            interactions::follow_up_required.eq(interaction.follow_up_required),
+                            interactions::follow_up_date.eq(interaction.follow_up_date),
+                            interactions::follow_up_notes.eq(interaction.follow_up_notes.as_deref()),
+                            interactions::attendees.eq(&interaction.attendees),
+                            interactions::updated_at.eq(interaction.updated_at),
+                        ))
+                        .returning(InteractionRow::as_returning()),
+                )
+                .get_result(conn)
+                .await
+                .optional()?,
             };
             Ok(Some(row))
         })
@@ -208,19 +213,21 @@ impl InteractionRepository for PgInteractionRepository {
 
     async fn save_end(&self, interaction: &Interaction) -> Result<Interaction, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        let row = diesel::update(interactions::table)
-            .filter(interactions::id.eq(interaction.id).and(interactions::deleted_at.is_null()))
-            .filter(interactions::ended_at.is_null())
-            .set((
-                interactions::ended_at.eq(interaction.ended_at),
-                interactions::duration_sec.eq(interaction.duration_sec),
-                interactions::updated_at.eq(interaction.updated_at),
-            ))
-            .returning(InteractionRow::as_returning())
-            .get_result(&mut conn)
-            .await
-            .optional()
-            .map_err(from_diesel)?;
+        let row = Prepared(
+            diesel::update(interactions::table)
+                .filter(interactions::id.eq(interaction.id).and(interactions::deleted_at.is_null()))
+                .filter(interactions::ended_at.is_null())
+                .set((
+                    interactions::ended_at.eq(interaction.ended_at),
+                    interactions::duration_sec.eq(interaction.duration_sec),
+                    interactions::updated_at.eq(interaction.updated_at),
+                ))
+                .returning(InteractionRow::as_returning()),
+        )
+        .get_result(&mut conn)
+        .await
+        .optional()
+        .map_err(from_diesel)?;
         let Some(row) = row else {
             // Same connection: taking a second one while holding this one can starve the pool.
             let found: i64 = interactions::table
@@ -236,12 +243,14 @@ impl InteractionRepository for PgInteractionRepository {
 
     async fn soft_delete(&self, id: Uuid, at: OffsetDateTime) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
-        let deleted = diesel::update(interactions::table)
-            .filter(interactions::id.eq(id).and(interactions::deleted_at.is_null()))
-            .set(interactions::deleted_at.eq(at))
-            .execute(&mut conn)
-            .await
-            .map_err(from_diesel)?;
+        let deleted = Prepared(
+            diesel::update(interactions::table)
+                .filter(interactions::id.eq(id).and(interactions::deleted_at.is_null()))
+                .set(interactions::deleted_at.eq(at)),
+        )
+        .execute(&mut conn)
+        .await
+        .map_err(from_diesel)?;
         if deleted == 1 {
             Ok(())
         } else {

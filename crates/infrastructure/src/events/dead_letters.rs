@@ -10,6 +10,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::db::DbError;
+use crate::prepared::Prepared;
 use crate::schema::dead_letters;
 use crate::DbPool;
 
@@ -70,24 +71,27 @@ impl PgDeadLetterStore {
     /// two simultaneous retries re-queue it once.
     pub async fn take_for_retry(&self, id: Uuid) -> Result<Option<DeadLetter>, DbError> {
         let mut conn = crate::db::checkout(&self.pool).await?;
-        let taken = diesel::update(dead_letters::table)
-            .filter(dead_letters::id.eq(id))
-            .filter(dead_letters::requeued_at.is_null())
-            .set(dead_letters::requeued_at.eq(diesel::dsl::now))
-            .returning(DeadLetter::as_returning())
-            .get_result(&mut conn)
-            .await
-            .optional()?;
+        let taken = Prepared(
+            diesel::update(dead_letters::table)
+                .filter(dead_letters::id.eq(id))
+                .filter(dead_letters::requeued_at.is_null())
+                .set(dead_letters::requeued_at.eq(diesel::dsl::now))
+                .returning(DeadLetter::as_returning()),
+        )
+        .get_result(&mut conn)
+        .await
+        .optional()?;
         Ok(taken)
     }
 
     /// Undoes `take_for_retry` when the bus refused the event.
     pub async fn reopen(&self, id: Uuid) -> Result<(), DbError> {
         let mut conn = crate::db::checkout(&self.pool).await?;
-        diesel::update(dead_letters::table.find(id))
-            .set(dead_letters::requeued_at.eq(None::<OffsetDateTime>))
-            .execute(&mut conn)
-            .await?;
+        Prepared(
+            diesel::update(dead_letters::table.find(id)).set(dead_letters::requeued_at.eq(None::<OffsetDateTime>)),
+        )
+        .execute(&mut conn)
+        .await?;
         Ok(())
     }
 
@@ -103,18 +107,17 @@ impl DeadLetterSink for PgDeadLetterStore {
         let stored = async {
             let mut conn = self.pool.get().await?;
             let envelope = serde_json::to_value(event).unwrap_or(serde_json::Value::Null);
-            diesel::insert_into(dead_letters::table)
-                .values((
-                    dead_letters::id.eq(shared_kernel::new_id()),
-                    dead_letters::event_id.eq(event.id),
-                    dead_letters::event_name.eq(&event.name),
-                    dead_letters::handler.eq(handler),
-                    dead_letters::event.eq(envelope),
-                    dead_letters::last_error.eq(error),
-                    dead_letters::attempts.eq(i32::try_from(attempts).unwrap_or(i32::MAX)),
-                ))
-                .execute(&mut conn)
-                .await?;
+            Prepared(diesel::insert_into(dead_letters::table).values((
+                dead_letters::id.eq(shared_kernel::new_id()),
+                dead_letters::event_id.eq(event.id),
+                dead_letters::event_name.eq(&event.name),
+                dead_letters::handler.eq(handler),
+                dead_letters::event.eq(envelope),
+                dead_letters::last_error.eq(error),
+                dead_letters::attempts.eq(i32::try_from(attempts).unwrap_or(i32::MAX)),
+            )))
+            .execute(&mut conn)
+            .await?;
             Ok::<_, DbError>(())
         }
         .await;

@@ -9,6 +9,7 @@ use diesel::prelude::*;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use uuid::Uuid;
 
+use crate::prepared::Prepared;
 use crate::schema::inbox;
 
 /// One delivery of an event to a handler: the inbox key.
@@ -28,11 +29,13 @@ impl Delivery {
     /// transaction. `false`: an earlier delivery did the work, skip it.
     /// (On a shared reference, so the work's first statements can be sent behind it, pipelined.)
     pub async fn claim(self, mut conn: &AsyncPgConnection) -> QueryResult<bool> {
-        let inserted = diesel::insert_into(inbox::table)
-            .values((inbox::event_id.eq(self.event_id), inbox::handler.eq(self.handler)))
-            .on_conflict_do_nothing()
-            .execute(&mut conn)
-            .await?;
+        let inserted = Prepared(
+            diesel::insert_into(inbox::table)
+                .values((inbox::event_id.eq(self.event_id), inbox::handler.eq(self.handler)))
+                .on_conflict_do_nothing(),
+        )
+        .execute(&mut conn)
+        .await?;
         Ok(inserted == 1)
     }
 }

@@ -17,6 +17,7 @@ use uuid::Uuid;
 
 use crate::db::DbError;
 use crate::events::log::RecordedEvent;
+use crate::prepared::Prepared;
 use crate::schema::outbox_events;
 use crate::DbPool;
 
@@ -68,12 +69,14 @@ impl OutboxRelay {
             return Ok(0);
         }
         let mut conn = self.pool.get().await?;
-        let reset = diesel::update(outbox_events::table)
-            .filter(outbox_events::published_at.is_not_null())
-            .filter(outbox_events::completed_at.is_null())
-            .set(outbox_events::published_at.eq(None::<time::OffsetDateTime>))
-            .execute(&mut conn)
-            .await?;
+        let reset = Prepared(
+            diesel::update(outbox_events::table)
+                .filter(outbox_events::published_at.is_not_null())
+                .filter(outbox_events::completed_at.is_null())
+                .set(outbox_events::published_at.eq(None::<time::OffsetDateTime>)),
+        )
+        .execute(&mut conn)
+        .await?;
         if reset > 0 {
             tracing::info!(count = reset, "re-queued events whose handling did not finish before the last stop");
         }
@@ -109,10 +112,12 @@ impl OutboxRelay {
             let sent = publish_in_order(bus.as_ref(), rows).await;
             if !sent.is_empty() {
                 let now = time::OffsetDateTime::now_utc();
-                diesel::update(outbox_events::table.filter(outbox_events::id.eq_any(&sent)))
-                    .set((outbox_events::published_at.eq(now), outbox_events::completed_at.eq(now)))
-                    .execute(conn)
-                    .await?;
+                Prepared(
+                    diesel::update(outbox_events::table.filter(outbox_events::id.eq_any(&sent)))
+                        .set((outbox_events::published_at.eq(now), outbox_events::completed_at.eq(now))),
+                )
+                .execute(conn)
+                .await?;
             }
             Ok(sent.len())
         })
@@ -135,21 +140,25 @@ impl OutboxRelay {
             .for_update()
             .skip_locked();
         // Query DSL rather than SQL text, so the statement is prepared once per connection.
-        let mut rows: Vec<RecordedEvent> = diesel::update(outbox_events::table)
-            .filter(outbox_events::id.eq_any(claimable))
-            .set(outbox_events::published_at.eq(diesel::dsl::now))
-            .returning(RecordedEvent::as_returning())
-            .get_results(&mut conn)
-            .await?;
+        let mut rows: Vec<RecordedEvent> = Prepared(
+            diesel::update(outbox_events::table)
+                .filter(outbox_events::id.eq_any(claimable))
+                .set(outbox_events::published_at.eq(diesel::dsl::now))
+                .returning(RecordedEvent::as_returning()),
+        )
+        .get_results(&mut conn)
+        .await?;
         rows.sort_by_key(|row| (row.occurred_at, row.id));
         let claimed: Vec<Uuid> = rows.iter().map(|r| r.id).collect();
         let sent = publish_in_order(self.bus.as_ref(), rows).await;
         if sent.len() < claimed.len() {
             let unsent = &claimed[sent.len()..];
-            diesel::update(outbox_events::table.filter(outbox_events::id.eq_any(unsent)))
-                .set(outbox_events::published_at.eq(None::<time::OffsetDateTime>))
-                .execute(&mut conn)
-                .await?;
+            Prepared(
+                diesel::update(outbox_events::table.filter(outbox_events::id.eq_any(unsent)))
+                    .set(outbox_events::published_at.eq(None::<time::OffsetDateTime>)),
+            )
+            .execute(&mut conn)
+            .await?;
         }
         Ok(sent.len())
     }

@@ -11,6 +11,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::from_diesel;
+use crate::prepared::Prepared;
 use crate::schema::{api_keys, users};
 use crate::storage::connect;
 use crate::DbPool;
@@ -73,21 +74,23 @@ impl ApiKeyRepository for PgApiKeyRepository {
             if live >= MAX_LIVE_KEYS_PER_USER {
                 return Ok(None);
             }
-            diesel::insert_into(api_keys::table)
-                .values((
-                    api_keys::id.eq(key.id),
-                    api_keys::user_id.eq(key.user_id),
-                    api_keys::name.eq(&key.name),
-                    api_keys::prefix.eq(&key.prefix),
-                    api_keys::key_hash.eq(key_hash),
-                    api_keys::permissions.eq(&key.permissions),
-                    api_keys::created_at.eq(key.created_at),
-                    api_keys::expires_at.eq(key.expires_at),
-                ))
-                .returning(ApiKeyRow::as_returning())
-                .get_result(conn)
-                .await
-                .map(|row| Some(ApiKeyRecord::from(row)))
+            Prepared(
+                diesel::insert_into(api_keys::table)
+                    .values((
+                        api_keys::id.eq(key.id),
+                        api_keys::user_id.eq(key.user_id),
+                        api_keys::name.eq(&key.name),
+                        api_keys::prefix.eq(&key.prefix),
+                        api_keys::key_hash.eq(key_hash),
+                        api_keys::permissions.eq(&key.permissions),
+                        api_keys::created_at.eq(key.created_at),
+                        api_keys::expires_at.eq(key.expires_at),
+                    ))
+                    .returning(ApiKeyRow::as_returning()),
+            )
+            .get_result(conn)
+            .await
+            .map(|row| Some(ApiKeyRecord::from(row)))
         })
         .await
         .map_err(from_diesel)
@@ -133,16 +136,16 @@ impl ApiKeyRepository for PgApiKeyRepository {
         let live = api_keys::table.filter(api_keys::id.eq(id).and(api_keys::revoked_at.is_null()));
         let revoked = match owner {
             Some(owner) => {
-                diesel::update(live.filter(api_keys::user_id.eq(owner)))
-                    .set(api_keys::revoked_at.eq(at))
-                    .returning(ApiKeyRow::as_returning())
-                    .get_result(&mut conn)
-                    .await
+                Prepared(
+                    diesel::update(live.filter(api_keys::user_id.eq(owner)))
+                        .set(api_keys::revoked_at.eq(at))
+                        .returning(ApiKeyRow::as_returning()),
+                )
+                .get_result(&mut conn)
+                .await
             }
             None => {
-                diesel::update(live)
-                    .set(api_keys::revoked_at.eq(at))
-                    .returning(ApiKeyRow::as_returning())
+                Prepared(diesel::update(live).set(api_keys::revoked_at.eq(at)).returning(ApiKeyRow::as_returning()))
                     .get_result(&mut conn)
                     .await
             }

@@ -14,6 +14,7 @@ use uuid::Uuid;
 
 use super::from_diesel;
 use crate::events::record_event;
+use crate::prepared::Prepared;
 use crate::schema::contacts;
 use crate::storage::connect;
 use crate::DbPool;
@@ -214,15 +215,17 @@ async fn unmark_primary(
     kind: ContactType,
     keep: Uuid,
 ) -> QueryResult<Vec<ContactRecord>> {
-    let rows: Vec<ContactRow> = diesel::update(contacts::table)
-        .filter(contacts::user_id.eq(user_id))
-        .filter(contacts::contact_type.eq(kind.as_str()))
-        .filter(contacts::is_primary.eq(true).and(contacts::deleted_at.is_null()))
-        .filter(contacts::id.ne(keep))
-        .set((contacts::is_primary.eq(false), contacts::updated_at.eq(diesel::dsl::now)))
-        .returning(ContactRow::as_returning())
-        .get_results(conn)
-        .await?;
+    let rows: Vec<ContactRow> = Prepared(
+        diesel::update(contacts::table)
+            .filter(contacts::user_id.eq(user_id))
+            .filter(contacts::contact_type.eq(kind.as_str()))
+            .filter(contacts::is_primary.eq(true).and(contacts::deleted_at.is_null()))
+            .filter(contacts::id.ne(keep))
+            .set((contacts::is_primary.eq(false), contacts::updated_at.eq(diesel::dsl::now)))
+            .returning(ContactRow::as_returning()),
+    )
+    .get_results(conn)
+    .await?;
     Ok(rows.into_iter().map(ContactRecord::from).collect())
 }
 
@@ -271,12 +274,12 @@ impl ContactRepository for PgContactRepository {
                     if contact.is_primary {
                         make_room_for_primary(conn, contact.user_id, kind, contact.id).await?;
                     }
-                    let created: ContactRecord = diesel::insert_into(contacts::table)
-                        .values(&row)
-                        .returning(ContactRow::as_returning())
-                        .get_result(conn)
-                        .await
-                        .map(ContactRecord::from)?;
+                    let created: ContactRecord = Prepared(
+                        diesel::insert_into(contacts::table).values(&row).returning(ContactRow::as_returning()),
+                    )
+                    .get_result(conn)
+                    .await
+                    .map(ContactRecord::from)?;
                     record_event(conn, &[created.event(events::CONTACT_CREATED)]).await?;
                     Ok(created)
                 })
@@ -329,13 +332,15 @@ impl ContactRepository for PgContactRepository {
             // concurrent change or verification cannot slip in between.
             let current = load_for_update(conn, user_id, id).await?;
             let changeset = ContactChangeset::new(&changes, changes.clears_verification(&current));
-            let updated: ContactRecord = diesel::update(contacts::table)
-                .filter(contacts::id.eq(id).and(contacts::user_id.eq(user_id)).and(contacts::deleted_at.is_null()))
-                .set((&changeset, contacts::updated_at.eq(diesel::dsl::now)))
-                .returning(ContactRow::as_returning())
-                .get_result(conn)
-                .await
-                .map(ContactRecord::from)?;
+            let updated: ContactRecord = Prepared(
+                diesel::update(contacts::table)
+                    .filter(contacts::id.eq(id).and(contacts::user_id.eq(user_id)).and(contacts::deleted_at.is_null()))
+                    .set((&changeset, contacts::updated_at.eq(diesel::dsl::now)))
+                    .returning(ContactRow::as_returning()),
+            )
+            .get_result(conn)
+            .await
+            .map(ContactRecord::from)?;
             record_event(conn, &[updated.event(events::CONTACT_UPDATED)]).await?;
             Ok(updated)
         })
@@ -348,13 +353,15 @@ impl ContactRepository for PgContactRepository {
         conn.transaction::<ContactRecord, diesel::result::Error, _>(async |conn| {
             let current = load(conn, user_id, id).await?;
             make_room_for_primary(conn, user_id, current.contact_type, id).await?;
-            let updated: ContactRecord = diesel::update(contacts::table)
-                .filter(contacts::id.eq(id).and(contacts::user_id.eq(user_id)).and(contacts::deleted_at.is_null()))
-                .set((contacts::is_primary.eq(true), contacts::updated_at.eq(diesel::dsl::now)))
-                .returning(ContactRow::as_returning())
-                .get_result(conn)
-                .await
-                .map(ContactRecord::from)?;
+            let updated: ContactRecord = Prepared(
+                diesel::update(contacts::table)
+                    .filter(contacts::id.eq(id).and(contacts::user_id.eq(user_id)).and(contacts::deleted_at.is_null()))
+                    .set((contacts::is_primary.eq(true), contacts::updated_at.eq(diesel::dsl::now)))
+                    .returning(ContactRow::as_returning()),
+            )
+            .get_result(conn)
+            .await
+            .map(ContactRecord::from)?;
             record_event(conn, &[updated.event(events::CONTACT_UPDATED)]).await?;
             Ok(updated)
         })
@@ -365,15 +372,17 @@ impl ContactRepository for PgContactRepository {
     async fn verify(&self, user_id: Uuid, id: Uuid) -> Result<ContactRecord, RepoError> {
         let mut conn = connect(&self.pool).await?;
         conn.transaction::<ContactRecord, diesel::result::Error, _>(async |conn| {
-            let verified: Option<ContactRecord> = diesel::update(contacts::table)
-                .filter(contacts::id.eq(id).and(contacts::user_id.eq(user_id)).and(contacts::deleted_at.is_null()))
-                .filter(contacts::is_verified.eq(false))
-                .set((contacts::is_verified.eq(true), contacts::updated_at.eq(diesel::dsl::now)))
-                .returning(ContactRow::as_returning())
-                .get_result(conn)
-                .await
-                .optional()?
-                .map(ContactRecord::from);
+            let verified: Option<ContactRecord> = Prepared(
+                diesel::update(contacts::table)
+                    .filter(contacts::id.eq(id).and(contacts::user_id.eq(user_id)).and(contacts::deleted_at.is_null()))
+                    .filter(contacts::is_verified.eq(false))
+                    .set((contacts::is_verified.eq(true), contacts::updated_at.eq(diesel::dsl::now)))
+                    .returning(ContactRow::as_returning()),
+            )
+            .get_result(conn)
+            .await
+            .optional()?
+            .map(ContactRecord::from);
             match verified {
                 Some(contact) => {
                     record_event(conn, &[contact.event(events::CONTACT_VERIFIED)]).await?;
@@ -390,13 +399,15 @@ impl ContactRepository for PgContactRepository {
     async fn delete(&self, user_id: Uuid, id: Uuid) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         conn.transaction::<(), diesel::result::Error, _>(async |conn| {
-            let deleted: ContactRecord = diesel::update(contacts::table)
-                .filter(contacts::id.eq(id).and(contacts::user_id.eq(user_id)).and(contacts::deleted_at.is_null()))
-                .set((contacts::deleted_at.eq(diesel::dsl::now), contacts::updated_at.eq(diesel::dsl::now)))
-                .returning(ContactRow::as_returning())
-                .get_result(conn)
-                .await
-                .map(ContactRecord::from)?;
+            let deleted: ContactRecord = Prepared(
+                diesel::update(contacts::table)
+                    .filter(contacts::id.eq(id).and(contacts::user_id.eq(user_id)).and(contacts::deleted_at.is_null()))
+                    .set((contacts::deleted_at.eq(diesel::dsl::now), contacts::updated_at.eq(diesel::dsl::now)))
+                    .returning(ContactRow::as_returning()),
+            )
+            .get_result(conn)
+            .await
+            .map(ContactRecord::from)?;
             record_event(conn, &[deleted.event(events::CONTACT_DELETED)]).await
         })
         .await

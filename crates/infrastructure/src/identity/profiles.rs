@@ -16,6 +16,7 @@ use uuid::Uuid;
 
 use super::from_diesel;
 use crate::events::record_event;
+use crate::prepared::Prepared;
 use crate::schema::profiles;
 use crate::storage::connect;
 use crate::DbPool;
@@ -236,32 +237,34 @@ async fn insert_unless_banned(
         row.is_public.unwrap_or(false).into_sql::<Bool>(),
     ))
     .filter(not(exists(banned)));
-    diesel::insert_into(profiles::table)
-        .values(values)
-        .into_columns((
-            profiles::id,
-            profiles::user_id,
-            profiles::display_name,
-            profiles::first_name,
-            profiles::last_name,
-            profiles::gender,
-            profiles::date_of_birth,
-            profiles::bio,
-            profiles::avatar_url,
-            profiles::timezone,
-            profiles::language,
-            profiles::country,
-            profiles::website,
-            profiles::linkedin_url,
-            profiles::twitter_url,
-            profiles::github_url,
-            profiles::is_public,
-        ))
-        .returning(ProfileRow::as_returning())
-        .get_result(conn)
-        .await
-        .optional()
-        .map(|created| created.map(ProfileRecord::from))
+    Prepared(
+        diesel::insert_into(profiles::table)
+            .values(values)
+            .into_columns((
+                profiles::id,
+                profiles::user_id,
+                profiles::display_name,
+                profiles::first_name,
+                profiles::last_name,
+                profiles::gender,
+                profiles::date_of_birth,
+                profiles::bio,
+                profiles::avatar_url,
+                profiles::timezone,
+                profiles::language,
+                profiles::country,
+                profiles::website,
+                profiles::linkedin_url,
+                profiles::twitter_url,
+                profiles::github_url,
+                profiles::is_public,
+            ))
+            .returning(ProfileRow::as_returning()),
+    )
+    .get_result(conn)
+    .await
+    .optional()
+    .map(|created| created.map(ProfileRecord::from))
 }
 
 #[async_trait]
@@ -312,13 +315,15 @@ impl ProfileRepository for PgProfileRepository {
         let mut conn = connect(&self.pool).await?;
         let changeset = ProfileChangeset::new(&fields);
         conn.transaction::<ProfileRecord, diesel::result::Error, _>(async |conn| {
-            let updated: ProfileRecord = diesel::update(profiles::table)
-                .filter(profiles::id.eq(id).and(profiles::user_id.eq(owner)).and(profiles::deleted_at.is_null()))
-                .set((&changeset, profiles::updated_at.eq(diesel::dsl::now)))
-                .returning(ProfileRow::as_returning())
-                .get_result(conn)
-                .await
-                .map(ProfileRecord::from)?;
+            let updated: ProfileRecord = Prepared(
+                diesel::update(profiles::table)
+                    .filter(profiles::id.eq(id).and(profiles::user_id.eq(owner)).and(profiles::deleted_at.is_null()))
+                    .set((&changeset, profiles::updated_at.eq(diesel::dsl::now)))
+                    .returning(ProfileRow::as_returning()),
+            )
+            .get_result(conn)
+            .await
+            .map(ProfileRecord::from)?;
             record_event(conn, &[updated.event(events::PROFILE_UPDATED)]).await?;
             Ok(updated)
         })
@@ -329,13 +334,15 @@ impl ProfileRepository for PgProfileRepository {
     async fn delete(&self, owner: Uuid, id: Uuid) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         conn.transaction::<(), diesel::result::Error, _>(async |conn| {
-            let deleted: ProfileRecord = diesel::update(profiles::table)
-                .filter(profiles::id.eq(id).and(profiles::user_id.eq(owner)).and(profiles::deleted_at.is_null()))
-                .set((profiles::deleted_at.eq(diesel::dsl::now), profiles::updated_at.eq(diesel::dsl::now)))
-                .returning(ProfileRow::as_returning())
-                .get_result(conn)
-                .await
-                .map(ProfileRecord::from)?;
+            let deleted: ProfileRecord = Prepared(
+                diesel::update(profiles::table)
+                    .filter(profiles::id.eq(id).and(profiles::user_id.eq(owner)).and(profiles::deleted_at.is_null()))
+                    .set((profiles::deleted_at.eq(diesel::dsl::now), profiles::updated_at.eq(diesel::dsl::now)))
+                    .returning(ProfileRow::as_returning()),
+            )
+            .get_result(conn)
+            .await
+            .map(ProfileRecord::from)?;
             record_event(conn, &[deleted.event(events::PROFILE_DELETED)]).await
         })
         .await
@@ -348,18 +355,22 @@ impl ProfileRepository for PgProfileRepository {
             let target = profiles::table.filter(profiles::id.eq(id).and(profiles::deleted_at.is_null()));
             let changed: Option<ProfileRow> = match action {
                 Moderation::Verify => {
-                    diesel::update(target.filter(profiles::is_verified.eq(false)))
-                        .set((profiles::is_verified.eq(true), profiles::updated_at.eq(diesel::dsl::now)))
-                        .returning(ProfileRow::as_returning())
-                        .get_result(conn)
-                        .await
+                    Prepared(
+                        diesel::update(target.filter(profiles::is_verified.eq(false)))
+                            .set((profiles::is_verified.eq(true), profiles::updated_at.eq(diesel::dsl::now)))
+                            .returning(ProfileRow::as_returning()),
+                    )
+                    .get_result(conn)
+                    .await
                 }
                 Moderation::Ban => {
-                    diesel::update(target.filter(profiles::is_banned.eq(false)))
-                        .set((profiles::is_banned.eq(true), profiles::updated_at.eq(diesel::dsl::now)))
-                        .returning(ProfileRow::as_returning())
-                        .get_result(conn)
-                        .await
+                    Prepared(
+                        diesel::update(target.filter(profiles::is_banned.eq(false)))
+                            .set((profiles::is_banned.eq(true), profiles::updated_at.eq(diesel::dsl::now)))
+                            .returning(ProfileRow::as_returning()),
+                    )
+                    .get_result(conn)
+                    .await
                 }
             }
             .optional()?;

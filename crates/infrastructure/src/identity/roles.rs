@@ -12,6 +12,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::from_diesel;
+use crate::prepared::Prepared;
 use crate::schema::{permissions, role_permissions, roles, user_roles, users};
 use crate::storage::connect;
 use crate::DbPool;
@@ -123,16 +124,15 @@ impl RoleRepository for PgRoleRepository {
         let id = shared_kernel::new_id();
         {
             let mut conn = connect(&self.pool).await?;
-            diesel::insert_into(roles::table)
-                .values((
-                    roles::id.eq(id),
-                    roles::name.eq(role.name.as_str()),
-                    roles::display_name.eq(&role.display_name),
-                    roles::description.eq(&role.description),
-                ))
-                .execute(&mut conn)
-                .await
-                .map_err(from_diesel)?;
+            Prepared(diesel::insert_into(roles::table).values((
+                roles::id.eq(id),
+                roles::name.eq(role.name.as_str()),
+                roles::display_name.eq(&role.display_name),
+                roles::description.eq(&role.description),
+            )))
+            .execute(&mut conn)
+            .await
+            .map_err(from_diesel)?;
         }
         self.find_role(id).await?.ok_or(RepoError::NotFound)
     }
@@ -153,23 +153,25 @@ impl RoleRepository for PgRoleRepository {
         let mut conn = connect(&self.pool).await?;
         let renamed = changes.name.as_ref().map(|n| n.as_str().to_owned());
         // A system role keeps its name: the filter refuses the rename in SQL.
-        let updated = diesel::update(roles::table)
-            .filter(roles::id.eq(id).and(roles::deleted_at.is_null()))
-            .filter(
-                roles::is_system
-                    .eq(false)
-                    .or(roles::name.nullable().eq(renamed.clone()))
-                    .or(renamed.is_none().into_sql::<Bool>()),
-            )
-            .set((
-                renamed.map(|n| roles::name.eq(n)),
-                changes.display_name.map(|d| roles::display_name.eq(d)),
-                changes.description.map(|d| roles::description.eq(d)),
-                roles::updated_at.eq(diesel::dsl::now),
-            ))
-            .execute(&mut conn)
-            .await
-            .map_err(from_diesel)?;
+        let updated = Prepared(
+            diesel::update(roles::table)
+                .filter(roles::id.eq(id).and(roles::deleted_at.is_null()))
+                .filter(
+                    roles::is_system
+                        .eq(false)
+                        .or(roles::name.nullable().eq(renamed.clone()))
+                        .or(renamed.is_none().into_sql::<Bool>()),
+                )
+                .set((
+                    renamed.map(|n| roles::name.eq(n)),
+                    changes.display_name.map(|d| roles::display_name.eq(d)),
+                    changes.description.map(|d| roles::description.eq(d)),
+                    roles::updated_at.eq(diesel::dsl::now),
+                )),
+        )
+        .execute(&mut conn)
+        .await
+        .map_err(from_diesel)?;
         drop(conn);
         match (updated, self.find_role(id).await?) {
             (1, Some(role)) => Ok(role),
@@ -181,11 +183,13 @@ impl RoleRepository for PgRoleRepository {
     async fn delete_role(&self, id: Uuid) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         conn.transaction::<(), diesel::result::Error, _>(async |conn| {
-            let deleted = diesel::update(roles::table)
-                .filter(roles::id.eq(id).and(roles::deleted_at.is_null()).and(roles::is_system.eq(false)))
-                .set((roles::deleted_at.eq(diesel::dsl::now), roles::updated_at.eq(diesel::dsl::now)))
-                .execute(conn)
-                .await?;
+            let deleted = Prepared(
+                diesel::update(roles::table)
+                    .filter(roles::id.eq(id).and(roles::deleted_at.is_null()).and(roles::is_system.eq(false)))
+                    .set((roles::deleted_at.eq(diesel::dsl::now), roles::updated_at.eq(diesel::dsl::now))),
+            )
+            .execute(conn)
+            .await?;
             if deleted == 0 {
                 return Err(diesel::result::Error::NotFound);
             }
@@ -314,18 +318,20 @@ impl RoleRepository for PgRoleRepository {
         description: String,
     ) -> Result<PermissionRecord, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        diesel::insert_into(permissions::table)
-            .values((
-                permissions::id.eq(shared_kernel::new_id()),
-                permissions::resource.eq(&name.resource),
-                permissions::action.eq(&name.action),
-                permissions::description.eq(description),
-            ))
-            .returning(PermissionRow::as_returning())
-            .get_result(&mut conn)
-            .await
-            .map(PermissionRecord::from)
-            .map_err(from_diesel)
+        Prepared(
+            diesel::insert_into(permissions::table)
+                .values((
+                    permissions::id.eq(shared_kernel::new_id()),
+                    permissions::resource.eq(&name.resource),
+                    permissions::action.eq(&name.action),
+                    permissions::description.eq(description),
+                ))
+                .returning(PermissionRow::as_returning()),
+        )
+        .get_result(&mut conn)
+        .await
+        .map(PermissionRecord::from)
+        .map_err(from_diesel)
     }
 
     async fn list_permissions(&self) -> Result<Vec<PermissionRecord>, RepoError> {
@@ -378,18 +384,20 @@ impl RoleRepository for PgRoleRepository {
             Some(n) => (Some(n.resource), Some(n.action)),
             None => (None, None),
         };
-        diesel::update(permissions::table.find(id))
-            .filter(permissions::name.ne("*:*"))
-            .set((
-                resource.map(|r| permissions::resource.eq(r)),
-                action.map(|a| permissions::action.eq(a)),
-                description.map(|d| permissions::description.eq(d)),
-            ))
-            .returning(PermissionRow::as_returning())
-            .get_result(&mut conn)
-            .await
-            .map(PermissionRecord::from)
-            .map_err(from_diesel)
+        Prepared(
+            diesel::update(permissions::table.find(id))
+                .filter(permissions::name.ne("*:*"))
+                .set((
+                    resource.map(|r| permissions::resource.eq(r)),
+                    action.map(|a| permissions::action.eq(a)),
+                    description.map(|d| permissions::description.eq(d)),
+                ))
+                .returning(PermissionRow::as_returning()),
+        )
+        .get_result(&mut conn)
+        .await
+        .map(PermissionRecord::from)
+        .map_err(from_diesel)
     }
 
     async fn delete_permission(&self, id: Uuid) -> Result<(), RepoError> {

@@ -19,6 +19,7 @@ use uuid::Uuid;
 use super::from_diesel;
 use crate::db::contains_pattern_lower as contains_pattern;
 use crate::events::record_event;
+use crate::prepared::Prepared;
 use crate::schema::users;
 use crate::storage::connect;
 use crate::DbPool;
@@ -130,15 +131,14 @@ impl UserRepository for PgUserRepository {
     async fn create(&self, user: NewUser, events: Vec<EventEnvelope>) -> Result<UserRecord, RepoError> {
         let mut conn = connect(&self.pool).await?;
         conn.transaction::<UserRecord, diesel::result::Error, _>(async |conn| {
-            diesel::insert_into(users::table)
-                .values((
-                    users::id.eq(user.id),
-                    users::email.eq(&user.email),
-                    users::name.eq(&user.name),
-                    users::password_hash.eq(&user.password_hash),
-                ))
-                .execute(conn)
-                .await?;
+            Prepared(diesel::insert_into(users::table).values((
+                users::id.eq(user.id),
+                users::email.eq(&user.email),
+                users::name.eq(&user.name),
+                users::password_hash.eq(&user.password_hash),
+            )))
+            .execute(conn)
+            .await?;
             grant_roles(conn, user.id, &["user"]).await?;
             record_event(conn, &events).await?;
             load_user(conn, user.id).await
@@ -236,18 +236,20 @@ impl UserRepository for PgUserRepository {
 
     async fn record_successful_login(&self, id: Uuid) -> Result<bool, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        let updated = diesel::update(users::table)
-            .filter(users::id.eq(id).and(users::deleted_at.is_null()))
-            .filter(users::locked_until.is_null().or(users::locked_until.le(diesel::dsl::now)))
-            .set((
-                users::failed_login_count.eq(0),
-                users::locked_until.eq(None::<OffsetDateTime>),
-                users::last_login_at.eq(diesel::dsl::now),
-                users::updated_at.eq(diesel::dsl::now),
-            ))
-            .execute(&mut conn)
-            .await
-            .map_err(from_diesel)?;
+        let updated = Prepared(
+            diesel::update(users::table)
+                .filter(users::id.eq(id).and(users::deleted_at.is_null()))
+                .filter(users::locked_until.is_null().or(users::locked_until.le(diesel::dsl::now)))
+                .set((
+                    users::failed_login_count.eq(0),
+                    users::locked_until.eq(None::<OffsetDateTime>),
+                    users::last_login_at.eq(diesel::dsl::now),
+                    users::updated_at.eq(diesel::dsl::now),
+                )),
+        )
+        .execute(&mut conn)
+        .await
+        .map_err(from_diesel)?;
         Ok(updated == 1)
     }
 
@@ -261,18 +263,20 @@ impl UserRepository for PgUserRepository {
         let bump = i32::from(change.revokes_tokens());
         let outcome = conn
             .transaction::<Option<UserRecord>, diesel::result::Error, _>(async |conn| {
-                let updated = diesel::update(users::table)
-                    .filter(users::id.eq(id).and(users::deleted_at.is_null()))
-                    .filter(users::status.eq(change.from.as_str()))
-                    .set((
-                        users::status.eq(change.to.as_str()),
-                        users::token_version.eq(users::token_version + bump),
-                        users::updated_at.eq(diesel::dsl::now),
-                    ))
-                    .returning(UserRow::as_returning())
-                    .get_result(conn)
-                    .await
-                    .optional()?;
+                let updated = Prepared(
+                    diesel::update(users::table)
+                        .filter(users::id.eq(id).and(users::deleted_at.is_null()))
+                        .filter(users::status.eq(change.from.as_str()))
+                        .set((
+                            users::status.eq(change.to.as_str()),
+                            users::token_version.eq(users::token_version + bump),
+                            users::updated_at.eq(diesel::dsl::now),
+                        ))
+                        .returning(UserRow::as_returning()),
+                )
+                .get_result(conn)
+                .await
+                .optional()?;
                 if updated.is_some() {
                     record_event(conn, &events).await?;
                 }
@@ -299,17 +303,17 @@ impl UserRepository for PgUserRepository {
         let mut conn = connect(&self.pool).await?;
         let changed = conn
             .transaction::<usize, diesel::result::Error, _>(async |conn| {
-                let changed = diesel::update(users::table)
-                    .filter(users::id.eq(id).and(users::deleted_at.is_null()))
-                    .set((
+                let changed = Prepared(
+                    diesel::update(users::table).filter(users::id.eq(id).and(users::deleted_at.is_null())).set((
                         users::password_hash.eq(&password_hash),
                         users::token_version.eq(users::token_version + 1),
                         // A proven current password ends the run of failures, as a login does.
                         users::failed_login_count.eq(0),
                         users::updated_at.eq(diesel::dsl::now),
-                    ))
-                    .execute(conn)
-                    .await?;
+                    )),
+                )
+                .execute(conn)
+                .await?;
                 if changed == 1 {
                     record_event(conn, &events).await?;
                 }
@@ -326,18 +330,20 @@ impl UserRepository for PgUserRepository {
 
     async fn unlock(&self, id: Uuid) -> Result<UserRecord, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        diesel::update(users::table)
-            .filter(users::id.eq(id).and(users::deleted_at.is_null()))
-            .set((
-                users::failed_login_count.eq(0),
-                users::locked_until.eq(None::<OffsetDateTime>),
-                users::updated_at.eq(diesel::dsl::now),
-            ))
-            .returning(UserRow::as_returning())
-            .get_result(&mut conn)
-            .await
-            .map(UserRecord::from)
-            .map_err(from_diesel)
+        Prepared(
+            diesel::update(users::table)
+                .filter(users::id.eq(id).and(users::deleted_at.is_null()))
+                .set((
+                    users::failed_login_count.eq(0),
+                    users::locked_until.eq(None::<OffsetDateTime>),
+                    users::updated_at.eq(diesel::dsl::now),
+                ))
+                .returning(UserRow::as_returning()),
+        )
+        .get_result(&mut conn)
+        .await
+        .map(UserRecord::from)
+        .map_err(from_diesel)
     }
 
     async fn access_profile(&self, id: Uuid) -> Result<Option<AccessProfile>, RepoError> {
@@ -404,14 +410,14 @@ impl UserRepository for PgUserRepository {
             let outcome = match (existing, found.is_admin) {
                 (ExistingAccount::Refuse, false) => return Ok(AdminProvision::RefusedNotAdmin),
                 (ExistingAccount::Refuse, true) => {
-                    diesel::update(users::table.filter(users::id.eq(found.id)))
-                        .set((users::status.eq("active"), users::updated_at.eq(diesel::dsl::now)))
+                    Prepared(diesel::update(users::table.filter(users::id.eq(found.id)))
+                        .set((users::status.eq("active"), users::updated_at.eq(diesel::dsl::now))))
                         .execute(conn)
                         .await?;
                     AdminProvision::AlreadyAdmin(found.id)
                 }
                 (ExistingAccount::Promote, _) => {
-                    diesel::update(users::table.filter(users::id.eq(found.id)))
+                    Prepared(diesel::update(users::table.filter(users::id.eq(found.id)))
                         .set((
                             users::status.eq("active"),
                             users::password_hash.eq(&user.password_hash),
@@ -419,7 +425,7 @@ impl UserRepository for PgUserRepository {
                             users::failed_login_count.eq(0),
                             users::locked_until.eq(None::<OffsetDateTime>),
                             users::updated_at.eq(diesel::dsl::now),
-                        ))
+                        )))
                         .execute(conn)
                         .await?;
                     AdminProvision::Promoted(found.id)

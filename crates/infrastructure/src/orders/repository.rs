@@ -21,6 +21,7 @@ use super::rows::{LineRow, OrderRow};
 use super::schema::{order_lines, orders};
 use super::store;
 use crate::events::record_event;
+use crate::prepared::Prepared;
 use crate::storage::connect;
 use crate::DbPool;
 
@@ -73,12 +74,13 @@ impl OrderRepository for PgOrderRepository {
             let insert_lines = async move {
                 let mut conn = shared;
                 if !lines.is_empty() {
+                    // Not kept prepared: one text per number of lines, and the client decides that number.
                     diesel::insert_into(order_lines::table).values(&lines).execute(&mut conn).await?;
                 }
                 Ok(())
             };
             try_join3(
-                diesel::insert_into(orders::table).values(&header).execute(&mut shared),
+                Prepared(diesel::insert_into(orders::table).values(&header)).execute(&mut shared),
                 insert_lines,
                 record_event(shared, &events),
             )
@@ -187,15 +189,17 @@ impl OrderRepository for PgOrderRepository {
 
     async fn delete(&self, deletion: &OrderDeletion, now: OffsetDateTime) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
-        let updated = diesel::update(orders::table)
-            .filter(orders::id.eq(deletion.order_id))
-            .filter(orders::version.eq(deletion.expected_version))
-            .filter(orders::status.eq(deletion.expected_status.as_str()))
-            .filter(orders::deleted_at.is_null())
-            .set((orders::deleted_at.eq(now), orders::updated_at.eq(now), orders::version.eq(orders::version + 1)))
-            .execute(&mut conn)
-            .await
-            .map_err(from_diesel)?;
+        let updated = Prepared(
+            diesel::update(orders::table)
+                .filter(orders::id.eq(deletion.order_id))
+                .filter(orders::version.eq(deletion.expected_version))
+                .filter(orders::status.eq(deletion.expected_status.as_str()))
+                .filter(orders::deleted_at.is_null())
+                .set((orders::deleted_at.eq(now), orders::updated_at.eq(now), orders::version.eq(orders::version + 1))),
+        )
+        .execute(&mut conn)
+        .await
+        .map_err(from_diesel)?;
         if updated == 1 {
             return Ok(());
         }

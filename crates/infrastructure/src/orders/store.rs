@@ -10,6 +10,7 @@ use super::rows::{LineRow, OrderHeaderChange, OrderRow};
 use super::schema::{order_lines, orders};
 use crate::events::record_event;
 use crate::pipeline::write_with_followers;
+use crate::prepared::Prepared;
 use futures_util::future::try_join;
 use futures_util::TryFutureExt;
 
@@ -47,14 +48,16 @@ pub(crate) async fn exists(conn: &mut AsyncPgConnection, id: Uuid) -> QueryResul
 pub(crate) async fn write_change(conn: &mut AsyncPgConnection, change: &OrderChange) -> QueryResult<bool> {
     let mut shared: &AsyncPgConnection = conn;
     let order: &OrderRecord = change.order.record();
-    let update = diesel::update(orders::table)
-        .filter(orders::id.eq(order.id))
-        .filter(orders::version.eq(change.expected_version))
-        .filter(orders::status.eq(change.expected_status.as_str()))
-        .filter(orders::deleted_at.is_null())
-        .set(OrderHeaderChange::of(order))
-        .execute(&mut shared)
-        .map_ok(|updated| (updated == 1).then_some(()));
+    let update = Prepared(
+        diesel::update(orders::table)
+            .filter(orders::id.eq(order.id))
+            .filter(orders::version.eq(change.expected_version))
+            .filter(orders::status.eq(change.expected_status.as_str()))
+            .filter(orders::deleted_at.is_null())
+            .set(OrderHeaderChange::of(order)),
+    )
+    .execute(&mut shared)
+    .map_ok(|updated| (updated == 1).then_some(()));
     let followers = try_join(write_line(shared, order.id, change.line.as_ref()), record_event(shared, &change.events));
     let written = write_with_followers(update, followers).await?;
     Ok(written.is_some())
@@ -64,18 +67,22 @@ async fn write_line(mut conn: &AsyncPgConnection, order_id: Uuid, line: Option<&
     match line {
         None => {}
         Some(LineChange::Added(line)) => {
-            diesel::insert_into(order_lines::table).values(LineRow::of(line.record())).execute(&mut conn).await?;
-        }
-        Some(LineChange::Updated(line)) => {
-            diesel::update(order_lines::table)
-                .filter(order_lines::id.eq(line.id).and(order_lines::order_id.eq(order_id)))
-                .set((
-                    order_lines::quantity.eq(line.quantity),
-                    order_lines::subtotal.eq(line.subtotal),
-                    order_lines::updated_at.eq(line.updated_at),
-                ))
+            Prepared(diesel::insert_into(order_lines::table).values(LineRow::of(line.record())))
                 .execute(&mut conn)
                 .await?;
+        }
+        Some(LineChange::Updated(line)) => {
+            Prepared(
+                diesel::update(order_lines::table)
+                    .filter(order_lines::id.eq(line.id).and(order_lines::order_id.eq(order_id)))
+                    .set((
+                        order_lines::quantity.eq(line.quantity),
+                        order_lines::subtotal.eq(line.subtotal),
+                        order_lines::updated_at.eq(line.updated_at),
+                    )),
+            )
+            .execute(&mut conn)
+            .await?;
         }
         Some(LineChange::Removed { line_id }) => {
             diesel::delete(order_lines::table)

@@ -18,6 +18,7 @@ use super::errors::{from_diesel, tx_error, TxError};
 use super::ledger::{apply_change, inventory_exists};
 use super::rows::{InventoryRow, MovementRow};
 use super::schema::{inventory, stock_movements};
+use crate::prepared::Prepared;
 use crate::storage::connect;
 use crate::DbPool;
 use shared_kernel::StorageError;
@@ -61,10 +62,11 @@ impl InventoryRepository for PgInventoryRepository {
     async fn create(&self, record: &Inventory, initial: Option<&StockMovement>) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         conn.transaction::<(), TxError, _>(async |conn| {
-            diesel::insert_into(inventory::table).values(InventoryRow::of(record.record())).execute(conn).await?;
+            Prepared(diesel::insert_into(inventory::table).values(InventoryRow::of(record.record())))
+                .execute(conn)
+                .await?;
             if let Some(movement) = initial {
-                diesel::insert_into(stock_movements::table)
-                    .values(MovementRow::of(movement.record()))
+                Prepared(diesel::insert_into(stock_movements::table).values(MovementRow::of(movement.record())))
                     .execute(conn)
                     .await?;
             }
@@ -137,17 +139,15 @@ impl InventoryRepository for PgInventoryRepository {
 
     async fn update_thresholds(&self, record: &Inventory) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
-        let updated = diesel::update(inventory::table)
-            .filter(inventory::id.eq(record.id).and(live()))
-            .set((
-                inventory::reorder_point.eq(record.reorder_point),
-                inventory::min_stock.eq(record.min_stock),
-                inventory::max_stock.eq(record.max_stock),
-                inventory::updated_at.eq(record.updated_at),
-            ))
-            .execute(&mut conn)
-            .await
-            .map_err(from_diesel)?;
+        let updated = Prepared(diesel::update(inventory::table).filter(inventory::id.eq(record.id).and(live())).set((
+            inventory::reorder_point.eq(record.reorder_point),
+            inventory::min_stock.eq(record.min_stock),
+            inventory::max_stock.eq(record.max_stock),
+            inventory::updated_at.eq(record.updated_at),
+        )))
+        .execute(&mut conn)
+        .await
+        .map_err(from_diesel)?;
         if updated == 1 {
             Ok(())
         } else {
@@ -200,12 +200,14 @@ impl InventoryRepository for PgInventoryRepository {
 
     async fn delete(&self, id: Uuid, now: OffsetDateTime) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
-        let updated = diesel::update(inventory::table)
-            .filter(inventory::id.eq(id).and(live()).and(inventory::quantity_reserved.eq(0)))
-            .set((inventory::deleted_at.eq(now), inventory::updated_at.eq(now)))
-            .execute(&mut conn)
-            .await
-            .map_err(from_diesel)?;
+        let updated = Prepared(
+            diesel::update(inventory::table)
+                .filter(inventory::id.eq(id).and(live()).and(inventory::quantity_reserved.eq(0)))
+                .set((inventory::deleted_at.eq(now), inventory::updated_at.eq(now))),
+        )
+        .execute(&mut conn)
+        .await
+        .map_err(from_diesel)?;
         if updated == 1 {
             return Ok(());
         }

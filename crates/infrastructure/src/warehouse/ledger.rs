@@ -8,6 +8,7 @@ use warehouse_domain::InventoryChange;
 
 use super::rows::{InventoryRow, MovementRow};
 use super::schema::{inventory, stock_movements};
+use crate::prepared::Prepared;
 
 /// Writes the new quantities `WHERE` they still equal `change.before`, then appends the movement.
 /// Returns `false` (having written nothing) when the record moved or is gone.
@@ -38,26 +39,27 @@ pub(crate) async fn apply_locked_changes(shared: &AsyncPgConnection, changes: &[
 async fn update_quantities(mut conn: &AsyncPgConnection, change: &InventoryChange) -> QueryResult<usize> {
     let after = change.inventory.record();
     let before = change.before;
-    diesel::update(inventory::table)
-        .filter(inventory::id.eq(after.id).and(inventory::deleted_at.is_null()))
-        .filter(inventory::quantity_on_hand.eq(before.on_hand))
-        .filter(inventory::quantity_reserved.eq(before.reserved))
-        .filter(inventory::quantity_committed.eq(before.committed))
-        // And the version it was read at (the record carries read + 1), so its answer's tag is exact.
-        .filter(inventory::version.eq(after.version - 1))
-        .set((
-            inventory::quantity_on_hand.eq(after.quantity_on_hand),
-            inventory::quantity_reserved.eq(after.quantity_reserved),
-            inventory::quantity_committed.eq(after.quantity_committed),
-            inventory::updated_at.eq(after.updated_at),
-        ))
-        .execute(&mut conn)
-        .await
+    Prepared(
+        diesel::update(inventory::table)
+            .filter(inventory::id.eq(after.id).and(inventory::deleted_at.is_null()))
+            .filter(inventory::quantity_on_hand.eq(before.on_hand))
+            .filter(inventory::quantity_reserved.eq(before.reserved))
+            .filter(inventory::quantity_committed.eq(before.committed))
+            // And the version it was read at (the record carries read + 1), so its answer's tag is exact.
+            .filter(inventory::version.eq(after.version - 1))
+            .set((
+                inventory::quantity_on_hand.eq(after.quantity_on_hand),
+                inventory::quantity_reserved.eq(after.quantity_reserved),
+                inventory::quantity_committed.eq(after.quantity_committed),
+                inventory::updated_at.eq(after.updated_at),
+            )),
+    )
+    .execute(&mut conn)
+    .await
 }
 
 async fn append_movement(mut conn: &AsyncPgConnection, change: &InventoryChange) -> QueryResult<usize> {
-    diesel::insert_into(stock_movements::table)
-        .values(MovementRow::of(change.movement.record()))
+    Prepared(diesel::insert_into(stock_movements::table).values(MovementRow::of(change.movement.record())))
         .execute(&mut conn)
         .await
 }

@@ -14,6 +14,7 @@ use super::errors::{contains_pattern, from_diesel};
 use super::rows::LocationRow;
 use super::schema::locations;
 use super::sql::lower;
+use crate::prepared::Prepared;
 use crate::storage::connect;
 use crate::DbPool;
 use shared_kernel::StorageError;
@@ -59,8 +60,7 @@ async fn missed(conn: &mut diesel_async::AsyncPgConnection, id: Uuid) -> RepoErr
 impl LocationRepository for PgLocationRepository {
     async fn create(&self, location: &Location) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
-        diesel::insert_into(locations::table)
-            .values(LocationRow::of(location.record()))
+        Prepared(diesel::insert_into(locations::table).values(LocationRow::of(location.record())))
             .execute(&mut conn)
             .await
             .map_err(from_diesel)?;
@@ -131,12 +131,14 @@ impl LocationRepository for PgLocationRepository {
     async fn update(&self, location: &Location) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         // Written only over the version it was read at (the aggregate carries read + 1).
-        let updated = diesel::update(locations::table)
-            .filter(locations::id.eq(location.id).and(live()).and(locations::version.eq(location.version - 1)))
-            .set(LocationRow::of(location.record()))
-            .execute(&mut conn)
-            .await
-            .map_err(from_diesel)?;
+        let updated = Prepared(
+            diesel::update(locations::table)
+                .filter(locations::id.eq(location.id).and(live()).and(locations::version.eq(location.version - 1)))
+                .set(LocationRow::of(location.record())),
+        )
+        .execute(&mut conn)
+        .await
+        .map_err(from_diesel)?;
         if updated == 1 {
             return Ok(());
         }
@@ -145,13 +147,15 @@ impl LocationRepository for PgLocationRepository {
 
     async fn change_active(&self, location: &Location, expected: bool) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
-        let updated = diesel::update(locations::table)
-            .filter(locations::id.eq(location.id).and(live()).and(locations::is_active.eq(expected)))
-            .filter(locations::version.eq(location.version - 1))
-            .set((locations::is_active.eq(location.is_active), locations::updated_at.eq(location.updated_at)))
-            .execute(&mut conn)
-            .await
-            .map_err(from_diesel)?;
+        let updated = Prepared(
+            diesel::update(locations::table)
+                .filter(locations::id.eq(location.id).and(live()).and(locations::is_active.eq(expected)))
+                .filter(locations::version.eq(location.version - 1))
+                .set((locations::is_active.eq(location.is_active), locations::updated_at.eq(location.updated_at))),
+        )
+        .execute(&mut conn)
+        .await
+        .map_err(from_diesel)?;
         if updated == 1 {
             return Ok(());
         }

@@ -27,6 +27,7 @@ use super::rows::{InventoryRow, MovementRow};
 use super::schema::{inventory, locations, order_stock_holds, stock_movements};
 use crate::events::{record_event, Delivery};
 use crate::pipeline::write_with_followers;
+use crate::prepared::Prepared;
 use crate::storage::connect;
 use crate::DbPool;
 use futures_util::future::{try_join, try_join3};
@@ -63,15 +64,17 @@ async fn first_delivery(conn: &AsyncPgConnection, delivery: Option<Delivery>) ->
 /// it had (`None`: no decision stored yet). (The query DSL, not SQL text, so the statement is
 /// prepared once per connection: one round trip.)
 async fn claim_hold(mut conn: &AsyncPgConnection, order_id: Uuid) -> Result<Option<HoldStatus>, TxError> {
-    let status: String = diesel::insert_into(order_stock_holds::table)
-        .values((order_stock_holds::order_id.eq(order_id), order_stock_holds::status.eq("pending")))
-        .on_conflict(order_stock_holds::order_id)
-        .do_update()
-        // A no-op write: it takes the row lock an existing row needs.
-        .set(order_stock_holds::updated_at.eq(order_stock_holds::updated_at))
-        .returning(order_stock_holds::status)
-        .get_result(&mut conn)
-        .await?;
+    let status: String = Prepared(
+        diesel::insert_into(order_stock_holds::table)
+            .values((order_stock_holds::order_id.eq(order_id), order_stock_holds::status.eq("pending")))
+            .on_conflict(order_stock_holds::order_id)
+            .do_update()
+            // A no-op write: it takes the row lock an existing row needs.
+            .set(order_stock_holds::updated_at.eq(order_stock_holds::updated_at))
+            .returning(order_stock_holds::status),
+    )
+    .get_result(&mut conn)
+    .await?;
     match status.as_str() {
         "pending" => Ok(None),
         // The CHECK allows nothing else; a value it missed must not pass for "no decision yet".
@@ -81,10 +84,12 @@ async fn claim_hold(mut conn: &AsyncPgConnection, order_id: Uuid) -> Result<Opti
 
 async fn set_hold(mut conn: &AsyncPgConnection, order_id: Uuid, status: HoldStatus) -> QueryResult<usize> {
     let status = status.as_str();
-    diesel::update(order_stock_holds::table.find(order_id))
-        .set((order_stock_holds::status.eq(status), order_stock_holds::updated_at.eq(diesel::dsl::now)))
-        .execute(&mut conn)
-        .await
+    Prepared(
+        diesel::update(order_stock_holds::table.find(order_id))
+            .set((order_stock_holds::status.eq(status), order_stock_holds::updated_at.eq(diesel::dsl::now))),
+    )
+    .execute(&mut conn)
+    .await
 }
 
 /// The candidate records for `products`: live, at live active locations, locked in id order (the

@@ -14,6 +14,7 @@ use super::errors::{contains_pattern, from_diesel};
 use super::rows::ProductRow;
 use super::schema::products;
 use super::sql::{lower, lower_opt};
+use crate::prepared::Prepared;
 use crate::storage::connect;
 use crate::DbPool;
 use shared_kernel::StorageError;
@@ -49,8 +50,7 @@ async fn missed(conn: &mut diesel_async::AsyncPgConnection, id: Uuid) -> RepoErr
 impl ProductRepository for PgProductRepository {
     async fn create(&self, product: &Product) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
-        diesel::insert_into(products::table)
-            .values(ProductRow::of(product.record()))
+        Prepared(diesel::insert_into(products::table).values(ProductRow::of(product.record())))
             .execute(&mut conn)
             .await
             .map_err(from_diesel)?;
@@ -136,12 +136,14 @@ impl ProductRepository for PgProductRepository {
     async fn update(&self, product: &Product) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         // Written only over the version it was read at (the aggregate carries read + 1).
-        let updated = diesel::update(products::table)
-            .filter(products::id.eq(product.id).and(live()).and(products::version.eq(product.version - 1)))
-            .set(ProductRow::of(product.record()))
-            .execute(&mut conn)
-            .await
-            .map_err(from_diesel)?;
+        let updated = Prepared(
+            diesel::update(products::table)
+                .filter(products::id.eq(product.id).and(live()).and(products::version.eq(product.version - 1)))
+                .set(ProductRow::of(product.record())),
+        )
+        .execute(&mut conn)
+        .await
+        .map_err(from_diesel)?;
         if updated == 1 {
             return Ok(());
         }
@@ -150,13 +152,15 @@ impl ProductRepository for PgProductRepository {
 
     async fn change_status(&self, product: &Product, expected: ProductStatus) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
-        let updated = diesel::update(products::table)
-            .filter(products::id.eq(product.id).and(live()).and(products::status.eq(expected.as_str())))
-            .filter(products::version.eq(product.version - 1))
-            .set((products::status.eq(product.status.as_str()), products::updated_at.eq(product.updated_at)))
-            .execute(&mut conn)
-            .await
-            .map_err(from_diesel)?;
+        let updated = Prepared(
+            diesel::update(products::table)
+                .filter(products::id.eq(product.id).and(live()).and(products::status.eq(expected.as_str())))
+                .filter(products::version.eq(product.version - 1))
+                .set((products::status.eq(product.status.as_str()), products::updated_at.eq(product.updated_at))),
+        )
+        .execute(&mut conn)
+        .await
+        .map_err(from_diesel)?;
         if updated == 1 {
             return Ok(());
         }
@@ -165,12 +169,14 @@ impl ProductRepository for PgProductRepository {
 
     async fn delete(&self, id: Uuid, now: OffsetDateTime) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
-        let updated = diesel::update(products::table)
-            .filter(products::id.eq(id).and(live()))
-            .set((products::deleted_at.eq(now), products::updated_at.eq(now)))
-            .execute(&mut conn)
-            .await
-            .map_err(from_diesel)?;
+        let updated = Prepared(
+            diesel::update(products::table)
+                .filter(products::id.eq(id).and(live()))
+                .set((products::deleted_at.eq(now), products::updated_at.eq(now))),
+        )
+        .execute(&mut conn)
+        .await
+        .map_err(from_diesel)?;
         if updated == 1 {
             Ok(())
         } else {

@@ -10,6 +10,7 @@ use uuid::Uuid;
 
 use super::model::{Attempt, Delivery, DeliveryDetail, DeliveryStatus, Endpoint, EndpointInput, WebhookError};
 use super::schema::{webhook_attempts, webhook_deliveries, webhook_endpoints};
+use crate::prepared::Prepared;
 use crate::storage::{connect, Constraints};
 use crate::DbPool;
 
@@ -135,24 +136,26 @@ impl PgWebhookStore {
 
     pub async fn create(&self, new: NewEndpoint<'_>) -> Result<Endpoint, WebhookError> {
         let mut conn = connect(&self.pool).await?;
-        diesel::insert_into(webhook_endpoints::table)
-            .values((
-                webhook_endpoints::id.eq(new.id),
-                webhook_endpoints::url.eq(&new.input.url),
-                webhook_endpoints::description.eq(&new.input.description),
-                webhook_endpoints::events.eq(&new.input.events),
-                webhook_endpoints::secret_salt.eq(new.salt),
-                webhook_endpoints::enabled.eq(new.input.enabled),
-                webhook_endpoints::disabled_reason.eq((!new.input.enabled).then_some("manual")),
-                webhook_endpoints::created_by.eq(new.created_by),
-                webhook_endpoints::created_at.eq(new.at),
-                webhook_endpoints::updated_at.eq(new.at),
-            ))
-            .returning(EndpointRow::as_returning())
-            .get_result(&mut conn)
-            .await
-            .map(Endpoint::from)
-            .map_err(storage)
+        Prepared(
+            diesel::insert_into(webhook_endpoints::table)
+                .values((
+                    webhook_endpoints::id.eq(new.id),
+                    webhook_endpoints::url.eq(&new.input.url),
+                    webhook_endpoints::description.eq(&new.input.description),
+                    webhook_endpoints::events.eq(&new.input.events),
+                    webhook_endpoints::secret_salt.eq(new.salt),
+                    webhook_endpoints::enabled.eq(new.input.enabled),
+                    webhook_endpoints::disabled_reason.eq((!new.input.enabled).then_some("manual")),
+                    webhook_endpoints::created_by.eq(new.created_by),
+                    webhook_endpoints::created_at.eq(new.at),
+                    webhook_endpoints::updated_at.eq(new.at),
+                ))
+                .returning(EndpointRow::as_returning()),
+        )
+        .get_result(&mut conn)
+        .await
+        .map(Endpoint::from)
+        .map_err(storage)
     }
 
     pub async fn list(&self, page: PageRequest) -> Result<Page<Endpoint>, WebhookError> {
@@ -201,21 +204,23 @@ impl PgWebhookStore {
                 sql::<Nullable<Timestamptz>>("failing_since"),
             )
         };
-        diesel::update(webhook_endpoints::table.find(id))
-            .set((
-                webhook_endpoints::url.eq(&input.url),
-                webhook_endpoints::description.eq(&input.description),
-                webhook_endpoints::events.eq(&input.events),
-                webhook_endpoints::enabled.eq(input.enabled),
-                webhook_endpoints::disabled_reason.eq(reason),
-                webhook_endpoints::failing_since.eq(failing_since),
-                webhook_endpoints::updated_at.eq(at),
-            ))
-            .returning(EndpointRow::as_returning())
-            .get_result(&mut conn)
-            .await
-            .map(Endpoint::from)
-            .map_err(storage)
+        Prepared(
+            diesel::update(webhook_endpoints::table.find(id))
+                .set((
+                    webhook_endpoints::url.eq(&input.url),
+                    webhook_endpoints::description.eq(&input.description),
+                    webhook_endpoints::events.eq(&input.events),
+                    webhook_endpoints::enabled.eq(input.enabled),
+                    webhook_endpoints::disabled_reason.eq(reason),
+                    webhook_endpoints::failing_since.eq(failing_since),
+                    webhook_endpoints::updated_at.eq(at),
+                ))
+                .returning(EndpointRow::as_returning()),
+        )
+        .get_result(&mut conn)
+        .await
+        .map(Endpoint::from)
+        .map_err(storage)
     }
 
     /// Deletes the endpoint and its delivery log; `false` when there was none.
@@ -234,18 +239,20 @@ impl PgWebhookStore {
         at: OffsetDateTime,
     ) -> Result<Endpoint, WebhookError> {
         let mut conn = connect(&self.pool).await?;
-        diesel::update(webhook_endpoints::table.find(id))
-            .set((
-                webhook_endpoints::previous_secret_salt.eq(webhook_endpoints::secret_salt.nullable()),
-                webhook_endpoints::previous_secret_until.eq(Some(grace_until)),
-                webhook_endpoints::secret_salt.eq(salt),
-                webhook_endpoints::updated_at.eq(at),
-            ))
-            .returning(EndpointRow::as_returning())
-            .get_result(&mut conn)
-            .await
-            .map(Endpoint::from)
-            .map_err(storage)
+        Prepared(
+            diesel::update(webhook_endpoints::table.find(id))
+                .set((
+                    webhook_endpoints::previous_secret_salt.eq(webhook_endpoints::secret_salt.nullable()),
+                    webhook_endpoints::previous_secret_until.eq(Some(grace_until)),
+                    webhook_endpoints::secret_salt.eq(salt),
+                    webhook_endpoints::updated_at.eq(at),
+                ))
+                .returning(EndpointRow::as_returning()),
+        )
+        .get_result(&mut conn)
+        .await
+        .map(Endpoint::from)
+        .map_err(storage)
     }
 
     /// What an operator watches: deliveries still pending, endpoints failing.
