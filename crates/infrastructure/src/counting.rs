@@ -41,10 +41,10 @@ impl<Q> Query for CountUpTo<Q> {
 
 /// A list's page query, planned for the values it runs with every time instead of kept as a prepared
 /// statement. After five runs of a prepared statement PostgreSQL may settle on a generic plan, made
-/// without the values, and a list's filters are exactly where that goes wrong: with `tags @> $1`
-/// estimated at 0.5 % whatever the tag, a status-and-tag count at 10^6 customers kept a bitmap plan
-/// that took 13 ms where the plan for the actual tag takes 4 (docs/performance.md). A list pays a
-/// parse per statement for it.
+/// without the values, and a list's filters are exactly where that goes wrong: a customer search's
+/// count at 10^6 rows, prepared and run six times, settled on a sequential scan (816 ms) where the plan
+/// for the actual text reads the trigram indexes (0.5 ms) (docs/performance.md). A list pays a parse
+/// per statement for it.
 #[derive(Debug, Clone)]
 pub struct Uncached<Q>(pub Q);
 
@@ -86,8 +86,11 @@ pub fn total(counted: i64, page: PageRequest) -> Total {
 }
 
 /// A list's page and its total, from the bounded count of the list's query (`count_up_to`) and the
-/// page's own query ([`Uncached`]), both issued on one `&AsyncPgConnection` so that they go out at once, pipelined
-/// (`crate::pipeline`): one round trip instead of two. Every paginated list goes through here:
+/// page's own query ([`Uncached`]), both issued on one `&AsyncPgConnection` so that each goes out as
+/// soon as it can (`crate::pipeline`). diesel-async prepares uncached statements one at a time (it
+/// holds the connection's statement cache meanwhile), so a list costs three round trips: prepare the
+/// count; run it while the page is prepared; run the page (four, one after another). Every paginated
+/// list goes through here:
 ///
 /// ```ignore
 /// let shared: &AsyncPgConnection = &conn;

@@ -5,9 +5,11 @@
 //! such a statement again on every run: a parse, and a round trip of its own taken while it holds the
 //! connection's statement cache, so statements sent together (`crate::pipeline`) wait for each
 //! other's preparation. [`Prepared`] keys the statement by its SQL text instead of its type (no static
-//! query id), so a run whose text differs is simply another cached statement. That is sound, and the
-//! cache stays small, for statements with few texts: one row, a changeset of fixed shape, a batch of
-//! a few rows (an event or two, an order's lines); not for a batch of any size.
+//! query id), so a run whose text differs is simply another cached statement. That is sound, but
+//! diesel's cache never evicts, so only statements with few texts may use it: a changeset of fixed
+//! shape, a row with at most six optional columns (an insert writes `DEFAULT` for each `None`: at
+//! most 64 texts), a batch of a few rows. Not a batch whose size a client chooses, nor a changeset or
+//! a row whose text follows which of many optional fields a client sent (a profile's fifteen).
 
 use diesel::pg::Pg;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};

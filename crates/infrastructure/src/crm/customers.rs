@@ -89,9 +89,10 @@ fn filtered(filter: &CustomerFilter) -> customers::BoxedQuery<'_, Pg> {
         None => {}
     }
     if let Some(search) = &filter.search {
-        // Emails are stored lower-cased and phones hold only `+` and digits (CHECKs), so plain LIKE
-        // against the lowered pattern matches exactly what ILIKE would, without folding every row's
-        // case again; a name needs ILIKE (its index and estimates are on the column itself).
+        // Emails are stored lower-cased (CHECK), so LIKE against the lowered pattern matches exactly
+        // what ILIKE would, without folding every row's case again; phones hold only `+` and digits
+        // (CHECK), which no case folding changes. A name needs ILIKE (its index and estimates are on
+        // the column itself).
         let pattern = contains_pattern(search);
         query = query.filter(
             customers::name

@@ -75,13 +75,12 @@ impl PgInteractionRepository {
             }
             let row = match statement {
                 WriteKind::Insert => Some(
-                    Prepared(
-                        diesel::insert_into(interactions::table)
-                            .values(InteractionRow::from(interaction))
-                            .returning(InteractionRow::as_returning()),
-                    )
-                    .get_result(conn)
-                    .await?,
+                    // Not kept prepared (`crate::prepared`): its text varies with the optional fields given.
+                    diesel::insert_into(interactions::table)
+                        .values(InteractionRow::from(interaction))
+                        .returning(InteractionRow::as_returning())
+                        .get_result(conn)
+                        .await?,
                 ),
                 WriteKind::Update => Prepared(
                     diesel::update(interactions::table)

@@ -274,12 +274,13 @@ impl ContactRepository for PgContactRepository {
                     if contact.is_primary {
                         make_room_for_primary(conn, contact.user_id, kind, contact.id).await?;
                     }
-                    let created: ContactRecord = Prepared(
-                        diesel::insert_into(contacts::table).values(&row).returning(ContactRow::as_returning()),
-                    )
-                    .get_result(conn)
-                    .await
-                    .map(ContactRecord::from)?;
+                    // Not kept prepared (`crate::prepared`): its text varies with the optional fields given.
+                    let created: ContactRecord = diesel::insert_into(contacts::table)
+                        .values(&row)
+                        .returning(ContactRow::as_returning())
+                        .get_result(conn)
+                        .await
+                        .map(ContactRecord::from)?;
                     record_event(conn, &[created.event(events::CONTACT_CREATED)]).await?;
                     Ok(created)
                 })
@@ -332,15 +333,14 @@ impl ContactRepository for PgContactRepository {
             // concurrent change or verification cannot slip in between.
             let current = load_for_update(conn, user_id, id).await?;
             let changeset = ContactChangeset::new(&changes, changes.clears_verification(&current));
-            let updated: ContactRecord = Prepared(
-                diesel::update(contacts::table)
-                    .filter(contacts::id.eq(id).and(contacts::user_id.eq(user_id)).and(contacts::deleted_at.is_null()))
-                    .set((&changeset, contacts::updated_at.eq(diesel::dsl::now)))
-                    .returning(ContactRow::as_returning()),
-            )
-            .get_result(conn)
-            .await
-            .map(ContactRecord::from)?;
+            // Not kept prepared (`crate::prepared`): its text varies with the optional fields given.
+            let updated: ContactRecord = diesel::update(contacts::table)
+                .filter(contacts::id.eq(id).and(contacts::user_id.eq(user_id)).and(contacts::deleted_at.is_null()))
+                .set((&changeset, contacts::updated_at.eq(diesel::dsl::now)))
+                .returning(ContactRow::as_returning())
+                .get_result(conn)
+                .await
+                .map(ContactRecord::from)?;
             record_event(conn, &[updated.event(events::CONTACT_UPDATED)]).await?;
             Ok(updated)
         })

@@ -315,15 +315,14 @@ impl ProfileRepository for PgProfileRepository {
         let mut conn = connect(&self.pool).await?;
         let changeset = ProfileChangeset::new(&fields);
         conn.transaction::<ProfileRecord, diesel::result::Error, _>(async |conn| {
-            let updated: ProfileRecord = Prepared(
-                diesel::update(profiles::table)
-                    .filter(profiles::id.eq(id).and(profiles::user_id.eq(owner)).and(profiles::deleted_at.is_null()))
-                    .set((&changeset, profiles::updated_at.eq(diesel::dsl::now)))
-                    .returning(ProfileRow::as_returning()),
-            )
-            .get_result(conn)
-            .await
-            .map(ProfileRecord::from)?;
+            // Not kept prepared (`crate::prepared`): its text varies with the optional fields given.
+            let updated: ProfileRecord = diesel::update(profiles::table)
+                .filter(profiles::id.eq(id).and(profiles::user_id.eq(owner)).and(profiles::deleted_at.is_null()))
+                .set((&changeset, profiles::updated_at.eq(diesel::dsl::now)))
+                .returning(ProfileRow::as_returning())
+                .get_result(conn)
+                .await
+                .map(ProfileRecord::from)?;
             record_event(conn, &[updated.event(events::PROFILE_UPDATED)]).await?;
             Ok(updated)
         })

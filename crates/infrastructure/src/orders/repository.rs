@@ -67,7 +67,8 @@ impl OrderRepository for PgOrderRepository {
             let (order, events) =
                 draft.into_order(number).map_err(|e| TxError::Refused(RepoError::Unknown(format!("order: {e}"))))?;
             // The order, the lines given at creation (`items`) and the events are sent at once,
-            // pipelined: one round trip. A failure of any of them rolls all of them back.
+            // pipelined (the lines' insert, not kept prepared, adds its preparation's round trip).
+            // A failure of any of them rolls all of them back.
             let mut shared: &AsyncPgConnection = conn;
             let header = OrderRow::of(order.record());
             let lines: Vec<LineRow> = order.lines.iter().map(|line| LineRow::of(line.record())).collect();

@@ -50,7 +50,9 @@ async fn missed(conn: &mut diesel_async::AsyncPgConnection, id: Uuid) -> RepoErr
 impl ProductRepository for PgProductRepository {
     async fn create(&self, product: &Product) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
-        Prepared(diesel::insert_into(products::table).values(ProductRow::of(product.record())))
+        // Not kept prepared (`crate::prepared`): its text varies with the optional fields given.
+        diesel::insert_into(products::table)
+            .values(ProductRow::of(product.record()))
             .execute(&mut conn)
             .await
             .map_err(from_diesel)?;
