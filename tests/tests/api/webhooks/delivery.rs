@@ -73,7 +73,13 @@ async fn deliveries_are_signed_and_filtered_by_wildcard() {
     assert!(body["timestamp"].as_str().is_some_and(|t| t.ends_with('Z')), "{body}");
     let event_id = body["data"]["id"].as_str().expect("event id").to_owned();
 
-    // The log: one delivery of that event, succeeded at the first attempt.
+    // The log: one delivery of that event, succeeded at the first attempt. The worker records the
+    // attempt once the receiver has answered, so the receiver can hold it a moment before the log does.
+    let succeeded = format!("{WEBHOOKS}/{customers}/deliveries?status=succeeded");
+    wait_for("the delivery is logged as succeeded", || async {
+        expect(&app, 200, get(&succeeded, &admin)).await.as_array().is_some_and(|l| !l.is_empty())
+    })
+    .await;
     let log = expect(&app, 200, get(&format!("{WEBHOOKS}/{customers}/deliveries"), &admin)).await;
     assert_eq!(log.as_array().map(Vec::len), Some(1), "{log}");
     assert_eq!(
