@@ -85,21 +85,32 @@ pub fn total(counted: i64, page: PageRequest) -> Total {
     }
 }
 
-/// A list's page and its total, from the bounded count of the list's query (`count_up_to`) and the
-/// page's own query ([`Uncached`]), both issued on one `&AsyncPgConnection` so that each goes out as
-/// soon as it can (`crate::pipeline`). diesel-async prepares uncached statements one at a time (it
-/// holds the connection's statement cache meanwhile), so a list costs three round trips: prepare the
-/// count; run it while the page is prepared; run the page (four, one after another). Every paginated
-/// list goes through here:
-///
-/// ```ignore
-/// let shared: &AsyncPgConnection = &conn;
-/// counting::page_with_total(
-///     page,
-///     count_up_to(query(), page).get_result(&mut { shared }),
-///     Uncached(query().order(…).offset(…).limit(…).select(…)).load(&mut { shared }),
-/// )
-/// ```
+/// A list's page and its total: `list_page!(&conn, page, filtered, rows)` counts `filtered` (the
+/// list's query before ordering, offset and limit) up to the bound and loads `rows` (the page's own
+/// query), both [`Uncached`], issued on the one connection so that each goes out as soon as it can
+/// (`crate::pipeline`). diesel-async prepares uncached statements one at a time (it holds the
+/// connection's statement cache meanwhile), so a list costs three round trips: prepare the count; run
+/// it while the page is prepared; run the page (four, one after another). Every paginated list goes
+/// through here. A macro, not a function: the statements' diesel-async bounds are not general enough
+/// for the futures of the repositories' `async_trait` methods.
+macro_rules! list_page {
+    ($conn:expr, $page:expr, $filtered:expr, $rows:expr $(,)?) => {
+        $crate::counting::page_with_total(
+            $page,
+            diesel_async::RunQueryDsl::get_result($crate::counting::count_up_to($filtered, $page), &mut {
+                let shared: &diesel_async::AsyncPgConnection = $conn;
+                shared
+            }),
+            diesel_async::RunQueryDsl::load($crate::counting::Uncached($rows), &mut {
+                let shared: &diesel_async::AsyncPgConnection = $conn;
+                shared
+            }),
+        )
+    };
+}
+pub(crate) use list_page;
+
+/// The page and its total from the count and the page's futures (see [`list_page`]).
 pub async fn page_with_total<Row>(
     page: PageRequest,
     counted: impl Future<Output = QueryResult<i64>>,

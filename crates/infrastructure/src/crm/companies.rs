@@ -5,7 +5,7 @@ use async_trait::async_trait;
 use crm_domain::{Company, CompanyFilter, CompanyRepository, RepoError};
 use diesel::pg::Pg;
 use diesel::prelude::*;
-use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use diesel_async::RunQueryDsl;
 use shared_kernel::{Page, PageRequest};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -107,18 +107,15 @@ impl CompanyRepository for PgCompanyRepository {
 
     async fn list(&self, filter: &CompanyFilter, page: PageRequest) -> Result<Page<Company>, RepoError> {
         let conn = connect(&self.pool).await?;
-        let shared: &AsyncPgConnection = &conn;
-        let (rows, total) = counting::page_with_total(
+        let (rows, total) = counting::list_page!(
+            &conn,
             page,
-            counting::count_up_to(filtered(filter), page).get_result(&mut { shared }),
-            counting::Uncached(
-                filtered(filter)
-                    .order((companies::created_at.desc(), companies::id.desc()))
-                    .offset(page.offset())
-                    .limit(page.limit())
-                    .select(CompanyRow::as_select()),
-            )
-            .load(&mut { shared }),
+            filtered(filter),
+            filtered(filter)
+                .order((companies::created_at.desc(), companies::id.desc()))
+                .offset(page.offset())
+                .limit(page.limit())
+                .select(CompanyRow::as_select())
         )
         .await
         .map_err(from_diesel)?;

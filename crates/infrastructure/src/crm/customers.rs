@@ -201,16 +201,9 @@ impl CustomerRepository for PgCustomerRepository {
 
     async fn list(&self, filter: &CustomerFilter, page: PageRequest) -> Result<Page<Customer>, RepoError> {
         let conn = connect(&self.pool).await?;
-        let shared: &AsyncPgConnection = &conn;
         let rows =
             sorted(filtered(filter), filter).offset(page.offset()).limit(page.limit()).select(CustomerRow::as_select());
-        let (rows, total) = counting::page_with_total(
-            page,
-            counting::count_up_to(counted(filter), page).get_result(&mut { shared }),
-            counting::Uncached(rows).load(&mut { shared }),
-        )
-        .await
-        .map_err(from_diesel)?;
+        let (rows, total) = counting::list_page!(&conn, page, counted(filter), rows).await.map_err(from_diesel)?;
         Ok(Page::new(to_customers(rows)?, total, page))
     }
 

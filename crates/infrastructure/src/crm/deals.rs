@@ -114,18 +114,15 @@ impl DealRepository for PgDealRepository {
 
     async fn list(&self, filter: &DealFilter, page: PageRequest) -> Result<Page<Deal>, RepoError> {
         let conn = connect(&self.pool).await?;
-        let shared: &AsyncPgConnection = &conn;
-        let (rows, total) = counting::page_with_total(
+        let (rows, total) = counting::list_page!(
+            &conn,
             page,
-            counting::count_up_to(filtered(filter), page).get_result(&mut { shared }),
-            counting::Uncached(
-                filtered(filter)
-                    .order((deals::created_at.desc(), deals::id.desc()))
-                    .offset(page.offset())
-                    .limit(page.limit())
-                    .select(DealRow::as_select()),
-            )
-            .load(&mut { shared }),
+            filtered(filter),
+            filtered(filter)
+                .order((deals::created_at.desc(), deals::id.desc()))
+                .offset(page.offset())
+                .limit(page.limit())
+                .select(DealRow::as_select())
         )
         .await
         .map_err(from_diesel)?;

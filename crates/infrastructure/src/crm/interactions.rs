@@ -5,7 +5,7 @@ use crate::counting;
 use async_trait::async_trait;
 use crm_domain::{FollowUpFilter, Interaction, InteractionFilter, InteractionRepository, InteractionView, RepoError};
 use diesel::prelude::*;
-use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use diesel_async::{AsyncConnection, RunQueryDsl};
 use shared_kernel::{Page, PageRequest};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -154,18 +154,15 @@ impl InteractionRepository for PgInteractionRepository {
             }
             query
         };
-        let shared: &AsyncPgConnection = &conn;
-        let (rows, total): (Vec<ViewRow>, _) = counting::page_with_total(
+        let (rows, total): (Vec<ViewRow>, _) = counting::list_page!(
+            &conn,
             page,
-            counting::count_up_to(query(), page).get_result(&mut { shared }),
-            counting::Uncached(
-                query()
-                    .order((interactions::started_at.desc(), interactions::id.desc()))
-                    .offset(page.offset())
-                    .limit(page.limit())
-                    .select(view_columns!()),
-            )
-            .load(&mut { shared }),
+            query(),
+            query()
+                .order((interactions::started_at.desc(), interactions::id.desc()))
+                .offset(page.offset())
+                .limit(page.limit())
+                .select(view_columns!())
         )
         .await
         .map_err(from_diesel)?;
@@ -184,18 +181,15 @@ impl InteractionRepository for PgInteractionRepository {
             }
             query
         };
-        let shared: &AsyncPgConnection = &conn;
-        let (rows, total): (Vec<ViewRow>, _) = counting::page_with_total(
+        let (rows, total): (Vec<ViewRow>, _) = counting::list_page!(
+            &conn,
             page,
-            counting::count_up_to(query(), page).get_result(&mut { shared }),
-            counting::Uncached(
-                query()
-                    .order((interactions::follow_up_date.asc().nulls_last(), interactions::id.asc()))
-                    .offset(page.offset())
-                    .limit(page.limit())
-                    .select(view_columns!()),
-            )
-            .load(&mut { shared }),
+            query(),
+            query()
+                .order((interactions::follow_up_date.asc().nulls_last(), interactions::id.asc()))
+                .offset(page.offset())
+                .limit(page.limit())
+                .select(view_columns!())
         )
         .await
         .map_err(from_diesel)?;

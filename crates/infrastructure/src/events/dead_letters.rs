@@ -3,7 +3,7 @@
 use crate::counting;
 use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use diesel_async::RunQueryDsl;
 use serde::Serialize;
 use shared_kernel::{EventEnvelope, Page, PageRequest};
 use time::OffsetDateTime;
@@ -50,17 +50,14 @@ impl PgDeadLetterStore {
     pub async fn list(&self, request: PageRequest) -> Result<Page<DeadLetter>, DbError> {
         let conn = crate::db::checkout(&self.pool).await?;
         let open = dead_letters::table.filter(dead_letters::requeued_at.is_null());
-        let shared: &AsyncPgConnection = &conn;
-        let (items, total) = counting::page_with_total(
+        let (items, total) = counting::list_page!(
+            &conn,
             request,
-            counting::count_up_to(open, request).get_result(&mut { shared }),
-            counting::Uncached(
-                open.order((dead_letters::failed_at.desc(), dead_letters::id.desc()))
-                    .offset(request.offset())
-                    .limit(request.limit())
-                    .select(DeadLetter::as_select()),
-            )
-            .load(&mut { shared }),
+            open,
+            open.order((dead_letters::failed_at.desc(), dead_letters::id.desc()))
+                .offset(request.offset())
+                .limit(request.limit())
+                .select(DeadLetter::as_select())
         )
         .await?;
         Ok(Page::new(items, total, request))

@@ -2,7 +2,7 @@
 
 use crate::counting;
 use diesel::prelude::*;
-use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use diesel_async::RunQueryDsl;
 use shared_kernel::{Page, PageRequest};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -49,18 +49,15 @@ pub async fn list_events(
         }
         query
     };
-    let shared: &AsyncPgConnection = &conn;
-    let (items, total) = counting::page_with_total(
+    let (items, total) = counting::list_page!(
+        &conn,
         request,
-        counting::count_up_to(query(), request).get_result(&mut { shared }),
-        counting::Uncached(
-            query()
-                .order((outbox_events::occurred_at.desc(), outbox_events::id.desc()))
-                .offset(request.offset())
-                .limit(request.limit())
-                .select(RecordedEvent::as_select()),
-        )
-        .load(&mut { shared }),
+        query(),
+        query()
+            .order((outbox_events::occurred_at.desc(), outbox_events::id.desc()))
+            .offset(request.offset())
+            .limit(request.limit())
+            .select(RecordedEvent::as_select())
     )
     .await?;
     Ok(Page::new(items, total, request))

@@ -3,7 +3,7 @@
 use crate::counting;
 use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use diesel_async::{AsyncConnection, RunQueryDsl};
 use identity_domain::api_key::{ApiKeyRecord, ApiKeyRepository, MAX_LIVE_KEYS_PER_USER};
 use identity_domain::ports::RepoError;
 use shared_kernel::{Page, PageRequest};
@@ -105,18 +105,15 @@ impl ApiKeyRepository for PgApiKeyRepository {
             }
             query
         };
-        let shared: &AsyncPgConnection = &conn;
-        let (rows, total) = counting::page_with_total(
+        let (rows, total) = counting::list_page!(
+            &conn,
             page,
-            counting::count_up_to(filtered(), page).get_result(&mut { shared }),
-            counting::Uncached(
-                filtered()
-                    .order((api_keys::created_at.desc(), api_keys::id.desc()))
-                    .offset(page.offset())
-                    .limit(page.limit())
-                    .select(ApiKeyRow::as_select()),
-            )
-            .load(&mut { shared }),
+            filtered(),
+            filtered()
+                .order((api_keys::created_at.desc(), api_keys::id.desc()))
+                .offset(page.offset())
+                .limit(page.limit())
+                .select(ApiKeyRow::as_select())
         )
         .await
         .map_err(from_diesel)?;

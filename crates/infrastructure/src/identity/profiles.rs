@@ -399,18 +399,15 @@ impl ProfileRepository for PgProfileRepository {
                 .filter(profiles::is_banned.eq(false))
                 .into_boxed()
         };
-        let shared: &AsyncPgConnection = &conn;
-        let (rows, total) = counting::page_with_total(
+        let (rows, total) = counting::list_page!(
+            &conn,
             page,
-            counting::count_up_to(query(), page).get_result(&mut { shared }),
-            counting::Uncached(
-                query()
-                    .order((profiles::created_at.desc(), profiles::id.desc()))
-                    .offset(page.offset())
-                    .limit(page.limit())
-                    .select(ProfileRow::as_select()),
-            )
-            .load(&mut { shared }),
+            query(),
+            query()
+                .order((profiles::created_at.desc(), profiles::id.desc()))
+                .offset(page.offset())
+                .limit(page.limit())
+                .select(ProfileRow::as_select())
         )
         .await
         .map_err(from_diesel)?;

@@ -180,18 +180,15 @@ impl UserRepository for PgUserRepository {
             }
             query
         };
-        let shared: &AsyncPgConnection = &conn;
-        let (rows, total) = counting::page_with_total(
+        let (rows, total) = counting::list_page!(
+            &conn,
             page,
-            counting::count_up_to(query(), page).get_result(&mut { shared }),
-            counting::Uncached(
-                query()
-                    .order((users::created_at.desc(), users::id.desc()))
-                    .offset(page.offset())
-                    .limit(page.limit())
-                    .select(UserRow::as_select()),
-            )
-            .load(&mut { shared }),
+            query(),
+            query()
+                .order((users::created_at.desc(), users::id.desc()))
+                .offset(page.offset())
+                .limit(page.limit())
+                .select(UserRow::as_select())
         )
         .await
         .map_err(from_diesel)?;

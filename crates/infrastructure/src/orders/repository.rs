@@ -129,18 +129,15 @@ impl OrderRepository for PgOrderRepository {
             }
             query
         };
-        let shared: &AsyncPgConnection = &conn;
-        let (rows, total): (Vec<OrderRow>, _) = counting::page_with_total(
+        let (rows, total): (Vec<OrderRow>, _) = counting::list_page!(
+            &conn,
             page,
-            counting::count_up_to(query(), page).get_result(&mut { shared }),
-            counting::Uncached(
-                query()
-                    .order((orders::created_at.desc(), orders::id.desc()))
-                    .offset(page.offset())
-                    .limit(page.limit())
-                    .select(OrderRow::as_select()),
-            )
-            .load(&mut { shared }),
+            query(),
+            query()
+                .order((orders::created_at.desc(), orders::id.desc()))
+                .offset(page.offset())
+                .limit(page.limit())
+                .select(OrderRow::as_select())
         )
         .await
         .map_err(from_diesel)?;

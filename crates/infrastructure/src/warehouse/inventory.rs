@@ -5,7 +5,7 @@ use crate::counting;
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Uuid as SqlUuid};
-use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use diesel_async::{AsyncConnection, RunQueryDsl};
 use shared_kernel::{Page, PageRequest};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -119,18 +119,15 @@ impl InventoryRepository for PgInventoryRepository {
             }
             query
         };
-        let shared: &AsyncPgConnection = &conn;
-        let (rows, total): (Vec<InventoryRow>, _) = counting::page_with_total(
+        let (rows, total): (Vec<InventoryRow>, _) = counting::list_page!(
+            &conn,
             page,
-            counting::count_up_to(query(), page).get_result(&mut { shared }),
-            counting::Uncached(
-                query()
-                    .order((inventory::created_at.desc(), inventory::id.desc()))
-                    .offset(page.offset())
-                    .limit(page.limit())
-                    .select(InventoryRow::as_select()),
-            )
-            .load(&mut { shared }),
+            query(),
+            query()
+                .order((inventory::created_at.desc(), inventory::id.desc()))
+                .offset(page.offset())
+                .limit(page.limit())
+                .select(InventoryRow::as_select())
         )
         .await
         .map_err(from_diesel)?;

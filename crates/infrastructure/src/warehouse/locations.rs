@@ -4,7 +4,7 @@ use crate::counting;
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Uuid as SqlUuid};
-use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use diesel_async::RunQueryDsl;
 use shared_kernel::{Page, PageRequest};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -109,18 +109,15 @@ impl LocationRepository for PgLocationRepository {
             }
             query
         };
-        let shared: &AsyncPgConnection = &conn;
-        let (rows, total): (Vec<LocationRow>, _) = counting::page_with_total(
+        let (rows, total): (Vec<LocationRow>, _) = counting::list_page!(
+            &conn,
             page,
-            counting::count_up_to(query(), page).get_result(&mut { shared }),
-            counting::Uncached(
-                query()
-                    .order((locations::created_at.desc(), locations::id.desc()))
-                    .offset(page.offset())
-                    .limit(page.limit())
-                    .select(LocationRow::as_select()),
-            )
-            .load(&mut { shared }),
+            query(),
+            query()
+                .order((locations::created_at.desc(), locations::id.desc()))
+                .offset(page.offset())
+                .limit(page.limit())
+                .select(LocationRow::as_select())
         )
         .await
         .map_err(from_diesel)?;

@@ -4,7 +4,7 @@
 use crate::counting;
 use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use diesel_async::RunQueryDsl;
 use shared_kernel::{Page, PageRequest};
 use uuid::Uuid;
 use warehouse_domain::{MovementFilter, RecentLimit, RepoError, StockMovement, StockMovementRepository};
@@ -71,18 +71,15 @@ impl StockMovementRepository for PgStockMovementRepository {
             }
             query
         };
-        let shared: &AsyncPgConnection = &conn;
-        let (rows, total): (Vec<MovementRow>, _) = counting::page_with_total(
+        let (rows, total): (Vec<MovementRow>, _) = counting::list_page!(
+            &conn,
             page,
-            counting::count_up_to(query(), page).get_result(&mut { shared }),
-            counting::Uncached(
-                query()
-                    .order((stock_movements::created_at.desc(), stock_movements::id.desc()))
-                    .offset(page.offset())
-                    .limit(page.limit())
-                    .select(MovementRow::as_select()),
-            )
-            .load(&mut { shared }),
+            query(),
+            query()
+                .order((stock_movements::created_at.desc(), stock_movements::id.desc()))
+                .offset(page.offset())
+                .limit(page.limit())
+                .select(MovementRow::as_select())
         )
         .await
         .map_err(from_diesel)?;

@@ -4,7 +4,7 @@
 use crate::counting;
 use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use diesel_async::RunQueryDsl;
 use shared_kernel::{Page, PageRequest};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -122,12 +122,11 @@ impl ProductRepository for PgProductRepository {
             ProductSort::PriceAsc => query().order((products::price.asc().nulls_last(), products::id.asc())),
             ProductSort::PriceDesc => query().order((products::price.desc().nulls_last(), products::id.desc())),
         };
-        let shared: &AsyncPgConnection = &conn;
-        let (rows, total): (Vec<ProductRow>, _) = counting::page_with_total(
+        let (rows, total): (Vec<ProductRow>, _) = counting::list_page!(
+            &conn,
             page,
-            counting::count_up_to(query(), page).get_result(&mut { shared }),
-            counting::Uncached(sorted.offset(page.offset()).limit(page.limit()).select(ProductRow::as_select()))
-                .load(&mut { shared }),
+            query(),
+            sorted.offset(page.offset()).limit(page.limit()).select(ProductRow::as_select())
         )
         .await
         .map_err(from_diesel)?;

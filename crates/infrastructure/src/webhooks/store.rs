@@ -160,18 +160,15 @@ impl PgWebhookStore {
 
     pub async fn list(&self, page: PageRequest) -> Result<Page<Endpoint>, WebhookError> {
         let conn = connect(&self.pool).await?;
-        let shared: &AsyncPgConnection = &conn;
-        let (rows, total) = counting::page_with_total(
+        let (rows, total) = counting::list_page!(
+            &conn,
             page,
-            counting::count_up_to(webhook_endpoints::table, page).get_result(&mut { shared }),
-            counting::Uncached(
-                webhook_endpoints::table
-                    .order((webhook_endpoints::created_at.desc(), webhook_endpoints::id.desc()))
-                    .offset(page.offset())
-                    .limit(page.limit())
-                    .select(EndpointRow::as_select()),
-            )
-            .load(&mut { shared }),
+            webhook_endpoints::table,
+            webhook_endpoints::table
+                .order((webhook_endpoints::created_at.desc(), webhook_endpoints::id.desc()))
+                .offset(page.offset())
+                .limit(page.limit())
+                .select(EndpointRow::as_select())
         )
         .await
         .map_err(storage)?;
@@ -312,18 +309,15 @@ impl PgWebhookStore {
             }
             query
         };
-        let shared: &AsyncPgConnection = &conn;
-        let (rows, total) = counting::page_with_total(
+        let (rows, total) = counting::list_page!(
+            &conn,
             page,
-            counting::count_up_to(filtered(), page).get_result(&mut { shared }),
-            counting::Uncached(
-                filtered()
-                    .order((webhook_deliveries::created_at.desc(), webhook_deliveries::id.desc()))
-                    .offset(page.offset())
-                    .limit(page.limit())
-                    .select(DeliveryRow::as_select()),
-            )
-            .load(&mut { shared }),
+            filtered(),
+            filtered()
+                .order((webhook_deliveries::created_at.desc(), webhook_deliveries::id.desc()))
+                .offset(page.offset())
+                .limit(page.limit())
+                .select(DeliveryRow::as_select())
         )
         .await
         .map_err(storage)?;
