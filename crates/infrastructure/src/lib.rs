@@ -12,7 +12,7 @@ pub mod idempotency;
 pub mod identity;
 pub mod kv;
 pub mod orders;
-pub(crate) mod pipeline;
+pub mod pipeline;
 pub mod preconditions;
 pub(crate) mod prepared;
 pub mod reference;

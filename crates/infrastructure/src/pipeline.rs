@@ -8,7 +8,62 @@
 
 use std::future::Future;
 
+use diesel::connection::TransactionDepthChange;
+use diesel::result::Error as DieselError;
+use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection, TransactionManager};
 use futures_util::future::join;
+
+type TxManager = <AsyncPgConnection as AsyncConnection>::TransactionManager;
+
+/// A transaction whose `BEGIN` goes out together with its first statements: one round trip less
+/// than diesel's `transaction`, which waits for `BEGIN`'s answer before it runs `work`. `work` gets
+/// the connection shared, so the statements it sends together are pipelined behind `BEGIN`.
+///
+/// `BEGIN` is polled before `work`, so it is queued first and everything `work` sends runs inside
+/// the transaction. The transaction is counted as open before `BEGIN` is sent: dropped before its
+/// end (the client went away), the connection goes back to the pool marked in a transaction and the
+/// pool closes it, as it does for diesel's own. `COMMIT` still waits for `work`'s answer, since `work`
+/// may decide to roll back (a compare-and-set that missed). Inside a transaction already (a request
+/// transaction), `work` runs in a savepoint, as in diesel's `transaction`.
+pub async fn transaction<T, E, F>(conn: &mut AsyncPgConnection, work: F) -> Result<T, E>
+where
+    F: for<'c> AsyncFnOnce(&'c AsyncPgConnection) -> Result<T, E>,
+    E: From<DieselError>,
+{
+    let status = TxManager::transaction_manager_status_mut(conn).transaction_state()?;
+    if status.transaction_depth().is_some() {
+        TxManager::begin_transaction(conn).await?;
+        let worked = work(conn).await;
+        return finish(conn, worked).await;
+    }
+    status.change_transaction_depth(TransactionDepthChange::IncreaseDepth)?;
+    let shared: &AsyncPgConnection = conn;
+    let (begun, worked) = join(
+        async {
+            let mut begin_on = shared;
+            begin_on.batch_execute("BEGIN").await
+        },
+        work(shared),
+    )
+    .await;
+    // An open connection answers `BEGIN` with an error only when it is failing altogether, and then
+    // `work`'s statements behind it failed too; the rollback below is sent all the same.
+    match begun {
+        Ok(()) => finish(conn, worked).await,
+        Err(begin_error) => finish::<T, E>(conn, Err(begin_error.into())).await,
+    }
+}
+
+/// Commits when `work` succeeded, else rolls back and answers `work`'s error, as diesel does.
+async fn finish<T, E: From<DieselError>>(conn: &mut AsyncPgConnection, worked: Result<T, E>) -> Result<T, E> {
+    match worked {
+        Ok(value) => TxManager::commit_transaction(conn).await.map(|()| value).map_err(E::from),
+        Err(work_error) => match TxManager::rollback_transaction(conn).await {
+            Ok(()) | Err(DieselError::BrokenTransactionManager) => Err(work_error),
+            Err(rollback_error) => Err(rollback_error.into()),
+        },
+    }
+}
 
 /// A conditional write (a compare-and-set answering `None` when it missed) sent together with the
 /// rows that follow from it. When the write missed, the followers ran for nothing, and when they

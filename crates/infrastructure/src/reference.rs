@@ -5,9 +5,10 @@
 
 use diesel::prelude::*;
 use diesel::upsert::excluded;
-use diesel_async::{AsyncConnection, RunQueryDsl};
+use diesel_async::RunQueryDsl;
 
 use crate::db::DbError;
+use crate::pipeline::transaction;
 use crate::schema::{countries, currencies, languages, timezones};
 use crate::DbPool;
 
@@ -18,7 +19,8 @@ pub use queries::{CountryRow, CurrencyRow, LanguageRow, ReferenceFilter, Timezon
 /// Seeds all four data sets in one transaction.
 pub async fn seed(pool: &DbPool) -> Result<(), DbError> {
     let mut conn = pool.get().await?;
-    conn.transaction::<(), DbError, _>(async |conn| {
+    transaction(&mut conn, async |shared| -> Result<(), DbError> {
+        let conn = &mut { shared };
         for chunk in reference_data::currencies().chunks(500) {
             let rows: Vec<_> = chunk
                 .iter()

@@ -20,6 +20,7 @@ mod inventory_movements;
 mod locations;
 mod order_flow;
 mod orders;
+mod pipeline;
 mod prepared;
 mod products;
 mod profiles;

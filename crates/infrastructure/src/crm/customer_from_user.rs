@@ -7,7 +7,7 @@
 use async_trait::async_trait;
 use crm_domain::{Customer, CustomerStatus, NewCustomer, Tier};
 use diesel::prelude::*;
-use diesel_async::{AsyncConnection, RunQueryDsl};
+use diesel_async::RunQueryDsl;
 use event_contracts::identity::UserRegistered;
 use event_contracts::Topic;
 use shared_kernel::ports::{EventHandler, HandlerError};
@@ -17,6 +17,7 @@ use time::OffsetDateTime;
 use super::customer_rows::insert_customer;
 use super::schema::customers;
 use crate::events::Delivery;
+use crate::pipeline::transaction;
 use crate::prepared::Prepared;
 use crate::DbPool;
 
@@ -63,7 +64,8 @@ impl EventHandler for CustomerFromUser {
         };
         let created = Customer::new(input, now).map_err(failed)?;
         let mut conn = self.pool.get().await.map_err(failed)?;
-        conn.transaction::<(), diesel::result::Error, _>(async |conn| {
+        transaction(&mut conn, async |shared| -> Result<(), diesel::result::Error> {
+            let conn = &mut { shared };
             if !Delivery::new(event.id, HANDLER_NAME).claim(conn).await? {
                 return Ok(());
             }

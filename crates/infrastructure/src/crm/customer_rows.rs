@@ -82,19 +82,15 @@ struct NewCustomerRow<'a> {
 }
 
 /// Inserts the customer, its first history row and its events; call inside a transaction.
-pub(crate) async fn insert_customer(
-    conn: &mut AsyncPgConnection,
-    created: &CustomerCreated,
-) -> QueryResult<CustomerRow> {
+pub(crate) async fn insert_customer(conn: &AsyncPgConnection, created: &CustomerCreated) -> QueryResult<CustomerRow> {
     let c = &created.customer;
     // The three inserts are sent at once, pipelined on the connection: one round trip instead of
     // three. They run in order, so the history row's foreign key finds the customer; if the customer
     // insert fails (a taken email), its error is the one returned and the transaction rolls back.
-    let shared: &AsyncPgConnection = conn;
     let (row, (), ()) = futures_util::future::try_join3(
-        insert_row(shared, c),
-        insert_history(shared, c.id, &created.history),
-        crate::events::record_event(shared, &created.events),
+        insert_row(conn, c),
+        insert_history(conn, c.id, &created.history),
+        crate::events::record_event(conn, &created.events),
     )
     .await?;
     Ok(row)

@@ -8,7 +8,7 @@ use crm_domain::{
 };
 use diesel::pg::Pg;
 use diesel::prelude::*;
-use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use futures_util::future::try_join;
 use futures_util::FutureExt;
 use shared_kernel::{Page, PageRequest};
@@ -20,7 +20,7 @@ use super::errors::{contains_pattern, from_diesel};
 use super::schema::customers;
 use crate::db::lower;
 use crate::events::record_event;
-use crate::pipeline::write_with_followers;
+use crate::pipeline::{transaction, write_with_followers};
 use crate::prepared::Prepared;
 use crate::storage::connect;
 use crate::DbPool;
@@ -155,10 +155,8 @@ fn sorted<'a>(mut query: customers::BoxedQuery<'a, Pg>, filter: &CustomerFilter)
 impl CustomerRepository for PgCustomerRepository {
     async fn create(&self, created: &CustomerCreated) -> Result<Customer, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        let row = conn
-            .transaction::<CustomerRow, diesel::result::Error, _>(async |conn| insert_customer(conn, created).await)
-            .await
-            .map_err(from_diesel)?;
+        let row =
+            transaction(&mut conn, async |conn| insert_customer(conn, created).await).await.map_err(from_diesel)?;
         Customer::try_from(row)
     }
 
@@ -232,9 +230,9 @@ impl CustomerRepository for PgCustomerRepository {
     async fn save_transition(&self, transition: &StatusTransition) -> Result<Customer, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let next = &transition.customer;
-        let saved = conn
-            .transaction::<CustomerRow, diesel::result::Error, _>(async |conn| {
-                let mut shared: &AsyncPgConnection = conn;
+        let saved = transaction(
+            &mut conn,
+            async |mut shared: &AsyncPgConnection| -> Result<CustomerRow, diesel::result::Error> {
                 let update = Prepared(
                     diesel::update(customers::table)
                         .filter(customers::id.eq(next.id).and(customers::deleted_at.is_null()))
@@ -254,17 +252,18 @@ impl CustomerRepository for PgCustomerRepository {
                 write_with_followers(update.map(OptionalExtension::optional), followers)
                     .await?
                     .ok_or(diesel::result::Error::RollbackTransaction)
-            })
-            .await;
+            },
+        )
+        .await;
         saved_or_stale(&mut conn, next.id, saved).await
     }
 
     async fn save_tier_change(&self, change: &TierChange) -> Result<Customer, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let next = &change.customer;
-        let saved = conn
-            .transaction::<CustomerRow, diesel::result::Error, _>(async |conn| {
-                let mut shared: &AsyncPgConnection = conn;
+        let saved = transaction(
+            &mut conn,
+            async |mut shared: &AsyncPgConnection| -> Result<CustomerRow, diesel::result::Error> {
                 let update = Prepared(
                     diesel::update(customers::table)
                         .filter(customers::id.eq(next.id).and(customers::deleted_at.is_null()))
@@ -276,8 +275,9 @@ impl CustomerRepository for PgCustomerRepository {
                 write_with_followers(update.map(OptionalExtension::optional), record_event(shared, &change.events))
                     .await?
                     .ok_or(diesel::result::Error::RollbackTransaction)
-            })
-            .await;
+            },
+        )
+        .await;
         saved_or_stale(&mut conn, next.id, saved).await
     }
 

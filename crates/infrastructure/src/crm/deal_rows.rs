@@ -101,11 +101,8 @@ impl<'a> From<&'a Deal> for NewDealRow<'a> {
     }
 }
 
-pub(crate) async fn insert_history(
-    conn: &mut AsyncPgConnection,
-    deal_id: Uuid,
-    change: &StageChange,
-) -> QueryResult<()> {
+pub(crate) async fn insert_history(conn: &AsyncPgConnection, deal_id: Uuid, change: &StageChange) -> QueryResult<()> {
+    let conn = &mut { conn };
     Prepared(diesel::insert_into(deal_stage_history::table).values((
         deal_stage_history::deal_id.eq(deal_id),
         deal_stage_history::from_stage.eq(change.from.map(DealStage::as_str)),

@@ -105,10 +105,11 @@ struct Missing {
 /// Whether `attendees` names a user that does not exist, not counting the interaction's current
 /// attendees (a user deleted after being added must not block later edits).
 pub(crate) async fn names_missing_attendee(
-    conn: &mut AsyncPgConnection,
+    conn: &AsyncPgConnection,
     interaction_id: Uuid,
     attendees: &[Uuid],
 ) -> QueryResult<bool> {
+    let conn = &mut { conn };
     if attendees.is_empty() {
         return Ok(false);
     }

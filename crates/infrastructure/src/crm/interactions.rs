@@ -2,10 +2,11 @@
 //! in the same query (one joined SELECT per page, no per-row look-ups).
 
 use crate::counting;
+use crate::pipeline::transaction;
 use async_trait::async_trait;
 use crm_domain::{FollowUpFilter, Interaction, InteractionFilter, InteractionRepository, InteractionView, RepoError};
 use diesel::prelude::*;
-use diesel_async::{AsyncConnection, RunQueryDsl};
+use diesel_async::RunQueryDsl;
 use shared_kernel::{Page, PageRequest};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -69,7 +70,8 @@ impl PgInteractionRepository {
         statement: WriteKind,
     ) -> Result<Option<Option<InteractionRow>>, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        conn.transaction::<Option<Option<InteractionRow>>, diesel::result::Error, _>(async |conn| {
+        transaction(&mut conn, async |shared| -> Result<Option<Option<InteractionRow>>, diesel::result::Error> {
+            let conn = &mut { shared };
             if names_missing_attendee(conn, interaction.id, &interaction.attendees).await? {
                 return Ok(None);
             }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use diesel::prelude::*;
-use diesel_async::{AsyncConnection, RunQueryDsl};
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use shared_kernel::ports::EventBus;
 use shared_kernel::EventEnvelope;
 use tokio::sync::{watch, Notify};
@@ -99,7 +99,7 @@ impl OutboxRelay {
         let mut conn = self.pool.get().await?;
         let bus = self.bus.clone();
         let batch_size = self.batch_size;
-        conn.transaction::<usize, DbError, _>(async |conn| {
+        crate::pipeline::transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<usize, DbError> {
             let rows: Vec<RecordedEvent> = outbox_events::table
                 .filter(outbox_events::published_at.is_null())
                 .order((outbox_events::occurred_at.asc(), outbox_events::id.asc()))
@@ -107,7 +107,7 @@ impl OutboxRelay {
                 .for_update()
                 .skip_locked()
                 .select(RecordedEvent::as_select())
-                .load(conn)
+                .load(&mut conn)
                 .await?;
             let sent = publish_in_order(bus.as_ref(), rows).await;
             if !sent.is_empty() {
@@ -116,7 +116,7 @@ impl OutboxRelay {
                     diesel::update(outbox_events::table.filter(outbox_events::id.eq_any(&sent)))
                         .set((outbox_events::published_at.eq(now), outbox_events::completed_at.eq(now))),
                 )
-                .execute(conn)
+                .execute(&mut conn)
                 .await?;
             }
             Ok(sent.len())

@@ -1,9 +1,10 @@
 //! PostgreSQL adapter of `ApiKeyRepository`.
 
 use crate::counting;
+use crate::pipeline::transaction;
 use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel_async::{AsyncConnection, RunQueryDsl};
+use diesel_async::RunQueryDsl;
 use identity_domain::api_key::{ApiKeyRecord, ApiKeyRepository, MAX_LIVE_KEYS_PER_USER};
 use identity_domain::ports::RepoError;
 use shared_kernel::{Page, PageRequest};
@@ -62,7 +63,8 @@ impl PgApiKeyRepository {
 impl ApiKeyRepository for PgApiKeyRepository {
     async fn create(&self, key: &ApiKeyRecord, key_hash: &[u8]) -> Result<Option<ApiKeyRecord>, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        conn.transaction::<Option<ApiKeyRecord>, diesel::result::Error, _>(async |conn| {
+        transaction(&mut conn, async |shared| -> Result<Option<ApiKeyRecord>, diesel::result::Error> {
+            let conn = &mut { shared };
             // The owner's row lock makes the count and the insert one step for that owner.
             users::table.find(key.user_id).select(users::id).for_no_key_update().first::<Uuid>(conn).await?;
             let live: i64 = api_keys::table

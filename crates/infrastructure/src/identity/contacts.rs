@@ -3,7 +3,7 @@
 
 use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use identity_domain::contact::{
     Address, ContactChanges, ContactFilter, ContactRecord, ContactRepository, ContactType, ContactValue, NewContact,
 };
@@ -14,6 +14,7 @@ use uuid::Uuid;
 
 use super::from_diesel;
 use crate::events::record_event;
+use crate::pipeline::transaction;
 use crate::prepared::Prepared;
 use crate::schema::contacts;
 use crate::storage::connect;
@@ -173,7 +174,8 @@ impl PgContactRepository {
 }
 
 /// The owner's live contact `id`, not locked (its type never changes).
-async fn load(conn: &mut AsyncPgConnection, user_id: Uuid, id: Uuid) -> QueryResult<ContactRecord> {
+async fn load(conn: &AsyncPgConnection, user_id: Uuid, id: Uuid) -> QueryResult<ContactRecord> {
+    let conn = &mut { conn };
     contacts::table
         .filter(contacts::id.eq(id).and(contacts::user_id.eq(user_id)).and(contacts::deleted_at.is_null()))
         .select(ContactRow::as_select())
@@ -183,7 +185,8 @@ async fn load(conn: &mut AsyncPgConnection, user_id: Uuid, id: Uuid) -> QueryRes
 }
 
 /// The owner's live contact `id`, locked until the transaction ends.
-async fn load_for_update(conn: &mut AsyncPgConnection, user_id: Uuid, id: Uuid) -> QueryResult<ContactRecord> {
+async fn load_for_update(conn: &AsyncPgConnection, user_id: Uuid, id: Uuid) -> QueryResult<ContactRecord> {
+    let conn = &mut { conn };
     contacts::table
         .filter(contacts::id.eq(id).and(contacts::user_id.eq(user_id)).and(contacts::deleted_at.is_null()))
         .select(ContactRow::as_select())
@@ -195,7 +198,8 @@ async fn load_for_update(conn: &mut AsyncPgConnection, user_id: Uuid, id: Uuid) 
 
 /// Locks the owner's live contacts of `kind` in id order, so concurrent
 /// primary switches queue up instead of deadlocking.
-async fn lock_type(conn: &mut AsyncPgConnection, user_id: Uuid, kind: ContactType) -> QueryResult<Vec<Uuid>> {
+async fn lock_type(conn: &AsyncPgConnection, user_id: Uuid, kind: ContactType) -> QueryResult<Vec<Uuid>> {
+    let conn = &mut { conn };
     contacts::table
         .filter(contacts::user_id.eq(user_id))
         .filter(contacts::contact_type.eq(kind.as_str()))
@@ -210,11 +214,12 @@ async fn lock_type(conn: &mut AsyncPgConnection, user_id: Uuid, kind: ContactTyp
 /// Un-marks the owner's primary of `kind` other than `keep`; returns the
 /// contacts it changed. Call after [`lock_type`].
 async fn unmark_primary(
-    conn: &mut AsyncPgConnection,
+    conn: &AsyncPgConnection,
     user_id: Uuid,
     kind: ContactType,
     keep: Uuid,
 ) -> QueryResult<Vec<ContactRecord>> {
+    let conn = &mut { conn };
     let rows: Vec<ContactRow> = Prepared(
         diesel::update(contacts::table)
             .filter(contacts::user_id.eq(user_id))
@@ -231,11 +236,12 @@ async fn unmark_primary(
 
 /// Locks the type and un-marks its other primary, recording the changes.
 async fn make_room_for_primary(
-    conn: &mut AsyncPgConnection,
+    conn: &AsyncPgConnection,
     user_id: Uuid,
     kind: ContactType,
     keep: Uuid,
 ) -> QueryResult<()> {
+    let conn = &mut { conn };
     lock_type(conn, user_id, kind).await?;
     let unmarked = unmark_primary(conn, user_id, kind, keep).await?;
     let events: Vec<_> = unmarked.iter().map(|c| c.event(events::CONTACT_UPDATED)).collect();
@@ -269,23 +275,23 @@ impl ContactRepository for PgContactRepository {
         };
         let mut attempt = 1;
         loop {
-            let outcome = conn
-                .transaction::<ContactRecord, diesel::result::Error, _>(async |conn| {
-                    if contact.is_primary {
-                        make_room_for_primary(conn, contact.user_id, kind, contact.id).await?;
-                    }
-                    // Not kept prepared (`crate::prepared`): its text varies with the optional fields given.
-                    let created: ContactRecord = diesel::insert_into(contacts::table)
-                        .values(&row)
-                        .returning(ContactRow::as_returning())
-                        .get_result(conn)
-                        .await
-                        .map(ContactRecord::from)?;
-                    record_event(conn, &[created.event(events::CONTACT_CREATED)]).await?;
-                    Ok(created)
-                })
-                .await
-                .map_err(from_diesel);
+            let outcome = transaction(&mut conn, async |shared| -> Result<ContactRecord, diesel::result::Error> {
+                let conn = &mut { shared };
+                if contact.is_primary {
+                    make_room_for_primary(conn, contact.user_id, kind, contact.id).await?;
+                }
+                // Not kept prepared (`crate::prepared`): its text varies with the optional fields given.
+                let created: ContactRecord = diesel::insert_into(contacts::table)
+                    .values(&row)
+                    .returning(ContactRow::as_returning())
+                    .get_result(conn)
+                    .await
+                    .map(ContactRecord::from)?;
+                record_event(conn, &[created.event(events::CONTACT_CREATED)]).await?;
+                Ok(created)
+            })
+            .await
+            .map_err(from_diesel);
             match outcome {
                 Err(error) if is_primary_race(&error) && attempt < PRIMARY_RACE_ATTEMPTS => attempt += 1,
                 other => return other,
@@ -313,13 +319,14 @@ impl ContactRepository for PgContactRepository {
     }
 
     async fn find(&self, user_id: Uuid, id: Uuid) -> Result<Option<ContactRecord>, RepoError> {
-        let mut conn = connect(&self.pool).await?;
-        load(&mut conn, user_id, id).await.optional().map_err(from_diesel)
+        let conn = connect(&self.pool).await?;
+        load(&conn, user_id, id).await.optional().map_err(from_diesel)
     }
 
     async fn update(&self, user_id: Uuid, id: Uuid, changes: ContactChanges) -> Result<ContactRecord, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        conn.transaction::<ContactRecord, diesel::result::Error, _>(async |conn| {
+        transaction(&mut conn, async |shared| -> Result<ContactRecord, diesel::result::Error> {
+            let conn = &mut { shared };
             let kind = load(conn, user_id, id).await?.contact_type;
             if changes.value.as_ref().is_some_and(|v| v.kind() != kind) {
                 return Err(diesel::result::Error::NotFound);
@@ -350,7 +357,8 @@ impl ContactRepository for PgContactRepository {
 
     async fn set_primary(&self, user_id: Uuid, id: Uuid) -> Result<ContactRecord, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        conn.transaction::<ContactRecord, diesel::result::Error, _>(async |conn| {
+        transaction(&mut conn, async |shared| -> Result<ContactRecord, diesel::result::Error> {
+            let conn = &mut { shared };
             let current = load(conn, user_id, id).await?;
             make_room_for_primary(conn, user_id, current.contact_type, id).await?;
             let updated: ContactRecord = Prepared(
@@ -371,7 +379,8 @@ impl ContactRepository for PgContactRepository {
 
     async fn verify(&self, user_id: Uuid, id: Uuid) -> Result<ContactRecord, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        conn.transaction::<ContactRecord, diesel::result::Error, _>(async |conn| {
+        transaction(&mut conn, async |shared| -> Result<ContactRecord, diesel::result::Error> {
+            let conn = &mut { shared };
             let verified: Option<ContactRecord> = Prepared(
                 diesel::update(contacts::table)
                     .filter(contacts::id.eq(id).and(contacts::user_id.eq(user_id)).and(contacts::deleted_at.is_null()))
@@ -398,7 +407,8 @@ impl ContactRepository for PgContactRepository {
 
     async fn delete(&self, user_id: Uuid, id: Uuid) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
-        conn.transaction::<(), diesel::result::Error, _>(async |conn| {
+        transaction(&mut conn, async |shared| -> Result<(), diesel::result::Error> {
+            let conn = &mut { shared };
             let deleted: ContactRecord = Prepared(
                 diesel::update(contacts::table)
                     .filter(contacts::id.eq(id).and(contacts::user_id.eq(user_id)).and(contacts::deleted_at.is_null()))

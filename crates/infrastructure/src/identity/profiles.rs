@@ -2,9 +2,10 @@
 //! public listing.
 
 use crate::counting;
+use crate::pipeline::transaction;
 use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use identity_domain::events;
 use identity_domain::ports::RepoError;
 use identity_domain::profile::{
@@ -193,7 +194,8 @@ impl PgProfileRepository {
     }
 }
 
-async fn load(conn: &mut AsyncPgConnection, id: Uuid) -> QueryResult<ProfileRecord> {
+async fn load(conn: &AsyncPgConnection, id: Uuid) -> QueryResult<ProfileRecord> {
+    let conn = &mut { conn };
     profiles::table
         .filter(profiles::id.eq(id).and(profiles::deleted_at.is_null()))
         .select(ProfileRow::as_select())
@@ -209,10 +211,8 @@ async fn load(conn: &mut AsyncPgConnection, id: Uuid) -> QueryResult<ProfileReco
 /// can land between the check and the insert either. `None`: refused.
 /// `profiles_banned_user_idx` (migration 000007) keeps the check an index
 /// look-up.
-async fn insert_unless_banned(
-    conn: &mut AsyncPgConnection,
-    row: &NewProfileRow<'_>,
-) -> QueryResult<Option<ProfileRecord>> {
+async fn insert_unless_banned(conn: &AsyncPgConnection, row: &NewProfileRow<'_>) -> QueryResult<Option<ProfileRecord>> {
+    let conn = &mut { conn };
     use diesel::dsl::{exists, not};
     use diesel::sql_types::{Bool, Date as SqlDate, Nullable, Text, Uuid as SqlUuid};
 
@@ -272,14 +272,14 @@ impl ProfileRepository for PgProfileRepository {
     async fn create(&self, profile: NewProfile) -> Result<ProfileCreation, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let row = NewProfileRow::new(&profile);
-        let created = conn
-            .transaction::<Option<ProfileRecord>, diesel::result::Error, _>(async |conn| {
-                let Some(created) = insert_unless_banned(conn, &row).await? else { return Ok(None) };
-                record_event(conn, &[created.event(events::PROFILE_CREATED)]).await?;
-                Ok(Some(created))
-            })
-            .await
-            .map_err(from_diesel)?;
+        let created = transaction(&mut conn, async |shared| -> Result<Option<ProfileRecord>, diesel::result::Error> {
+            let conn = &mut { shared };
+            let Some(created) = insert_unless_banned(conn, &row).await? else { return Ok(None) };
+            record_event(conn, &[created.event(events::PROFILE_CREATED)]).await?;
+            Ok(Some(created))
+        })
+        .await
+        .map_err(from_diesel)?;
         // Give the connection back before the look-up takes one (in a request transaction it is
         // the same connection).
         drop(conn);
@@ -295,8 +295,8 @@ impl ProfileRepository for PgProfileRepository {
     }
 
     async fn find_by_id(&self, id: Uuid) -> Result<Option<ProfileRecord>, RepoError> {
-        let mut conn = connect(&self.pool).await?;
-        load(&mut conn, id).await.optional().map_err(from_diesel)
+        let conn = connect(&self.pool).await?;
+        load(&conn, id).await.optional().map_err(from_diesel)
     }
 
     async fn find_by_user(&self, user_id: Uuid) -> Result<Option<ProfileRecord>, RepoError> {
@@ -314,7 +314,8 @@ impl ProfileRepository for PgProfileRepository {
     async fn update(&self, owner: Uuid, id: Uuid, fields: ProfileFields) -> Result<ProfileRecord, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let changeset = ProfileChangeset::new(&fields);
-        conn.transaction::<ProfileRecord, diesel::result::Error, _>(async |conn| {
+        transaction(&mut conn, async |shared| -> Result<ProfileRecord, diesel::result::Error> {
+            let conn = &mut { shared };
             // Not kept prepared (`crate::prepared`): its text varies with the optional fields given.
             let updated: ProfileRecord = diesel::update(profiles::table)
                 .filter(profiles::id.eq(id).and(profiles::user_id.eq(owner)).and(profiles::deleted_at.is_null()))
@@ -332,7 +333,8 @@ impl ProfileRepository for PgProfileRepository {
 
     async fn delete(&self, owner: Uuid, id: Uuid) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
-        conn.transaction::<(), diesel::result::Error, _>(async |conn| {
+        transaction(&mut conn, async |shared| -> Result<(), diesel::result::Error> {
+            let conn = &mut { shared };
             let deleted: ProfileRecord = Prepared(
                 diesel::update(profiles::table)
                     .filter(profiles::id.eq(id).and(profiles::user_id.eq(owner)).and(profiles::deleted_at.is_null()))
@@ -350,7 +352,8 @@ impl ProfileRepository for PgProfileRepository {
 
     async fn moderate(&self, id: Uuid, action: Moderation) -> Result<ProfileRecord, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        conn.transaction::<ProfileRecord, diesel::result::Error, _>(async |conn| {
+        transaction(&mut conn, async |shared| -> Result<ProfileRecord, diesel::result::Error> {
+            let conn = &mut { shared };
             let target = profiles::table.filter(profiles::id.eq(id).and(profiles::deleted_at.is_null()));
             let changed: Option<ProfileRow> = match action {
                 Moderation::Verify => {

@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::{Array, BigInt, Bool, Text, Timestamptz, Uuid as SqlUuid};
 use diesel::IntoSql;
-use diesel_async::{AsyncConnection, RunQueryDsl};
+use diesel_async::RunQueryDsl;
 use identity_domain::authz::PermissionName;
 use identity_domain::ports::RepoError;
 use identity_domain::roles::{NewRole, PermissionRecord, RoleChanges, RoleRecord, RoleRepository};
@@ -12,6 +12,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::from_diesel;
+use crate::pipeline::transaction;
 use crate::prepared::Prepared;
 use crate::schema::{permissions, role_permissions, roles, user_roles, users};
 use crate::storage::connect;
@@ -182,7 +183,8 @@ impl RoleRepository for PgRoleRepository {
 
     async fn delete_role(&self, id: Uuid) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
-        conn.transaction::<(), diesel::result::Error, _>(async |conn| {
+        transaction(&mut conn, async |shared| -> Result<(), diesel::result::Error> {
+            let conn = &mut { shared };
             let deleted = Prepared(
                 diesel::update(roles::table)
                     .filter(roles::id.eq(id).and(roles::deleted_at.is_null()).and(roles::is_system.eq(false)))
@@ -204,7 +206,8 @@ impl RoleRepository for PgRoleRepository {
     async fn grant_permissions(&self, role_id: Uuid, permission_ids: &[Uuid]) -> Result<usize, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let ids = permission_ids.to_vec();
-        conn.transaction::<usize, diesel::result::Error, _>(async |conn| {
+        transaction(&mut conn, async |shared| -> Result<usize, diesel::result::Error> {
+            let conn = &mut { shared };
             let role_exists: i64 = roles::table
                 .filter(roles::id.eq(role_id).and(roles::deleted_at.is_null()))
                 .count()

@@ -1,12 +1,13 @@
 //! Users: creation, look-ups, login bookkeeping, status and passwords.
 
 use crate::counting;
+use crate::pipeline::transaction;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::{Array, BigInt, Integer, Text, Uuid as SqlUuid};
-use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use identity_domain::ports::{
     AccessProfile, AdminProvision, ExistingAccount, FailedLogin, NewUser, RepoError, UserFilter, UserRecord,
     UserRepository,
@@ -74,7 +75,8 @@ impl PgUserRepository {
     }
 }
 
-async fn load_user(conn: &mut AsyncPgConnection, id: Uuid) -> Result<UserRecord, diesel::result::Error> {
+async fn load_user(conn: &AsyncPgConnection, id: Uuid) -> Result<UserRecord, diesel::result::Error> {
+    let conn = &mut { conn };
     users::table
         .filter(users::id.eq(id).and(users::deleted_at.is_null()))
         .select(UserRow::as_select())
@@ -83,7 +85,8 @@ async fn load_user(conn: &mut AsyncPgConnection, id: Uuid) -> Result<UserRecord,
         .map(UserRecord::from)
 }
 
-async fn grant_roles(conn: &mut AsyncPgConnection, user_id: Uuid, roles: &[&str]) -> QueryResult<usize> {
+async fn grant_roles(conn: &AsyncPgConnection, user_id: Uuid, roles: &[&str]) -> QueryResult<usize> {
+    let conn = &mut { conn };
     diesel::sql_query(
         "INSERT INTO user_roles (user_id, role_id) SELECT $1, id FROM roles \
          WHERE name = ANY($2) AND deleted_at IS NULL ON CONFLICT DO NOTHING",
@@ -130,7 +133,8 @@ struct IdRow {
 impl UserRepository for PgUserRepository {
     async fn create(&self, user: NewUser, events: Vec<EventEnvelope>) -> Result<UserRecord, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        conn.transaction::<UserRecord, diesel::result::Error, _>(async |conn| {
+        transaction(&mut conn, async |shared| -> Result<UserRecord, diesel::result::Error> {
+            let conn = &mut { shared };
             Prepared(diesel::insert_into(users::table).values((
                 users::id.eq(user.id),
                 users::email.eq(&user.email),
@@ -148,8 +152,8 @@ impl UserRepository for PgUserRepository {
     }
 
     async fn find_by_id(&self, id: Uuid) -> Result<Option<UserRecord>, RepoError> {
-        let mut conn = connect(&self.pool).await?;
-        load_user(&mut conn, id).await.optional().map_err(from_diesel)
+        let conn = connect(&self.pool).await?;
+        load_user(&conn, id).await.optional().map_err(from_diesel)
     }
 
     async fn find_by_email(&self, email: &str) -> Result<Option<UserRecord>, RepoError> {
@@ -258,29 +262,29 @@ impl UserRepository for PgUserRepository {
     ) -> Result<UserRecord, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let bump = i32::from(change.revokes_tokens());
-        let outcome = conn
-            .transaction::<Option<UserRecord>, diesel::result::Error, _>(async |conn| {
-                let updated = Prepared(
-                    diesel::update(users::table)
-                        .filter(users::id.eq(id).and(users::deleted_at.is_null()))
-                        .filter(users::status.eq(change.from.as_str()))
-                        .set((
-                            users::status.eq(change.to.as_str()),
-                            users::token_version.eq(users::token_version + bump),
-                            users::updated_at.eq(diesel::dsl::now),
-                        ))
-                        .returning(UserRow::as_returning()),
-                )
-                .get_result(conn)
-                .await
-                .optional()?;
-                if updated.is_some() {
-                    record_event(conn, &events).await?;
-                }
-                Ok(updated.map(UserRecord::from))
-            })
+        let outcome = transaction(&mut conn, async |shared| -> Result<Option<UserRecord>, diesel::result::Error> {
+            let conn = &mut { shared };
+            let updated = Prepared(
+                diesel::update(users::table)
+                    .filter(users::id.eq(id).and(users::deleted_at.is_null()))
+                    .filter(users::status.eq(change.from.as_str()))
+                    .set((
+                        users::status.eq(change.to.as_str()),
+                        users::token_version.eq(users::token_version + bump),
+                        users::updated_at.eq(diesel::dsl::now),
+                    ))
+                    .returning(UserRow::as_returning()),
+            )
+            .get_result(conn)
             .await
-            .map_err(from_diesel)?;
+            .optional()?;
+            if updated.is_some() {
+                record_event(conn, &events).await?;
+            }
+            Ok(updated.map(UserRecord::from))
+        })
+        .await
+        .map_err(from_diesel)?;
         // Give the connection back before looking again: holding it while
         // taking another could exhaust the pool under concurrency.
         drop(conn);
@@ -298,26 +302,25 @@ impl UserRepository for PgUserRepository {
         events: Vec<EventEnvelope>,
     ) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
-        let changed = conn
-            .transaction::<usize, diesel::result::Error, _>(async |conn| {
-                let changed = Prepared(
-                    diesel::update(users::table).filter(users::id.eq(id).and(users::deleted_at.is_null())).set((
-                        users::password_hash.eq(&password_hash),
-                        users::token_version.eq(users::token_version + 1),
-                        // A proven current password ends the run of failures, as a login does.
-                        users::failed_login_count.eq(0),
-                        users::updated_at.eq(diesel::dsl::now),
-                    )),
-                )
+        let changed = transaction(&mut conn, async |shared| -> Result<usize, diesel::result::Error> {
+            let conn = &mut { shared };
+            let changed =
+                Prepared(diesel::update(users::table).filter(users::id.eq(id).and(users::deleted_at.is_null())).set((
+                    users::password_hash.eq(&password_hash),
+                    users::token_version.eq(users::token_version + 1),
+                    // A proven current password ends the run of failures, as a login does.
+                    users::failed_login_count.eq(0),
+                    users::updated_at.eq(diesel::dsl::now),
+                )))
                 .execute(conn)
                 .await?;
-                if changed == 1 {
-                    record_event(conn, &events).await?;
-                }
-                Ok(changed)
-            })
-            .await
-            .map_err(from_diesel)?;
+            if changed == 1 {
+                record_event(conn, &events).await?;
+            }
+            Ok(changed)
+        })
+        .await
+        .map_err(from_diesel)?;
         if changed == 1 {
             Ok(())
         } else {
@@ -378,7 +381,8 @@ impl UserRepository for PgUserRepository {
         events: Vec<EventEnvelope>,
     ) -> Result<AdminProvision, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        conn.transaction::<AdminProvision, diesel::result::Error, _>(async |conn| {
+        transaction(&mut conn, async |shared| -> Result<AdminProvision, diesel::result::Error> {
+            let conn = &mut { shared };
             let inserted: Option<IdRow> = diesel::sql_query(
                 "INSERT INTO users (id, email, name, password_hash) VALUES ($1, $2, $3, $4) \
                  ON CONFLICT (email) WHERE deleted_at IS NULL DO NOTHING RETURNING id",

@@ -6,7 +6,6 @@
 //! (duplicate, stale, late), is marked handled and changes nothing.
 
 use async_trait::async_trait;
-use diesel_async::AsyncConnection;
 use event_contracts::warehouse::{ReservationFailed, WarehouseReply, REPLIES};
 use order_domain::OrderChange;
 use shared_kernel::ports::{EventHandler, HandlerError};
@@ -62,7 +61,7 @@ impl EventHandler for WarehouseRepliesHandler {
         let reply = reply.map_err(|e| HandlerError::new(e.to_string()))?;
         let mut conn = self.pool.get().await.map_err(|e| HandlerError::new(e.to_string()))?;
         let event_id = event.id;
-        conn.transaction::<(), TxError, _>(async |conn| {
+        crate::pipeline::transaction(&mut conn, async |conn| -> Result<(), TxError> {
             // The claim and the order's locked read go out together (pipelined); a second delivery
             // reads (and locks until its commit) for nothing, and does nothing.
             let (first, loaded) = futures_util::future::try_join(

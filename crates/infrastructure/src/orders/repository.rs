@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::Integer;
-use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use futures_util::future::try_join3;
 use order_domain::{
     Order, OrderChange, OrderDeletion, OrderDraft, OrderFilter, OrderNumber, OrderRepository, RepoError,
@@ -21,6 +21,7 @@ use super::rows::{LineRow, OrderRow};
 use super::schema::{order_lines, orders};
 use super::store;
 use crate::events::record_event;
+use crate::pipeline::transaction;
 use crate::prepared::Prepared;
 use crate::storage::connect;
 use crate::DbPool;
@@ -51,7 +52,8 @@ fn day_start(date: time::Date) -> OffsetDateTime {
 impl OrderRepository for PgOrderRepository {
     async fn create(&self, draft: OrderDraft) -> Result<Order, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        conn.transaction::<Order, TxError, _>(async |conn| {
+        transaction(&mut conn, async |shared: &AsyncPgConnection| -> Result<Order, TxError> {
+            let mut conn = shared;
             // The upsert locks the year's row until commit, so concurrent creates queue here and
             // every number is used once.
             let counter: Counter = diesel::sql_query(
@@ -59,7 +61,7 @@ impl OrderRepository for PgOrderRepository {
                  ON CONFLICT (year) DO UPDATE SET last = order_counters.last + 1 RETURNING last",
             )
             .bind::<Integer, _>(draft.year())
-            .get_result(conn)
+            .get_result(&mut conn)
             .await?;
             let sequence = u32::try_from(counter.last).unwrap_or(0);
             let number = OrderNumber::new(draft.year(), sequence)
@@ -69,7 +71,7 @@ impl OrderRepository for PgOrderRepository {
             // The order, the lines given at creation (`items`) and the events are sent at once,
             // pipelined (the lines' insert, not kept prepared, adds its preparation's round trip).
             // A failure of any of them rolls all of them back.
-            let mut shared: &AsyncPgConnection = conn;
+            let mut shared = shared;
             let header = OrderRow::of(order.record());
             let lines: Vec<LineRow> = order.lines.iter().map(|line| LineRow::of(line.record())).collect();
             let insert_lines = async move {
@@ -166,15 +168,14 @@ impl OrderRepository for PgOrderRepository {
     async fn save(&self, change: &OrderChange) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         let id = change.order.id;
-        let saved = conn
-            .transaction::<(), TxError, _>(async |conn| {
-                if store::write_change(conn, change).await? {
-                    Ok(())
-                } else {
-                    Err(TxError::Db(diesel::result::Error::RollbackTransaction))
-                }
-            })
-            .await;
+        let saved = transaction(&mut conn, async |conn| -> Result<(), TxError> {
+            if store::write_change(conn, change).await? {
+                Ok(())
+            } else {
+                Err(TxError::Db(diesel::result::Error::RollbackTransaction))
+            }
+        })
+        .await;
         match saved {
             // The update missed (and what was sent behind it rolled back): moved or gone?
             Err(TxError::Db(diesel::result::Error::RollbackTransaction)) => {

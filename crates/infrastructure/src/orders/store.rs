@@ -45,8 +45,8 @@ pub(crate) async fn exists(conn: &mut AsyncPgConnection, id: Uuid) -> QueryResul
 /// Writes `change` as a compare-and-set on version and status, with its line and its events sent
 /// behind it on the connection (pipelined: one round trip). Returns `false` when the order moved or
 /// is gone: the line and events went out all the same, so the caller must abort its transaction.
-pub(crate) async fn write_change(conn: &mut AsyncPgConnection, change: &OrderChange) -> QueryResult<bool> {
-    let mut shared: &AsyncPgConnection = conn;
+pub(crate) async fn write_change(conn: &AsyncPgConnection, change: &OrderChange) -> QueryResult<bool> {
+    let mut shared = conn;
     let order: &OrderRecord = change.order.record();
     let update = Prepared(
         diesel::update(orders::table)

@@ -2,10 +2,11 @@
 //! compare-and-set updates together with their movements.
 
 use crate::counting;
+use crate::pipeline::transaction;
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Uuid as SqlUuid};
-use diesel_async::{AsyncConnection, RunQueryDsl};
+use diesel_async::RunQueryDsl;
 use shared_kernel::{Page, PageRequest};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -49,7 +50,8 @@ struct Sums {
 }
 
 /// A missed compare-and-set: the record moved (`Stale`) or is gone (`NotFound`).
-async fn missed(conn: &mut diesel_async::AsyncPgConnection, id: Uuid) -> TxError {
+async fn missed(conn: &diesel_async::AsyncPgConnection, id: Uuid) -> TxError {
+    let conn = &mut { conn };
     match inventory_exists(conn, id).await {
         Ok(true) => TxError::Refused(RepoError::Storage(StorageError::Stale)),
         Ok(false) => TxError::Refused(RepoError::Storage(StorageError::NotFound)),
@@ -61,7 +63,8 @@ async fn missed(conn: &mut diesel_async::AsyncPgConnection, id: Uuid) -> TxError
 impl InventoryRepository for PgInventoryRepository {
     async fn create(&self, record: &Inventory, initial: Option<&StockMovement>) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
-        conn.transaction::<(), TxError, _>(async |conn| {
+        transaction(&mut conn, async |shared| -> Result<(), TxError> {
+            let conn = &mut { shared };
             Prepared(diesel::insert_into(inventory::table).values(InventoryRow::of(record.record())))
                 .execute(conn)
                 .await?;
@@ -155,7 +158,8 @@ impl InventoryRepository for PgInventoryRepository {
     async fn apply(&self, change: &InventoryChange) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         let id = change.inventory.id;
-        conn.transaction::<(), TxError, _>(async |conn| {
+        transaction(&mut conn, async |shared| -> Result<(), TxError> {
+            let conn = &mut { shared };
             if apply_change(conn, change).await? {
                 Ok(())
             } else {
@@ -168,7 +172,8 @@ impl InventoryRepository for PgInventoryRepository {
 
     async fn apply_transfer(&self, change: &TransferChange) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
-        conn.transaction::<(), TxError, _>(async |conn| {
+        transaction(&mut conn, async |shared| -> Result<(), TxError> {
+            let conn = &mut { shared };
             // The destination may be new; a concurrently created one wins and our CAS below misses.
             let to = change.to.inventory.record();
             diesel::sql_query(
@@ -208,7 +213,7 @@ impl InventoryRepository for PgInventoryRepository {
         if updated == 1 {
             return Ok(());
         }
-        let exists = inventory_exists(&mut conn, id).await.map_err(from_diesel)?;
+        let exists = inventory_exists(&conn, id).await.map_err(from_diesel)?;
         Err(if exists {
             RepoError::Refused(WarehouseError::StockReserved)
         } else {

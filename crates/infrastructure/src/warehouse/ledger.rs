@@ -12,7 +12,8 @@ use crate::prepared::Prepared;
 
 /// Writes the new quantities `WHERE` they still equal `change.before`, then appends the movement.
 /// Returns `false` (having written nothing) when the record moved or is gone.
-pub(crate) async fn apply_change(conn: &mut AsyncPgConnection, change: &InventoryChange) -> QueryResult<bool> {
+pub(crate) async fn apply_change(conn: &AsyncPgConnection, change: &InventoryChange) -> QueryResult<bool> {
+    let conn = &mut { conn };
     if update_quantities(conn, change).await? == 0 {
         return Ok(false);
     }
@@ -65,7 +66,8 @@ async fn append_movement(mut conn: &AsyncPgConnection, change: &InventoryChange)
 }
 
 /// Whether a live record with this id exists (tells `Stale` from `NotFound`).
-pub(crate) async fn inventory_exists(conn: &mut AsyncPgConnection, id: Uuid) -> QueryResult<bool> {
+pub(crate) async fn inventory_exists(conn: &AsyncPgConnection, id: Uuid) -> QueryResult<bool> {
+    let conn = &mut { conn };
     diesel::select(diesel::dsl::exists(
         inventory::table.filter(inventory::id.eq(id).and(inventory::deleted_at.is_null())),
     ))
@@ -75,12 +77,12 @@ pub(crate) async fn inventory_exists(conn: &mut AsyncPgConnection, id: Uuid) -> 
 
 /// Live records by id, locked `FOR UPDATE` in id order (every multi-row writer locks in this order,
 /// so two of them can never deadlock).
-pub(crate) async fn lock_by_ids(conn: &mut AsyncPgConnection, ids: &[Uuid]) -> QueryResult<Vec<InventoryRow>> {
+pub(crate) async fn lock_by_ids(mut conn: &AsyncPgConnection, ids: &[Uuid]) -> QueryResult<Vec<InventoryRow>> {
     inventory::table
         .filter(inventory::id.eq_any(ids).and(inventory::deleted_at.is_null()))
         .order(inventory::id.asc())
         .for_update()
         .select(InventoryRow::as_select())
-        .load(conn)
+        .load(&mut conn)
         .await
 }

@@ -12,7 +12,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use uuid::Uuid;
 use warehouse_domain::events::{self, INSUFFICIENT_STOCK_REASON};
 use warehouse_domain::{
@@ -26,7 +26,7 @@ use super::ledger::{apply_locked_changes, lock_by_ids};
 use super::rows::{InventoryRow, MovementRow};
 use super::schema::{inventory, locations, order_stock_holds, stock_movements};
 use crate::events::{record_event, Delivery};
-use crate::pipeline::write_with_followers;
+use crate::pipeline::{transaction, write_with_followers};
 use crate::prepared::Prepared;
 use crate::storage::connect;
 use crate::DbPool;
@@ -110,7 +110,7 @@ async fn lock_candidates(mut conn: &AsyncPgConnection, products: &[Uuid]) -> Que
 
 /// Writes the changes of locked records, pipelined; a missed compare-and-set cannot happen under the
 /// row locks, so one aborts the transaction.
-async fn write(conn: &mut AsyncPgConnection, changes: &[InventoryChange]) -> Result<(), TxError> {
+async fn write(conn: &AsyncPgConnection, changes: &[InventoryChange]) -> Result<(), TxError> {
     if apply_locked_changes(conn, changes).await? {
         Ok(())
     } else {
@@ -126,7 +126,7 @@ enum Settle {
 
 /// Releases or commits what the order holds, per record; returns what was settled.
 async fn settle(
-    conn: &mut AsyncPgConnection,
+    mut conn: &AsyncPgConnection,
     order_id: Uuid,
     how: Settle,
     stamp: Stamp,
@@ -135,7 +135,7 @@ async fn settle(
         .filter(stock_movements::reference_id.eq(order_id))
         .filter(stock_movements::reference_type.eq(ReferenceType::Order.as_str()))
         .select(MovementRow::as_select())
-        .load(conn)
+        .load(&mut conn)
         .await?;
     let movements = rows.into_iter().map(MovementRow::into_movement).collect::<Result<Vec<_>, _>>()?;
     let held = held_for_order(&movements, order_id);
@@ -173,7 +173,7 @@ impl OrderStockRepository for PgOrderStockRepository {
     ) -> Result<ReservationOutcome, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let delivery = self.delivery;
-        conn.transaction::<ReservationOutcome, TxError, _>(async |conn| {
+        transaction(&mut conn, async |conn| -> Result<ReservationOutcome, TxError> {
             // The inbox claim, the hold and the candidate records are asked for at once (pipelined,
             // one round trip, locked in that order as before); when the claim or the hold says the
             // work is done, the locks taken for nothing go at commit.
@@ -263,7 +263,7 @@ impl PgOrderStockRepository {
     ) -> Result<SettleOutcome, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let delivery = self.delivery;
-        conn.transaction::<SettleOutcome, TxError, _>(async |conn| {
+        transaction(&mut conn, async |conn| -> Result<SettleOutcome, TxError> {
             if !first_delivery(conn, delivery).await? {
                 return Ok(SettleOutcome::AlreadyHandled);
             }
