@@ -45,18 +45,40 @@ start() {
   echo "bench: tally did not become healthy; its log:" >&2; cat "$work/tally.log" >&2; exit 1
 }
 
-# wrk over SCRIPT with env; prints "req/s p50_ms p99_ms non2xx".
+# CPU time used so far, in clock ticks: "<tally> <every PostgreSQL process>". Steadier than req/s on a
+# machine whose speed drifts; PostgreSQL's share counts the whole server, so keep the machine idle.
+tick=$(getconf CLK_TCK)
+cpu_ticks() {
+  local pg=0 p t
+  for p in $(pgrep -x postgres); do t=$(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null) && pg=$((pg + t)); done
+  echo "$(awk '{print $14 + $15}' "/proc/$pid/stat") $pg"
+}
+# CPU per unit between two cpu_ticks readings: "tally X ms  postgres Y ms".
+cpu_per() {  # BEFORE AFTER UNITS
+  awk -v b="$1" -v a="$2" -v n="$3" -v hz="$tick" 'BEGIN { split(b, x, " "); split(a, y, " ");
+    printf "tally %.3f ms  postgres %.3f ms", (y[1] - x[1]) * 1000 / hz / n, (y[2] - x[2]) * 1000 / hz / n }'
+}
+
+# wrk over SCRIPT with env; prints "req/s p50_ms p99_ms non2xx" and the CPU per request.
 load() {
-  local script=$1 seconds=$2; shift 2
+  local script=$1 seconds=$2 before; shift 2
+  before=$(cpu_ticks)
   env "$@" wrk -t1 -c"$CONN" -d"${seconds}s" --latency -s "$here/$script" "$BASE" >"$work/wrk.out" 2>&1
+  local requests; requests=$(awk '/requests in/ {print $1}' "$work/wrk.out")
   awk 'function ms(v) { if (v ~ /us$/) { sub(/us/, "", v); return v / 1000 } if (v ~ /ms$/) { sub(/ms/, "", v); return v + 0 }
                         if (v ~ /s$/) { sub(/s/, "", v); return v * 1000 } return v }
        /Requests\/sec/ { rps = $2 } $1 == "50%" { p50 = ms($2) } $1 == "99%" { p99 = ms($2) } /Non-2xx/ { bad = $5 }
-       END { printf "%8.0f req/s  p50 %7.2f ms  p99 %7.2f ms  non-2xx %d\n", rps, p50, p99, bad }' "$work/wrk.out"
+       END { printf "%8.0f req/s  p50 %7.2f ms  p99 %7.2f ms  non-2xx %d", rps, p50, p99, bad }' "$work/wrk.out"
+  echo "  cpu/request: $(cpu_per "$before" "$(cpu_ticks)" "${requests:-1}")"
 }
 
 psql "$PG" -qAtXc "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null
 psql "$PG" -qAtXc "CREATE DATABASE $DB" >/dev/null
+# One psql session for the loops that poll while load runs: a psql started per poll costs tens of
+# milliseconds of CPU, which a loop polling every 20 ms would take from the server it measures.
+coproc POLLER { psql "$URL" -qAtX; }
+exec 7>&"${POLLER[1]}" 8<&"${POLLER[0]}"
+poll() { echo "$1;" >&7; local line; IFS= read -r line <&8; echo "$line"; }
 echo "== Start-up (release build, pool $POOL, $(nproc) cores)"
 start; echo "first start, migrations applied on the way: $started_ms ms"
 stop
@@ -72,7 +94,7 @@ scraper=$!
 echo "POST /customers (row + outbox event): $(load create_customer.lua "$DUR" TOKEN="$token" RUN="$RANDOM")"
 kill $scraper 2>/dev/null; wait $scraper 2>/dev/null || true
 drain_began=$(now_ms)
-until [ "$(sql -c "SELECT count(*) FROM outbox_events WHERE completed_at IS NULL")" = 0 ]; do sleep 0.05; done
+until [ "$(poll "SELECT count(*) FROM outbox_events WHERE completed_at IS NULL")" = 0 ]; do sleep 0.05; done
 echo "outbox lag during the writes: max $(sort -g "$work/lag" | tail -1) ms (scraped every 0.25 s);" \
      "every event handled $(($(now_ms) - drain_began)) ms after the load stopped"
 sql -c "SELECT '/api/v1/customer-mgmt/customers/' || id FROM customers ORDER BY random() LIMIT 20000" >"$work/reads"
@@ -107,10 +129,10 @@ if part flow; then
 echo "== Order flow ($ORDERS orders of two lines, confirmed by $CONN connections)"
 sql -v orders="$ORDERS" -f "$here/seed_orders.sql"
 sql -c "SELECT id FROM orders WHERE order_number LIKE 'ORD-2099-%' ORDER BY random()" >"$work/orders"
-began=$(now_ms)
+began=$(now_ms); flow_cpu=$(cpu_ticks)
 env TOKEN="$token" IDS="$work/orders" wrk -t1 -c"$CONN" -d600s -s "$here/confirm.lua" "$BASE" >"$work/confirm.out" 2>&1 &
 storm=$!
-counts() { sql -c "SELECT count(*) FILTER (WHERE status = 'confirmed'), count(*) FILTER (WHERE reservation_status = 'reserved')
+counts() { poll "SELECT count(*) FILTER (WHERE status = 'confirmed'), count(*) FILTER (WHERE reservation_status = 'reserved')
                    FROM orders WHERE order_number LIKE 'ORD-2099-%'"; }
 # Done when every order is confirmed and reserved; a count that stops moving for 3 s ends a phase too
 # (a confirmation lost to a connection error, or a reservation that failed), and is reported as it is.
@@ -125,15 +147,17 @@ while [ -z "$reserved_ms" ]; do
   if [ -n "$confirmed_ms" ] && { [ "$reserved" -ge "$confirmed" ] || [ "$stalled" = 1 ]; }; then
     reserved_ms=$(($(now_ms) - began - (stalled ? 3000 : 0)))
   fi
-  sleep 0.02
+  sleep 0.1  # each poll costs the database a few milliseconds; 0.1 s is within 2 % of a run
 done
 wait $storm 2>/dev/null || true
+flow_cpu=$(cpu_per "$flow_cpu" "$(cpu_ticks)" "$ORDERS")
 IFS='|' read -r confirmed reserved <<<"$(counts)"
 rate() { awk -v n="$1" -v t="$2" 'BEGIN {printf "%.0f", (t > 0 ? n * 1000 / t : 0)}'; }
 echo "confirmed: $confirmed of $ORDERS in $confirmed_ms ms ($(rate "$confirmed" "$confirmed_ms") orders/s;" \
      "wrk: $(grep -o 'Socket errors.*' "$work/confirm.out" || echo 'no socket errors'))"
 echo "reserved:  $reserved of $confirmed confirmed, the last $reserved_ms ms after the storm began" \
      "($(rate "$reserved" "$reserved_ms") orders/s reserved end to end)"
+echo "cpu/order (confirmation to reservation, the polling included): $flow_cpu"
 echo "stock check: $(sql -c "SELECT CASE WHEN bool_and(quantity_reserved <= quantity_on_hand) AND sum(quantity_reserved) = 3 * $reserved
                                  THEN 'every order reserved exactly once, nothing oversold'
                                  ELSE 'MISMATCH: ' || sum(quantity_reserved) || ' units reserved, orders need ' || 3 * $reserved END
