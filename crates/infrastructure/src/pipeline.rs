@@ -22,7 +22,7 @@ type TxManager = <AsyncPgConnection as AsyncConnection>::TransactionManager;
 /// `BEGIN` is polled before `work`, so it is queued first and everything `work` sends runs inside
 /// the transaction. The transaction is counted as open before `BEGIN` is sent: dropped before its
 /// end (the client went away), the connection goes back to the pool marked in a transaction and the
-/// pool closes it, as it does for diesel's own. `COMMIT` still waits for `work`'s answer, since `work`
+/// pool closes it at its next checkout, as it does for diesel's own. `COMMIT` still waits for `work`'s answer, since `work`
 /// may decide to roll back (a compare-and-set that missed). Inside a transaction already (a request
 /// transaction), `work` runs in a savepoint, as in diesel's `transaction`.
 pub async fn transaction<T, E, F>(conn: &mut AsyncPgConnection, work: F) -> Result<T, E>
@@ -46,8 +46,9 @@ where
         work(shared),
     )
     .await;
-    // An open connection answers `BEGIN` with an error only when it is failing altogether, and then
-    // `work`'s statements behind it failed too; the rollback below is sent all the same.
+    // An open connection answers `BEGIN` with an error only when it is failing altogether (or when
+    // `BEGIN` alone was cancelled, which nothing here does), and then `work`'s statements behind it
+    // failed too; the rollback below is sent all the same.
     match begun {
         Ok(()) => finish(conn, worked).await,
         Err(begin_error) => finish::<T, E>(conn, Err(begin_error.into())).await,

@@ -163,12 +163,18 @@ impl Drop for RequestTransaction {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
         runtime.spawn(async move {
             let mut conn = shared.conn.clone().lock_owned().await;
-            if TxManager::rollback_transaction(&mut **conn).await.is_err() {
-                // The manager's state is unknown after a dropped statement: roll back by hand;
-                // the connection stays marked in-transaction, so the pool discards it.
-                if let Err(error) = diesel_async::RunQueryDsl::execute(diesel::sql_query("ROLLBACK"), &mut **conn).await
-                {
-                    tracing::warn!(%error, "could not roll back an abandoned request transaction");
+            // Every level: dropped inside a repository's savepoint, one rollback only leaves the
+            // savepoint, and the transaction would stay open.
+            while matches!(TxManager::transaction_manager_status_mut(&mut **conn).transaction_depth(), Ok(Some(_))) {
+                if TxManager::rollback_transaction(&mut **conn).await.is_err() {
+                    // The manager's state is unknown after a dropped statement: roll back by hand;
+                    // the connection stays marked in-transaction, so the pool discards it.
+                    if let Err(error) =
+                        diesel_async::RunQueryDsl::execute(diesel::sql_query("ROLLBACK"), &mut **conn).await
+                    {
+                        tracing::warn!(%error, "could not roll back an abandoned request transaction");
+                    }
+                    break;
                 }
             }
         });

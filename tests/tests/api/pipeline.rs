@@ -7,12 +7,22 @@ use std::time::Duration;
 use diesel::result::Error as DieselError;
 use diesel::sql_types::{BigInt, Text};
 use diesel::QueryableByName;
-use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, TransactionManager};
 use infrastructure::db::{build_pool, PoolSettings};
 use infrastructure::events::record_event;
 use infrastructure::pipeline::transaction;
+use infrastructure::request_tx::RequestTransaction;
+use infrastructure::storage::connect;
 use shared_kernel::EventEnvelope;
 use tally_tests::TestDb;
+
+type TxManager = <AsyncPgConnection as AsyncConnection>::TransactionManager;
+
+/// Out of any transaction, as diesel's transaction manager sees it (the pool's test for reuse).
+fn settled(conn: &mut AsyncPgConnection) -> bool {
+    matches!(TxManager::transaction_manager_status_mut(conn).transaction_depth(), Ok(None))
+        && !TxManager::is_broken_transaction_manager(conn)
+}
 
 #[derive(QueryableByName)]
 struct Count {
@@ -43,12 +53,16 @@ async fn a_transaction_commits_what_its_work_sent_and_nothing_when_a_statement_f
     let pool = build_pool(&PoolSettings::new(&db.url, 1)).expect("pool");
     let mut conn = pool.get().await.expect("connection");
 
+    let other = build_pool(&PoolSettings::new(&db.url, 1)).expect("pool");
+    let other = other.get().await.expect("connection");
     let kept = transaction(&mut conn, async |conn| record_event(conn, &[event("test.kept")]).await).await;
     assert!(kept.is_ok(), "{kept:?}");
-    assert_eq!(events_named(&conn, "test.kept").await, 1);
+    assert_eq!(events_named(&other, "test.kept").await, 1, "committed: another session sees it");
+    assert!(settled(&mut conn));
 
     // The insert is sent together with BEGIN and runs before the failing statement: had it run
-    // outside the transaction, it would have stayed.
+    // outside the transaction, it would have stayed. (The one-event insert is prepared by now, so
+    // its Bind and Execute are what travel behind BEGIN; a first Parse would travel behind it too.)
     let failed = transaction(&mut conn, async |conn| {
         record_event(conn, &[event("test.failed")]).await?;
         fail(conn).await
@@ -56,6 +70,7 @@ async fn a_transaction_commits_what_its_work_sent_and_nothing_when_a_statement_f
     .await;
     assert!(matches!(failed, Err(DieselError::DatabaseError(..))), "{failed:?}");
     assert_eq!(events_named(&conn, "test.failed").await, 0, "the insert before the failure rolled back");
+    assert!(settled(&mut conn));
 
     // Sent at once with the failing statement (pipelined), the insert rolls back too.
     let failed = transaction(&mut conn, async |conn| {
@@ -73,11 +88,34 @@ async fn a_transaction_commits_what_its_work_sent_and_nothing_when_a_statement_f
     .await;
     assert!(matches!(refused, Err(DieselError::RollbackTransaction)), "{refused:?}");
     assert_eq!(events_named(&conn, "test.refused").await, 0);
+    assert!(settled(&mut conn));
 
     // The connection is out of any transaction afterwards: a later write outside one is visible to others.
     record_event(&conn, &[event("test.after")]).await.expect("insert");
-    let other = build_pool(&PoolSettings::new(&db.url, 1)).expect("pool");
-    assert_eq!(events_named(&other.get().await.expect("connection"), "test.after").await, 1);
+    assert_eq!(events_named(&other, "test.after").await, 1);
+}
+
+#[actix_web::test]
+async fn a_commit_that_fails_is_an_error_and_leaves_the_connection_usable() {
+    let db = TestDb::new().await;
+    let pool = build_pool(&PoolSettings::new(&db.url, 1)).expect("pool");
+    let mut conn = pool.get().await.expect("connection");
+    diesel::sql_query("CREATE TABLE deferred_check (v int UNIQUE DEFERRABLE INITIALLY DEFERRED)")
+        .execute(&mut conn)
+        .await
+        .expect("table");
+    // Both rows go in; the unique key is checked at COMMIT, which fails.
+    let failed = transaction(&mut conn, async |mut conn| {
+        record_event(conn, &[event("test.deferred")]).await?;
+        diesel::sql_query("INSERT INTO deferred_check VALUES (1), (1)").execute(&mut conn).await.map(|_| ())
+    })
+    .await;
+    assert!(matches!(failed, Err(DieselError::DatabaseError(..))), "{failed:?}");
+    assert!(settled(&mut conn));
+    assert_eq!(events_named(&conn, "test.deferred").await, 0, "nothing of the failed commit stayed");
+    let kept = transaction(&mut conn, async |conn| record_event(conn, &[event("test.next")]).await).await;
+    assert!(kept.is_ok(), "the next transaction runs on the same connection: {kept:?}");
+    assert_eq!(events_named(&conn, "test.next").await, 1);
 }
 
 #[actix_web::test]
@@ -96,6 +134,15 @@ async fn inside_a_transaction_the_work_runs_in_a_savepoint() {
         // The outer transaction goes on: only the savepoint rolled back.
         assert_eq!(events_named(outer, "test.inner").await, 0);
         assert_eq!(events_named(outer, "test.outer").await, 1);
+        // A rollback the work asks for ends its savepoint only, with the work's own error.
+        let refused = transaction(outer, async |conn| {
+            record_event(conn, &[event("test.inner-refused")]).await?;
+            Err::<(), _>(DieselError::RollbackTransaction)
+        })
+        .await;
+        assert!(matches!(refused, Err(DieselError::RollbackTransaction)), "{refused:?}");
+        assert_eq!(events_named(outer, "test.inner-refused").await, 0);
+        assert_eq!(events_named(outer, "test.outer").await, 1);
         transaction(outer, async |conn| record_event(conn, &[event("test.inner-kept")]).await).await
     })
     .await
@@ -110,15 +157,69 @@ async fn a_transaction_dropped_half_way_does_not_go_back_to_the_pool_open() {
     let pool = build_pool(&PoolSettings::new(&db.url, 1)).expect("pool");
     {
         let mut conn = pool.get().await.expect("connection");
+        let (inserted, was_inserted) = tokio::sync::oneshot::channel();
         let stuck = transaction(&mut conn, async |conn| {
             record_event(conn, &[event("test.dropped")]).await?;
+            let _ = inserted.send(());
             tokio::time::sleep(Duration::from_secs(3600)).await;
             Ok::<(), DieselError>(())
         });
-        assert!(tokio::time::timeout(Duration::from_millis(200), stuck).await.is_err(), "still running");
+        // Dropped once the insert has answered, so the open transaction really holds it.
+        let dropped = async {
+            tokio::select! {
+                _ = stuck => panic!("the work never ends"),
+                answered = was_inserted => answered.expect("inserted"),
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(10), dropped).await.expect("the insert answered");
     }
     // The pool's one connection: had the open transaction come back with it, its own insert would
     // be visible here.
     let conn = pool.get().await.expect("a connection");
     assert_eq!(events_named(&conn, "test.dropped").await, 0);
+}
+
+#[actix_web::test]
+async fn a_request_transaction_abandoned_inside_a_savepoint_rolls_back_every_level() {
+    let db = TestDb::new().await;
+    let pool = build_pool(&PoolSettings::new(&db.url, 2)).expect("pool");
+    let request = RequestTransaction::begin(&pool).await.expect("begin");
+    let (inserted, was_inserted) = tokio::sync::oneshot::channel();
+    let work = request.run(async {
+        let mut conn = connect(&pool).await.expect("the request's connection");
+        transaction(&mut conn, async |conn| {
+            record_event(conn, &[event("test.abandoned")]).await?;
+            let _ = inserted.send(());
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            Ok::<(), DieselError>(())
+        })
+        .await
+    });
+    let dropped = async {
+        tokio::select! {
+            _ = work => panic!("the work never ends"),
+            answered = was_inserted => answered.expect("inserted"),
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), dropped).await.expect("the insert answered");
+    drop(request);
+    // Watched from a session of its own: no session of this database stays idle in a transaction.
+    let mut watcher = AsyncPgConnection::establish(&db.url).await.expect("watcher");
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let open = diesel::sql_query(
+            "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() \
+             AND pid <> pg_backend_pid() AND state LIKE 'idle in transaction%'",
+        )
+        .get_result::<Count>(&mut watcher)
+        .await
+        .expect("watch")
+        .n;
+        if open == 0 {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the abandoned transaction is still open");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(events_named(&watcher, "test.abandoned").await, 0);
 }
