@@ -5,7 +5,7 @@
 
 use diesel::prelude::*;
 use diesel::upsert::excluded;
-use diesel_async::RunQueryDsl;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 
 use crate::db::DbError;
 use crate::pipeline::transaction;
@@ -19,8 +19,7 @@ pub use queries::{CountryRow, CurrencyRow, LanguageRow, ReferenceFilter, Timezon
 /// Seeds all four data sets in one transaction.
 pub async fn seed(pool: &DbPool) -> Result<(), DbError> {
     let mut conn = pool.get().await?;
-    transaction(&mut conn, async |shared| -> Result<(), DbError> {
-        let conn = &mut { shared };
+    transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<(), DbError> {
         for chunk in reference_data::currencies().chunks(500) {
             let rows: Vec<_> = chunk
                 .iter()
@@ -42,7 +41,7 @@ pub async fn seed(pool: &DbPool) -> Result<(), DbError> {
                     currencies::symbol.eq(excluded(currencies::symbol)),
                     currencies::decimal_digits.eq(excluded(currencies::decimal_digits)),
                 ))
-                .execute(conn)
+                .execute(&mut conn)
                 .await?;
         }
         for chunk in reference_data::languages().chunks(500) {
@@ -66,7 +65,7 @@ pub async fn seed(pool: &DbPool) -> Result<(), DbError> {
                     languages::native_name.eq(excluded(languages::native_name)),
                     languages::direction.eq(excluded(languages::direction)),
                 ))
-                .execute(conn)
+                .execute(&mut conn)
                 .await?;
         }
         for chunk in reference_data::countries().chunks(500) {
@@ -96,7 +95,7 @@ pub async fn seed(pool: &DbPool) -> Result<(), DbError> {
                     countries::local_name.eq(excluded(countries::local_name)),
                     countries::language_code.eq(excluded(countries::language_code)),
                 ))
-                .execute(conn)
+                .execute(&mut conn)
                 .await?;
         }
         for chunk in reference_data::timezones().chunks(500) {
@@ -122,7 +121,7 @@ pub async fn seed(pool: &DbPool) -> Result<(), DbError> {
                     timezones::supports_dst.eq(excluded(timezones::supports_dst)),
                     timezones::region.eq(excluded(timezones::region)),
                 ))
-                .execute(conn)
+                .execute(&mut conn)
                 .await?;
         }
         Ok(())

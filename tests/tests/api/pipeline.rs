@@ -15,6 +15,7 @@ use infrastructure::request_tx::RequestTransaction;
 use infrastructure::storage::connect;
 use shared_kernel::EventEnvelope;
 use tally_tests::TestDb;
+use tokio::sync::oneshot;
 
 type TxManager = <AsyncPgConnection as AsyncConnection>::TransactionManager;
 
@@ -41,6 +42,28 @@ async fn events_named(mut conn: &AsyncPgConnection, name: &str) -> i64 {
         .await
         .expect("count")
         .n
+}
+
+/// Work that inserts an event, says so, and never ends (a client that went away meanwhile).
+async fn insert_then_hang(
+    conn: &AsyncPgConnection,
+    name: &str,
+    inserted: oneshot::Sender<()>,
+) -> Result<(), DieselError> {
+    record_event(conn, &[event(name)]).await?;
+    let _ = inserted.send(());
+    std::future::pending().await
+}
+
+/// Drops `work` once its insert has answered, so the open transaction really holds the row.
+async fn drop_once_inserted(work: impl std::future::Future, inserted: oneshot::Receiver<()>) {
+    let dropped = async {
+        tokio::select! {
+            _ = work => panic!("the work never ends"),
+            answered = inserted => answered.expect("inserted"),
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), dropped).await.expect("the insert answered");
 }
 
 async fn fail(mut conn: &AsyncPgConnection) -> Result<(), DieselError> {
@@ -157,21 +180,9 @@ async fn a_transaction_dropped_half_way_does_not_go_back_to_the_pool_open() {
     let pool = build_pool(&PoolSettings::new(&db.url, 1)).expect("pool");
     {
         let mut conn = pool.get().await.expect("connection");
-        let (inserted, was_inserted) = tokio::sync::oneshot::channel();
-        let stuck = transaction(&mut conn, async |conn| {
-            record_event(conn, &[event("test.dropped")]).await?;
-            let _ = inserted.send(());
-            tokio::time::sleep(Duration::from_secs(3600)).await;
-            Ok::<(), DieselError>(())
-        });
-        // Dropped once the insert has answered, so the open transaction really holds it.
-        let dropped = async {
-            tokio::select! {
-                _ = stuck => panic!("the work never ends"),
-                answered = was_inserted => answered.expect("inserted"),
-            }
-        };
-        tokio::time::timeout(Duration::from_secs(10), dropped).await.expect("the insert answered");
+        let (inserted, was_inserted) = oneshot::channel();
+        let stuck = transaction(&mut conn, async |conn| insert_then_hang(conn, "test.dropped", inserted).await);
+        drop_once_inserted(stuck, was_inserted).await;
     }
     // The pool's one connection: had the open transaction come back with it, its own insert would
     // be visible here.
@@ -184,24 +195,12 @@ async fn a_request_transaction_abandoned_inside_a_savepoint_rolls_back_every_lev
     let db = TestDb::new().await;
     let pool = build_pool(&PoolSettings::new(&db.url, 2)).expect("pool");
     let request = RequestTransaction::begin(&pool).await.expect("begin");
-    let (inserted, was_inserted) = tokio::sync::oneshot::channel();
+    let (inserted, was_inserted) = oneshot::channel();
     let work = request.run(async {
         let mut conn = connect(&pool).await.expect("the request's connection");
-        transaction(&mut conn, async |conn| {
-            record_event(conn, &[event("test.abandoned")]).await?;
-            let _ = inserted.send(());
-            tokio::time::sleep(Duration::from_secs(3600)).await;
-            Ok::<(), DieselError>(())
-        })
-        .await
+        transaction(&mut conn, async |conn| insert_then_hang(conn, "test.abandoned", inserted).await).await
     });
-    let dropped = async {
-        tokio::select! {
-            _ = work => panic!("the work never ends"),
-            answered = was_inserted => answered.expect("inserted"),
-        }
-    };
-    tokio::time::timeout(Duration::from_secs(10), dropped).await.expect("the insert answered");
+    drop_once_inserted(work, was_inserted).await;
     drop(request);
     // Watched from a session of its own: no session of this database stays idle in a transaction.
     let mut watcher = AsyncPgConnection::establish(&db.url).await.expect("watcher");

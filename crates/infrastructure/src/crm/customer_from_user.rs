@@ -7,7 +7,7 @@
 use async_trait::async_trait;
 use crm_domain::{Customer, CustomerStatus, NewCustomer, Tier};
 use diesel::prelude::*;
-use diesel_async::RunQueryDsl;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use event_contracts::identity::UserRegistered;
 use event_contracts::Topic;
 use shared_kernel::ports::{EventHandler, HandlerError};
@@ -64,15 +64,14 @@ impl EventHandler for CustomerFromUser {
         };
         let created = Customer::new(input, now).map_err(failed)?;
         let mut conn = self.pool.get().await.map_err(failed)?;
-        transaction(&mut conn, async |shared| -> Result<(), diesel::result::Error> {
-            let conn = &mut { shared };
+        transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<(), diesel::result::Error> {
             if !Delivery::new(event.id, HANDLER_NAME).claim(conn).await? {
                 return Ok(());
             }
             let already_linked: i64 = customers::table
                 .filter(customers::user_id.eq(user.user_id).and(customers::deleted_at.is_null()))
                 .count()
-                .get_result(conn)
+                .get_result(&mut conn)
                 .await?;
             if already_linked > 0 {
                 return Ok(());
@@ -83,7 +82,7 @@ impl EventHandler for CustomerFromUser {
                     .filter(customers::company_id.is_null().and(customers::deleted_at.is_null()))
                     .set((customers::user_id.eq(user.user_id), customers::updated_at.eq(now))),
             )
-            .execute(conn)
+            .execute(&mut conn)
             .await?;
             if linked == 0 {
                 insert_customer(conn, &created).await?;

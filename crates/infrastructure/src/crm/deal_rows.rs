@@ -101,15 +101,18 @@ impl<'a> From<&'a Deal> for NewDealRow<'a> {
     }
 }
 
-pub(crate) async fn insert_history(conn: &AsyncPgConnection, deal_id: Uuid, change: &StageChange) -> QueryResult<()> {
-    let conn = &mut { conn };
+pub(crate) async fn insert_history(
+    mut conn: &AsyncPgConnection,
+    deal_id: Uuid,
+    change: &StageChange,
+) -> QueryResult<()> {
     Prepared(diesel::insert_into(deal_stage_history::table).values((
         deal_stage_history::deal_id.eq(deal_id),
         deal_stage_history::from_stage.eq(change.from.map(DealStage::as_str)),
         deal_stage_history::to_stage.eq(change.to.as_str()),
         deal_stage_history::changed_at.eq(change.at),
     )))
-    .execute(conn)
+    .execute(&mut conn)
     .await?;
     Ok(())
 }

@@ -83,21 +83,21 @@ struct CurrencyTotal {
 impl DealRepository for PgDealRepository {
     async fn create(&self, created: &DealCreated) -> Result<Deal, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        let row = transaction(&mut conn, async |shared| -> Result<DealRow, diesel::result::Error> {
-            let conn = &mut { shared };
-            let row = Prepared(
-                diesel::insert_into(deals::table)
-                    .values(NewDealRow::from(&created.deal))
-                    .returning(DealRow::as_returning()),
-            )
-            .get_result(conn)
-            .await?;
-            insert_history(conn, created.deal.id, &created.history).await?;
-            record_event(conn, &created.events).await?;
-            Ok(row)
-        })
-        .await
-        .map_err(from_diesel)?;
+        let row =
+            transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<DealRow, diesel::result::Error> {
+                let row = Prepared(
+                    diesel::insert_into(deals::table)
+                        .values(NewDealRow::from(&created.deal))
+                        .returning(DealRow::as_returning()),
+                )
+                .get_result(&mut conn)
+                .await?;
+                insert_history(conn, created.deal.id, &created.history).await?;
+                record_event(conn, &created.events).await?;
+                Ok(row)
+            })
+            .await
+            .map_err(from_diesel)?;
         Deal::try_from(row)
     }
 
@@ -159,30 +159,32 @@ impl DealRepository for PgDealRepository {
     async fn save_stage_change(&self, transition: &StageTransition) -> Result<Deal, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let next = &transition.deal;
-        let saved = transaction(&mut conn, async |shared| -> Result<Option<DealRow>, diesel::result::Error> {
-            let conn = &mut { shared };
-            let row = Prepared(
-                diesel::update(deals::table)
-                    .filter(deals::id.eq(next.id).and(deals::deleted_at.is_null()))
-                    .filter(deals::stage.eq(transition.from.as_str()))
-                    .set((
-                        deals::stage.eq(next.stage.as_str()),
-                        deals::probability.eq(i16::from(next.probability)),
-                        deals::actual_close_date.eq(next.actual_close_date),
-                        deals::loss_reason.eq(next.loss_reason.as_deref()),
-                        deals::updated_at.eq(next.updated_at),
-                    ))
-                    .returning(DealRow::as_returning()),
-            )
-            .get_result(conn)
-            .await
-            .optional()?;
-            if row.is_some() {
-                insert_history(conn, next.id, &transition.history).await?;
-                record_event(conn, &transition.events).await?;
-            }
-            Ok(row)
-        })
+        let saved = transaction(
+            &mut conn,
+            async |mut conn: &AsyncPgConnection| -> Result<Option<DealRow>, diesel::result::Error> {
+                let row = Prepared(
+                    diesel::update(deals::table)
+                        .filter(deals::id.eq(next.id).and(deals::deleted_at.is_null()))
+                        .filter(deals::stage.eq(transition.from.as_str()))
+                        .set((
+                            deals::stage.eq(next.stage.as_str()),
+                            deals::probability.eq(i16::from(next.probability)),
+                            deals::actual_close_date.eq(next.actual_close_date),
+                            deals::loss_reason.eq(next.loss_reason.as_deref()),
+                            deals::updated_at.eq(next.updated_at),
+                        ))
+                        .returning(DealRow::as_returning()),
+                )
+                .get_result(&mut conn)
+                .await
+                .optional()?;
+                if row.is_some() {
+                    insert_history(conn, next.id, &transition.history).await?;
+                    record_event(conn, &transition.events).await?;
+                }
+                Ok(row)
+            },
+        )
         .await
         .map_err(from_diesel)?;
         match saved {

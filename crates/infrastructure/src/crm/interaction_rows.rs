@@ -105,11 +105,10 @@ struct Missing {
 /// Whether `attendees` names a user that does not exist, not counting the interaction's current
 /// attendees (a user deleted after being added must not block later edits).
 pub(crate) async fn names_missing_attendee(
-    conn: &AsyncPgConnection,
+    mut conn: &AsyncPgConnection,
     interaction_id: Uuid,
     attendees: &[Uuid],
 ) -> QueryResult<bool> {
-    let conn = &mut { conn };
     if attendees.is_empty() {
         return Ok(false);
     }
@@ -120,7 +119,7 @@ pub(crate) async fn names_missing_attendee(
     )
     .bind::<Array<SqlUuid>, _>(attendees)
     .bind::<SqlUuid, _>(interaction_id)
-    .get_result(conn)
+    .get_result(&mut conn)
     .await?;
     Ok(row.missing > 0)
 }

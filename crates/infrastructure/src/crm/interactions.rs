@@ -6,7 +6,7 @@ use crate::pipeline::transaction;
 use async_trait::async_trait;
 use crm_domain::{FollowUpFilter, Interaction, InteractionFilter, InteractionRepository, InteractionView, RepoError};
 use diesel::prelude::*;
-use diesel_async::RunQueryDsl;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use shared_kernel::{Page, PageRequest};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -70,41 +70,43 @@ impl PgInteractionRepository {
         statement: WriteKind,
     ) -> Result<Option<Option<InteractionRow>>, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        transaction(&mut conn, async |shared| -> Result<Option<Option<InteractionRow>>, diesel::result::Error> {
-            let conn = &mut { shared };
-            if names_missing_attendee(conn, interaction.id, &interaction.attendees).await? {
-                return Ok(None);
-            }
-            let row = match statement {
-                WriteKind::Insert => Some(
-                    // Not kept prepared (`crate::prepared`): its text varies with the optional fields given.
-                    diesel::insert_into(interactions::table)
-                        .values(InteractionRow::from(interaction))
-                        .returning(InteractionRow::as_returning())
-                        .get_result(conn)
-                        .await?,
-                ),
-                WriteKind::Update => Prepared(
-                    diesel::update(interactions::table)
-                        .filter(interactions::id.eq(interaction.id).and(interactions::deleted_at.is_null()))
-                        .set((
-                            interactions::subject.eq(&interaction.subject),
-                            interactions::description.eq(interaction.description.as_deref()),
-                            interactions::outcome.eq(interaction.outcome.map(|o| o.as_str())),
-                            interactions::follow_up_required.eq(interaction.follow_up_required),
-                            interactions::follow_up_date.eq(interaction.follow_up_date),
-                            interactions::follow_up_notes.eq(interaction.follow_up_notes.as_deref()),
-                            interactions::attendees.eq(&interaction.attendees),
-                            interactions::updated_at.eq(interaction.updated_at),
-                        ))
-                        .returning(InteractionRow::as_returning()),
-                )
-                .get_result(conn)
-                .await
-                .optional()?,
-            };
-            Ok(Some(row))
-        })
+        transaction(
+            &mut conn,
+            async |mut conn: &AsyncPgConnection| -> Result<Option<Option<InteractionRow>>, diesel::result::Error> {
+                if names_missing_attendee(conn, interaction.id, &interaction.attendees).await? {
+                    return Ok(None);
+                }
+                let row = match statement {
+                    WriteKind::Insert => Some(
+                        // Not kept prepared (`crate::prepared`): its text varies with the optional fields given.
+                        diesel::insert_into(interactions::table)
+                            .values(InteractionRow::from(interaction))
+                            .returning(InteractionRow::as_returning())
+                            .get_result(&mut conn)
+                            .await?,
+                    ),
+                    WriteKind::Update => Prepared(
+                        diesel::update(interactions::table)
+                            .filter(interactions::id.eq(interaction.id).and(interactions::deleted_at.is_null()))
+                            .set((
+                                interactions::subject.eq(&interaction.subject),
+                                interactions::description.eq(interaction.description.as_deref()),
+                                interactions::outcome.eq(interaction.outcome.map(|o| o.as_str())),
+                                interactions::follow_up_required.eq(interaction.follow_up_required),
+                                interactions::follow_up_date.eq(interaction.follow_up_date),
+                                interactions::follow_up_notes.eq(interaction.follow_up_notes.as_deref()),
+                                interactions::attendees.eq(&interaction.attendees),
+                                interactions::updated_at.eq(interaction.updated_at),
+                            ))
+                            .returning(InteractionRow::as_returning()),
+                    )
+                    .get_result(&mut conn)
+                    .await
+                    .optional()?,
+                };
+                Ok(Some(row))
+            },
+        )
         .await
         .map_err(from_diesel)
     }

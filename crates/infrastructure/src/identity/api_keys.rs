@@ -4,7 +4,7 @@ use crate::counting;
 use crate::pipeline::transaction;
 use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel_async::RunQueryDsl;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use identity_domain::api_key::{ApiKeyRecord, ApiKeyRepository, MAX_LIVE_KEYS_PER_USER};
 use identity_domain::ports::RepoError;
 use shared_kernel::{Page, PageRequest};
@@ -63,37 +63,39 @@ impl PgApiKeyRepository {
 impl ApiKeyRepository for PgApiKeyRepository {
     async fn create(&self, key: &ApiKeyRecord, key_hash: &[u8]) -> Result<Option<ApiKeyRecord>, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        transaction(&mut conn, async |shared| -> Result<Option<ApiKeyRecord>, diesel::result::Error> {
-            let conn = &mut { shared };
-            // The owner's row lock makes the count and the insert one step for that owner.
-            users::table.find(key.user_id).select(users::id).for_no_key_update().first::<Uuid>(conn).await?;
-            let live: i64 = api_keys::table
-                .filter(api_keys::user_id.eq(key.user_id).and(api_keys::revoked_at.is_null()))
-                .filter(api_keys::expires_at.is_null().or(api_keys::expires_at.gt(diesel::dsl::now)))
-                .count()
-                .get_result(conn)
-                .await?;
-            if live >= MAX_LIVE_KEYS_PER_USER {
-                return Ok(None);
-            }
-            Prepared(
-                diesel::insert_into(api_keys::table)
-                    .values((
-                        api_keys::id.eq(key.id),
-                        api_keys::user_id.eq(key.user_id),
-                        api_keys::name.eq(&key.name),
-                        api_keys::prefix.eq(&key.prefix),
-                        api_keys::key_hash.eq(key_hash),
-                        api_keys::permissions.eq(&key.permissions),
-                        api_keys::created_at.eq(key.created_at),
-                        api_keys::expires_at.eq(key.expires_at),
-                    ))
-                    .returning(ApiKeyRow::as_returning()),
-            )
-            .get_result(conn)
-            .await
-            .map(|row| Some(ApiKeyRecord::from(row)))
-        })
+        transaction(
+            &mut conn,
+            async |mut conn: &AsyncPgConnection| -> Result<Option<ApiKeyRecord>, diesel::result::Error> {
+                // The owner's row lock makes the count and the insert one step for that owner.
+                users::table.find(key.user_id).select(users::id).for_no_key_update().first::<Uuid>(&mut conn).await?;
+                let live: i64 = api_keys::table
+                    .filter(api_keys::user_id.eq(key.user_id).and(api_keys::revoked_at.is_null()))
+                    .filter(api_keys::expires_at.is_null().or(api_keys::expires_at.gt(diesel::dsl::now)))
+                    .count()
+                    .get_result(&mut conn)
+                    .await?;
+                if live >= MAX_LIVE_KEYS_PER_USER {
+                    return Ok(None);
+                }
+                Prepared(
+                    diesel::insert_into(api_keys::table)
+                        .values((
+                            api_keys::id.eq(key.id),
+                            api_keys::user_id.eq(key.user_id),
+                            api_keys::name.eq(&key.name),
+                            api_keys::prefix.eq(&key.prefix),
+                            api_keys::key_hash.eq(key_hash),
+                            api_keys::permissions.eq(&key.permissions),
+                            api_keys::created_at.eq(key.created_at),
+                            api_keys::expires_at.eq(key.expires_at),
+                        ))
+                        .returning(ApiKeyRow::as_returning()),
+                )
+                .get_result(&mut conn)
+                .await
+                .map(|row| Some(ApiKeyRecord::from(row)))
+            },
+        )
         .await
         .map_err(from_diesel)
     }

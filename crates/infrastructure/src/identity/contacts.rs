@@ -174,32 +174,29 @@ impl PgContactRepository {
 }
 
 /// The owner's live contact `id`, not locked (its type never changes).
-async fn load(conn: &AsyncPgConnection, user_id: Uuid, id: Uuid) -> QueryResult<ContactRecord> {
-    let conn = &mut { conn };
+async fn load(mut conn: &AsyncPgConnection, user_id: Uuid, id: Uuid) -> QueryResult<ContactRecord> {
     contacts::table
         .filter(contacts::id.eq(id).and(contacts::user_id.eq(user_id)).and(contacts::deleted_at.is_null()))
         .select(ContactRow::as_select())
-        .first(conn)
+        .first(&mut conn)
         .await
         .map(ContactRecord::from)
 }
 
 /// The owner's live contact `id`, locked until the transaction ends.
-async fn load_for_update(conn: &AsyncPgConnection, user_id: Uuid, id: Uuid) -> QueryResult<ContactRecord> {
-    let conn = &mut { conn };
+async fn load_for_update(mut conn: &AsyncPgConnection, user_id: Uuid, id: Uuid) -> QueryResult<ContactRecord> {
     contacts::table
         .filter(contacts::id.eq(id).and(contacts::user_id.eq(user_id)).and(contacts::deleted_at.is_null()))
         .select(ContactRow::as_select())
         .for_update()
-        .first(conn)
+        .first(&mut conn)
         .await
         .map(ContactRecord::from)
 }
 
 /// Locks the owner's live contacts of `kind` in id order, so concurrent
 /// primary switches queue up instead of deadlocking.
-async fn lock_type(conn: &AsyncPgConnection, user_id: Uuid, kind: ContactType) -> QueryResult<Vec<Uuid>> {
-    let conn = &mut { conn };
+async fn lock_type(mut conn: &AsyncPgConnection, user_id: Uuid, kind: ContactType) -> QueryResult<Vec<Uuid>> {
     contacts::table
         .filter(contacts::user_id.eq(user_id))
         .filter(contacts::contact_type.eq(kind.as_str()))
@@ -207,19 +204,18 @@ async fn lock_type(conn: &AsyncPgConnection, user_id: Uuid, kind: ContactType) -
         .order(contacts::id)
         .select(contacts::id)
         .for_update()
-        .load(conn)
+        .load(&mut conn)
         .await
 }
 
 /// Un-marks the owner's primary of `kind` other than `keep`; returns the
 /// contacts it changed. Call after [`lock_type`].
 async fn unmark_primary(
-    conn: &AsyncPgConnection,
+    mut conn: &AsyncPgConnection,
     user_id: Uuid,
     kind: ContactType,
     keep: Uuid,
 ) -> QueryResult<Vec<ContactRecord>> {
-    let conn = &mut { conn };
     let rows: Vec<ContactRow> = Prepared(
         diesel::update(contacts::table)
             .filter(contacts::user_id.eq(user_id))
@@ -229,7 +225,7 @@ async fn unmark_primary(
             .set((contacts::is_primary.eq(false), contacts::updated_at.eq(diesel::dsl::now)))
             .returning(ContactRow::as_returning()),
     )
-    .get_results(conn)
+    .get_results(&mut conn)
     .await?;
     Ok(rows.into_iter().map(ContactRecord::from).collect())
 }
@@ -241,7 +237,6 @@ async fn make_room_for_primary(
     kind: ContactType,
     keep: Uuid,
 ) -> QueryResult<()> {
-    let conn = &mut { conn };
     lock_type(conn, user_id, kind).await?;
     let unmarked = unmark_primary(conn, user_id, kind, keep).await?;
     let events: Vec<_> = unmarked.iter().map(|c| c.event(events::CONTACT_UPDATED)).collect();
@@ -275,21 +270,23 @@ impl ContactRepository for PgContactRepository {
         };
         let mut attempt = 1;
         loop {
-            let outcome = transaction(&mut conn, async |shared| -> Result<ContactRecord, diesel::result::Error> {
-                let conn = &mut { shared };
-                if contact.is_primary {
-                    make_room_for_primary(conn, contact.user_id, kind, contact.id).await?;
-                }
-                // Not kept prepared (`crate::prepared`): its text varies with the optional fields given.
-                let created: ContactRecord = diesel::insert_into(contacts::table)
-                    .values(&row)
-                    .returning(ContactRow::as_returning())
-                    .get_result(conn)
-                    .await
-                    .map(ContactRecord::from)?;
-                record_event(conn, &[created.event(events::CONTACT_CREATED)]).await?;
-                Ok(created)
-            })
+            let outcome = transaction(
+                &mut conn,
+                async |mut conn: &AsyncPgConnection| -> Result<ContactRecord, diesel::result::Error> {
+                    if contact.is_primary {
+                        make_room_for_primary(conn, contact.user_id, kind, contact.id).await?;
+                    }
+                    // Not kept prepared (`crate::prepared`): its text varies with the optional fields given.
+                    let created: ContactRecord = diesel::insert_into(contacts::table)
+                        .values(&row)
+                        .returning(ContactRow::as_returning())
+                        .get_result(&mut conn)
+                        .await
+                        .map(ContactRecord::from)?;
+                    record_event(conn, &[created.event(events::CONTACT_CREATED)]).await?;
+                    Ok(created)
+                },
+            )
             .await
             .map_err(from_diesel);
             match outcome {
@@ -325,8 +322,7 @@ impl ContactRepository for PgContactRepository {
 
     async fn update(&self, user_id: Uuid, id: Uuid, changes: ContactChanges) -> Result<ContactRecord, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        transaction(&mut conn, async |shared| -> Result<ContactRecord, diesel::result::Error> {
-            let conn = &mut { shared };
+        transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<ContactRecord, diesel::result::Error> {
             let kind = load(conn, user_id, id).await?.contact_type;
             if changes.value.as_ref().is_some_and(|v| v.kind() != kind) {
                 return Err(diesel::result::Error::NotFound);
@@ -345,7 +341,7 @@ impl ContactRepository for PgContactRepository {
                 .filter(contacts::id.eq(id).and(contacts::user_id.eq(user_id)).and(contacts::deleted_at.is_null()))
                 .set((&changeset, contacts::updated_at.eq(diesel::dsl::now)))
                 .returning(ContactRow::as_returning())
-                .get_result(conn)
+                .get_result(&mut conn)
                 .await
                 .map(ContactRecord::from)?;
             record_event(conn, &[updated.event(events::CONTACT_UPDATED)]).await?;
@@ -357,8 +353,7 @@ impl ContactRepository for PgContactRepository {
 
     async fn set_primary(&self, user_id: Uuid, id: Uuid) -> Result<ContactRecord, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        transaction(&mut conn, async |shared| -> Result<ContactRecord, diesel::result::Error> {
-            let conn = &mut { shared };
+        transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<ContactRecord, diesel::result::Error> {
             let current = load(conn, user_id, id).await?;
             make_room_for_primary(conn, user_id, current.contact_type, id).await?;
             let updated: ContactRecord = Prepared(
@@ -367,7 +362,7 @@ impl ContactRepository for PgContactRepository {
                     .set((contacts::is_primary.eq(true), contacts::updated_at.eq(diesel::dsl::now)))
                     .returning(ContactRow::as_returning()),
             )
-            .get_result(conn)
+            .get_result(&mut conn)
             .await
             .map(ContactRecord::from)?;
             record_event(conn, &[updated.event(events::CONTACT_UPDATED)]).await?;
@@ -379,8 +374,7 @@ impl ContactRepository for PgContactRepository {
 
     async fn verify(&self, user_id: Uuid, id: Uuid) -> Result<ContactRecord, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        transaction(&mut conn, async |shared| -> Result<ContactRecord, diesel::result::Error> {
-            let conn = &mut { shared };
+        transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<ContactRecord, diesel::result::Error> {
             let verified: Option<ContactRecord> = Prepared(
                 diesel::update(contacts::table)
                     .filter(contacts::id.eq(id).and(contacts::user_id.eq(user_id)).and(contacts::deleted_at.is_null()))
@@ -388,7 +382,7 @@ impl ContactRepository for PgContactRepository {
                     .set((contacts::is_verified.eq(true), contacts::updated_at.eq(diesel::dsl::now)))
                     .returning(ContactRow::as_returning()),
             )
-            .get_result(conn)
+            .get_result(&mut conn)
             .await
             .optional()?
             .map(ContactRecord::from);
@@ -407,15 +401,14 @@ impl ContactRepository for PgContactRepository {
 
     async fn delete(&self, user_id: Uuid, id: Uuid) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
-        transaction(&mut conn, async |shared| -> Result<(), diesel::result::Error> {
-            let conn = &mut { shared };
+        transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<(), diesel::result::Error> {
             let deleted: ContactRecord = Prepared(
                 diesel::update(contacts::table)
                     .filter(contacts::id.eq(id).and(contacts::user_id.eq(user_id)).and(contacts::deleted_at.is_null()))
                     .set((contacts::deleted_at.eq(diesel::dsl::now), contacts::updated_at.eq(diesel::dsl::now)))
                     .returning(ContactRow::as_returning()),
             )
-            .get_result(conn)
+            .get_result(&mut conn)
             .await
             .map(ContactRecord::from)?;
             record_event(conn, &[deleted.event(events::CONTACT_DELETED)]).await

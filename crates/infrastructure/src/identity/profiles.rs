@@ -194,12 +194,11 @@ impl PgProfileRepository {
     }
 }
 
-async fn load(conn: &AsyncPgConnection, id: Uuid) -> QueryResult<ProfileRecord> {
-    let conn = &mut { conn };
+async fn load(mut conn: &AsyncPgConnection, id: Uuid) -> QueryResult<ProfileRecord> {
     profiles::table
         .filter(profiles::id.eq(id).and(profiles::deleted_at.is_null()))
         .select(ProfileRow::as_select())
-        .first(conn)
+        .first(&mut conn)
         .await
         .map(ProfileRecord::from)
 }
@@ -211,8 +210,10 @@ async fn load(conn: &AsyncPgConnection, id: Uuid) -> QueryResult<ProfileRecord> 
 /// can land between the check and the insert either. `None`: refused.
 /// `profiles_banned_user_idx` (migration 000007) keeps the check an index
 /// look-up.
-async fn insert_unless_banned(conn: &AsyncPgConnection, row: &NewProfileRow<'_>) -> QueryResult<Option<ProfileRecord>> {
-    let conn = &mut { conn };
+async fn insert_unless_banned(
+    mut conn: &AsyncPgConnection,
+    row: &NewProfileRow<'_>,
+) -> QueryResult<Option<ProfileRecord>> {
     use diesel::dsl::{exists, not};
     use diesel::sql_types::{Bool, Date as SqlDate, Nullable, Text, Uuid as SqlUuid};
 
@@ -261,7 +262,7 @@ async fn insert_unless_banned(conn: &AsyncPgConnection, row: &NewProfileRow<'_>)
             ))
             .returning(ProfileRow::as_returning()),
     )
-    .get_result(conn)
+    .get_result(&mut conn)
     .await
     .optional()
     .map(|created| created.map(ProfileRecord::from))
@@ -272,12 +273,14 @@ impl ProfileRepository for PgProfileRepository {
     async fn create(&self, profile: NewProfile) -> Result<ProfileCreation, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let row = NewProfileRow::new(&profile);
-        let created = transaction(&mut conn, async |shared| -> Result<Option<ProfileRecord>, diesel::result::Error> {
-            let conn = &mut { shared };
-            let Some(created) = insert_unless_banned(conn, &row).await? else { return Ok(None) };
-            record_event(conn, &[created.event(events::PROFILE_CREATED)]).await?;
-            Ok(Some(created))
-        })
+        let created = transaction(
+            &mut conn,
+            async |conn: &AsyncPgConnection| -> Result<Option<ProfileRecord>, diesel::result::Error> {
+                let Some(created) = insert_unless_banned(conn, &row).await? else { return Ok(None) };
+                record_event(conn, &[created.event(events::PROFILE_CREATED)]).await?;
+                Ok(Some(created))
+            },
+        )
         .await
         .map_err(from_diesel)?;
         // Give the connection back before the look-up takes one (in a request transaction it is
@@ -314,14 +317,13 @@ impl ProfileRepository for PgProfileRepository {
     async fn update(&self, owner: Uuid, id: Uuid, fields: ProfileFields) -> Result<ProfileRecord, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let changeset = ProfileChangeset::new(&fields);
-        transaction(&mut conn, async |shared| -> Result<ProfileRecord, diesel::result::Error> {
-            let conn = &mut { shared };
+        transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<ProfileRecord, diesel::result::Error> {
             // Not kept prepared (`crate::prepared`): its text varies with the optional fields given.
             let updated: ProfileRecord = diesel::update(profiles::table)
                 .filter(profiles::id.eq(id).and(profiles::user_id.eq(owner)).and(profiles::deleted_at.is_null()))
                 .set((&changeset, profiles::updated_at.eq(diesel::dsl::now)))
                 .returning(ProfileRow::as_returning())
-                .get_result(conn)
+                .get_result(&mut conn)
                 .await
                 .map(ProfileRecord::from)?;
             record_event(conn, &[updated.event(events::PROFILE_UPDATED)]).await?;
@@ -333,15 +335,14 @@ impl ProfileRepository for PgProfileRepository {
 
     async fn delete(&self, owner: Uuid, id: Uuid) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
-        transaction(&mut conn, async |shared| -> Result<(), diesel::result::Error> {
-            let conn = &mut { shared };
+        transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<(), diesel::result::Error> {
             let deleted: ProfileRecord = Prepared(
                 diesel::update(profiles::table)
                     .filter(profiles::id.eq(id).and(profiles::user_id.eq(owner)).and(profiles::deleted_at.is_null()))
                     .set((profiles::deleted_at.eq(diesel::dsl::now), profiles::updated_at.eq(diesel::dsl::now)))
                     .returning(ProfileRow::as_returning()),
             )
-            .get_result(conn)
+            .get_result(&mut conn)
             .await
             .map(ProfileRecord::from)?;
             record_event(conn, &[deleted.event(events::PROFILE_DELETED)]).await
@@ -352,8 +353,7 @@ impl ProfileRepository for PgProfileRepository {
 
     async fn moderate(&self, id: Uuid, action: Moderation) -> Result<ProfileRecord, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        transaction(&mut conn, async |shared| -> Result<ProfileRecord, diesel::result::Error> {
-            let conn = &mut { shared };
+        transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<ProfileRecord, diesel::result::Error> {
             let target = profiles::table.filter(profiles::id.eq(id).and(profiles::deleted_at.is_null()));
             let changed: Option<ProfileRow> = match action {
                 Moderation::Verify => {
@@ -362,7 +362,7 @@ impl ProfileRepository for PgProfileRepository {
                             .set((profiles::is_verified.eq(true), profiles::updated_at.eq(diesel::dsl::now)))
                             .returning(ProfileRow::as_returning()),
                     )
-                    .get_result(conn)
+                    .get_result(&mut conn)
                     .await
                 }
                 Moderation::Ban => {
@@ -371,7 +371,7 @@ impl ProfileRepository for PgProfileRepository {
                             .set((profiles::is_banned.eq(true), profiles::updated_at.eq(diesel::dsl::now)))
                             .returning(ProfileRow::as_returning()),
                     )
-                    .get_result(conn)
+                    .get_result(&mut conn)
                     .await
                 }
             }

@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::{Array, BigInt, Bool, Text, Timestamptz, Uuid as SqlUuid};
 use diesel::IntoSql;
-use diesel_async::RunQueryDsl;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use identity_domain::authz::PermissionName;
 use identity_domain::ports::RepoError;
 use identity_domain::roles::{NewRole, PermissionRecord, RoleChanges, RoleRecord, RoleRepository};
@@ -183,20 +183,19 @@ impl RoleRepository for PgRoleRepository {
 
     async fn delete_role(&self, id: Uuid) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
-        transaction(&mut conn, async |shared| -> Result<(), diesel::result::Error> {
-            let conn = &mut { shared };
+        transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<(), diesel::result::Error> {
             let deleted = Prepared(
                 diesel::update(roles::table)
                     .filter(roles::id.eq(id).and(roles::deleted_at.is_null()).and(roles::is_system.eq(false)))
                     .set((roles::deleted_at.eq(diesel::dsl::now), roles::updated_at.eq(diesel::dsl::now))),
             )
-            .execute(conn)
+            .execute(&mut conn)
             .await?;
             if deleted == 0 {
                 return Err(diesel::result::Error::NotFound);
             }
             // The name becomes free; assignments of a deleted role mean nothing.
-            diesel::delete(user_roles::table.filter(user_roles::role_id.eq(id))).execute(conn).await?;
+            diesel::delete(user_roles::table.filter(user_roles::role_id.eq(id))).execute(&mut conn).await?;
             Ok(())
         })
         .await
@@ -206,14 +205,13 @@ impl RoleRepository for PgRoleRepository {
     async fn grant_permissions(&self, role_id: Uuid, permission_ids: &[Uuid]) -> Result<usize, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let ids = permission_ids.to_vec();
-        transaction(&mut conn, async |shared| -> Result<usize, diesel::result::Error> {
-            let conn = &mut { shared };
+        transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<usize, diesel::result::Error> {
             let role_exists: i64 = roles::table
                 .filter(roles::id.eq(role_id).and(roles::deleted_at.is_null()))
                 .count()
-                .get_result(conn)
+                .get_result(&mut conn)
                 .await?;
-            let known: i64 = permissions::table.filter(permissions::id.eq_any(&ids)).count().get_result(conn).await?;
+            let known: i64 = permissions::table.filter(permissions::id.eq_any(&ids)).count().get_result(&mut conn).await?;
             let distinct = ids.iter().collect::<std::collections::HashSet<_>>().len();
             if role_exists == 0 || usize::try_from(known).unwrap_or(0) != distinct {
                 return Err(diesel::result::Error::NotFound);
@@ -223,7 +221,7 @@ impl RoleRepository for PgRoleRepository {
             )
             .bind::<SqlUuid, _>(role_id)
             .bind::<Array<SqlUuid>, _>(&ids)
-            .execute(conn)
+            .execute(&mut conn)
             .await
         })
         .await

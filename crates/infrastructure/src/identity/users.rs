@@ -75,25 +75,23 @@ impl PgUserRepository {
     }
 }
 
-async fn load_user(conn: &AsyncPgConnection, id: Uuid) -> Result<UserRecord, diesel::result::Error> {
-    let conn = &mut { conn };
+async fn load_user(mut conn: &AsyncPgConnection, id: Uuid) -> Result<UserRecord, diesel::result::Error> {
     users::table
         .filter(users::id.eq(id).and(users::deleted_at.is_null()))
         .select(UserRow::as_select())
-        .first(conn)
+        .first(&mut conn)
         .await
         .map(UserRecord::from)
 }
 
-async fn grant_roles(conn: &AsyncPgConnection, user_id: Uuid, roles: &[&str]) -> QueryResult<usize> {
-    let conn = &mut { conn };
+async fn grant_roles(mut conn: &AsyncPgConnection, user_id: Uuid, roles: &[&str]) -> QueryResult<usize> {
     diesel::sql_query(
         "INSERT INTO user_roles (user_id, role_id) SELECT $1, id FROM roles \
          WHERE name = ANY($2) AND deleted_at IS NULL ON CONFLICT DO NOTHING",
     )
     .bind::<SqlUuid, _>(user_id)
     .bind::<Array<Text>, _>(roles)
-    .execute(conn)
+    .execute(&mut conn)
     .await
 }
 
@@ -133,15 +131,14 @@ struct IdRow {
 impl UserRepository for PgUserRepository {
     async fn create(&self, user: NewUser, events: Vec<EventEnvelope>) -> Result<UserRecord, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        transaction(&mut conn, async |shared| -> Result<UserRecord, diesel::result::Error> {
-            let conn = &mut { shared };
+        transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<UserRecord, diesel::result::Error> {
             Prepared(diesel::insert_into(users::table).values((
                 users::id.eq(user.id),
                 users::email.eq(&user.email),
                 users::name.eq(&user.name),
                 users::password_hash.eq(&user.password_hash),
             )))
-            .execute(conn)
+            .execute(&mut conn)
             .await?;
             grant_roles(conn, user.id, &["user"]).await?;
             record_event(conn, &events).await?;
@@ -262,27 +259,29 @@ impl UserRepository for PgUserRepository {
     ) -> Result<UserRecord, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let bump = i32::from(change.revokes_tokens());
-        let outcome = transaction(&mut conn, async |shared| -> Result<Option<UserRecord>, diesel::result::Error> {
-            let conn = &mut { shared };
-            let updated = Prepared(
-                diesel::update(users::table)
-                    .filter(users::id.eq(id).and(users::deleted_at.is_null()))
-                    .filter(users::status.eq(change.from.as_str()))
-                    .set((
-                        users::status.eq(change.to.as_str()),
-                        users::token_version.eq(users::token_version + bump),
-                        users::updated_at.eq(diesel::dsl::now),
-                    ))
-                    .returning(UserRow::as_returning()),
-            )
-            .get_result(conn)
-            .await
-            .optional()?;
-            if updated.is_some() {
-                record_event(conn, &events).await?;
-            }
-            Ok(updated.map(UserRecord::from))
-        })
+        let outcome = transaction(
+            &mut conn,
+            async |mut conn: &AsyncPgConnection| -> Result<Option<UserRecord>, diesel::result::Error> {
+                let updated = Prepared(
+                    diesel::update(users::table)
+                        .filter(users::id.eq(id).and(users::deleted_at.is_null()))
+                        .filter(users::status.eq(change.from.as_str()))
+                        .set((
+                            users::status.eq(change.to.as_str()),
+                            users::token_version.eq(users::token_version + bump),
+                            users::updated_at.eq(diesel::dsl::now),
+                        ))
+                        .returning(UserRow::as_returning()),
+                )
+                .get_result(&mut conn)
+                .await
+                .optional()?;
+                if updated.is_some() {
+                    record_event(conn, &events).await?;
+                }
+                Ok(updated.map(UserRecord::from))
+            },
+        )
         .await
         .map_err(from_diesel)?;
         // Give the connection back before looking again: holding it while
@@ -302,25 +301,26 @@ impl UserRepository for PgUserRepository {
         events: Vec<EventEnvelope>,
     ) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
-        let changed = transaction(&mut conn, async |shared| -> Result<usize, diesel::result::Error> {
-            let conn = &mut { shared };
-            let changed =
-                Prepared(diesel::update(users::table).filter(users::id.eq(id).and(users::deleted_at.is_null())).set((
-                    users::password_hash.eq(&password_hash),
-                    users::token_version.eq(users::token_version + 1),
-                    // A proven current password ends the run of failures, as a login does.
-                    users::failed_login_count.eq(0),
-                    users::updated_at.eq(diesel::dsl::now),
-                )))
-                .execute(conn)
+        let changed =
+            transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<usize, diesel::result::Error> {
+                let changed = Prepared(
+                    diesel::update(users::table).filter(users::id.eq(id).and(users::deleted_at.is_null())).set((
+                        users::password_hash.eq(&password_hash),
+                        users::token_version.eq(users::token_version + 1),
+                        // A proven current password ends the run of failures, as a login does.
+                        users::failed_login_count.eq(0),
+                        users::updated_at.eq(diesel::dsl::now),
+                    )),
+                )
+                .execute(&mut conn)
                 .await?;
-            if changed == 1 {
-                record_event(conn, &events).await?;
-            }
-            Ok(changed)
-        })
-        .await
-        .map_err(from_diesel)?;
+                if changed == 1 {
+                    record_event(conn, &events).await?;
+                }
+                Ok(changed)
+            })
+            .await
+            .map_err(from_diesel)?;
         if changed == 1 {
             Ok(())
         } else {
@@ -381,8 +381,7 @@ impl UserRepository for PgUserRepository {
         events: Vec<EventEnvelope>,
     ) -> Result<AdminProvision, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        transaction(&mut conn, async |shared| -> Result<AdminProvision, diesel::result::Error> {
-            let conn = &mut { shared };
+        transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<AdminProvision, diesel::result::Error> {
             let inserted: Option<IdRow> = diesel::sql_query(
                 "INSERT INTO users (id, email, name, password_hash) VALUES ($1, $2, $3, $4) \
                  ON CONFLICT (email) WHERE deleted_at IS NULL DO NOTHING RETURNING id",
@@ -391,7 +390,7 @@ impl UserRepository for PgUserRepository {
             .bind::<Text, _>(&user.email)
             .bind::<Text, _>(&user.name)
             .bind::<Text, _>(&user.password_hash)
-            .get_result(conn)
+            .get_result(&mut conn)
             .await
             .optional()?;
             if let Some(row) = inserted {
@@ -406,14 +405,14 @@ impl UserRepository for PgUserRepository {
                  FROM users u WHERE u.email = $1 AND u.deleted_at IS NULL FOR UPDATE OF u",
             )
             .bind::<Text, _>(&user.email)
-            .get_result(conn)
+            .get_result(&mut conn)
             .await?;
             let outcome = match (existing, found.is_admin) {
                 (ExistingAccount::Refuse, false) => return Ok(AdminProvision::RefusedNotAdmin),
                 (ExistingAccount::Refuse, true) => {
                     Prepared(diesel::update(users::table.filter(users::id.eq(found.id)))
                         .set((users::status.eq("active"), users::updated_at.eq(diesel::dsl::now))))
-                        .execute(conn)
+                        .execute(&mut conn)
                         .await?;
                     AdminProvision::AlreadyAdmin(found.id)
                 }
@@ -427,7 +426,7 @@ impl UserRepository for PgUserRepository {
                             users::locked_until.eq(None::<OffsetDateTime>),
                             users::updated_at.eq(diesel::dsl::now),
                         )))
-                        .execute(conn)
+                        .execute(&mut conn)
                         .await?;
                     AdminProvision::Promoted(found.id)
                 }

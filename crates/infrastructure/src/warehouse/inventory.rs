@@ -6,7 +6,7 @@ use crate::pipeline::transaction;
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Uuid as SqlUuid};
-use diesel_async::RunQueryDsl;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use shared_kernel::{Page, PageRequest};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -51,7 +51,6 @@ struct Sums {
 
 /// A missed compare-and-set: the record moved (`Stale`) or is gone (`NotFound`).
 async fn missed(conn: &diesel_async::AsyncPgConnection, id: Uuid) -> TxError {
-    let conn = &mut { conn };
     match inventory_exists(conn, id).await {
         Ok(true) => TxError::Refused(RepoError::Storage(StorageError::Stale)),
         Ok(false) => TxError::Refused(RepoError::Storage(StorageError::NotFound)),
@@ -63,14 +62,13 @@ async fn missed(conn: &diesel_async::AsyncPgConnection, id: Uuid) -> TxError {
 impl InventoryRepository for PgInventoryRepository {
     async fn create(&self, record: &Inventory, initial: Option<&StockMovement>) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
-        transaction(&mut conn, async |shared| -> Result<(), TxError> {
-            let conn = &mut { shared };
+        transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<(), TxError> {
             Prepared(diesel::insert_into(inventory::table).values(InventoryRow::of(record.record())))
-                .execute(conn)
+                .execute(&mut conn)
                 .await?;
             if let Some(movement) = initial {
                 Prepared(diesel::insert_into(stock_movements::table).values(MovementRow::of(movement.record())))
-                    .execute(conn)
+                    .execute(&mut conn)
                     .await?;
             }
             Ok(())
@@ -158,8 +156,7 @@ impl InventoryRepository for PgInventoryRepository {
     async fn apply(&self, change: &InventoryChange) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         let id = change.inventory.id;
-        transaction(&mut conn, async |shared| -> Result<(), TxError> {
-            let conn = &mut { shared };
+        transaction(&mut conn, async |conn: &AsyncPgConnection| -> Result<(), TxError> {
             if apply_change(conn, change).await? {
                 Ok(())
             } else {
@@ -172,8 +169,7 @@ impl InventoryRepository for PgInventoryRepository {
 
     async fn apply_transfer(&self, change: &TransferChange) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
-        transaction(&mut conn, async |shared| -> Result<(), TxError> {
-            let conn = &mut { shared };
+        transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<(), TxError> {
             // The destination may be new; a concurrently created one wins and our CAS below misses.
             let to = change.to.inventory.record();
             diesel::sql_query(
@@ -185,7 +181,7 @@ impl InventoryRepository for PgInventoryRepository {
             .bind::<SqlUuid, _>(to.product_id)
             .bind::<SqlUuid, _>(to.location_id)
             .bind::<diesel::sql_types::Timestamptz, _>(to.created_at)
-            .execute(conn)
+            .execute(&mut conn)
             .await?;
             let mut ends = [&change.from, &change.to];
             ends.sort_by_key(|c| c.inventory.id);

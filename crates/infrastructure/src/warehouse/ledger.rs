@@ -13,7 +13,6 @@ use crate::prepared::Prepared;
 /// Writes the new quantities `WHERE` they still equal `change.before`, then appends the movement.
 /// Returns `false` (having written nothing) when the record moved or is gone.
 pub(crate) async fn apply_change(conn: &AsyncPgConnection, change: &InventoryChange) -> QueryResult<bool> {
-    let conn = &mut { conn };
     if update_quantities(conn, change).await? == 0 {
         return Ok(false);
     }
@@ -66,12 +65,11 @@ async fn append_movement(mut conn: &AsyncPgConnection, change: &InventoryChange)
 }
 
 /// Whether a live record with this id exists (tells `Stale` from `NotFound`).
-pub(crate) async fn inventory_exists(conn: &AsyncPgConnection, id: Uuid) -> QueryResult<bool> {
-    let conn = &mut { conn };
+pub(crate) async fn inventory_exists(mut conn: &AsyncPgConnection, id: Uuid) -> QueryResult<bool> {
     diesel::select(diesel::dsl::exists(
         inventory::table.filter(inventory::id.eq(id).and(inventory::deleted_at.is_null())),
     ))
-    .get_result(conn)
+    .get_result(&mut conn)
     .await
 }
 
