@@ -13,7 +13,7 @@ IO_CRATES := diesel diesel-async tokio-postgres actix-web redis deadpool tokio
 # reference-data and event-contracts, where the events crossing a boundary live, are shared and allowed).
 CONTEXT_DOMAIN_CRATES := identity-domain crm-domain order-domain warehouse-domain
 
-.PHONY: run test lint fmt check-boundaries unit integration contract fuzz bench bench-http bench-analytics services
+.PHONY: run test lint fmt check-boundaries unit integration contract fuzz crash-check bench bench-http bench-analytics services
 
 $(DEV_ENV):
 	@umask 077; random() { head -c 64 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c "$$1"; }; \
@@ -42,6 +42,12 @@ contract: services
 FUZZ_SECONDS ?= 600
 fuzz: services
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/contract/fuzz.sh
+
+# The order flow's guarantees across a SIGKILL, from outside: two release instances on a throw-away
+# database, one killed mid-storm and restarted; exits 1 if an order is lost, reserved twice or stock is
+# oversold (tests/crash/check.sh). Not part of `make test`: it builds the release binary.
+crash-check: services
+	bash tests/crash/check.sh
 
 lint:
 	$(CARGO) fmt --all -- --check
