@@ -2,7 +2,7 @@
 # `make crash-check`: the order flow's guarantees across a crash, checked from outside. Two release
 # instances share a throw-away database; a storm of confirmations is split across them, instance A is
 # killed with SIGKILL mid-storm and started again, and A's share is confirmed again through B (a client
-# retrying what failed). Ten products have scarce stock, so reservations compete and some must fail.
+# retrying what failed). Ten products are stocked short, so reservations compete and some must fail.
 # Then, once nothing moves: every order confirmed, every confirmed order reserved or failed, no event
 # left unhandled, no stock oversold, every reserved order holding exactly its lines once.
 # Exits 1 if any of that does not hold. Env: ORDERS (3000), KILL_AFTER (seconds, 1), PG (admin URL).
@@ -55,7 +55,9 @@ PGOPTIONS="-c client_min_messages=warning" psql "$PG" -qAtX -c "DROP DATABASE IF
 pid_a=$(start $PORT_A)   # applies the migrations and seeds the reference data
 pid_b=$(start $PORT_B)
 sql -v orders="$ORDERS" -f "$root/tests/bench/seed_orders.sql" >/dev/null
-sql -c "UPDATE inventory SET quantity_on_hand = 40 WHERE product_id IN (SELECT md5('p' || n)::uuid FROM generate_series(1, 10) AS n)"
+# Ten products stocked for four fifths of what the orders ask of them: some reservations must fail.
+sql -c "UPDATE inventory i SET quantity_on_hand = (SELECT sum(l.quantity) * 4 / 5 FROM order_lines l WHERE l.product_id = i.product_id)
+        WHERE i.product_id IN (SELECT md5('p' || n)::uuid FROM generate_series(1, 10) AS n)"
 sql -c "SELECT id FROM orders WHERE order_number LIKE 'ORD-2099-%' ORDER BY random()" >"$work/ids"
 split -n l/2 "$work/ids" "$work/half_"
 token=$(curl -fs -X POST "http://127.0.0.1:$PORT_B/api/v1/identity/users/login" -H 'content-type: application/json' \
