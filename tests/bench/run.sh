@@ -16,14 +16,10 @@ DB=tally_bench; URL=${PG%/*}/$DB; BASE=http://127.0.0.1:$PORT
 work=$(mktemp -d)
 pid=
 
-if ! command -v wrk >/dev/null; then
-  echo "bench: installing wrk (the load generator)"
-  { apt-get install -y wrk || { apt-get update && apt-get install -y wrk; }; } >/dev/null 2>&1 \
-    || { echo "bench: wrk is missing and could not be installed (apt-get install wrk)" >&2; exit 1; }
-fi
+source "$root/tests/support/release.sh"
+need_wrk bench
 cd "$root"
-cargo build --release --quiet -p api --bin tally
-bin=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import sys,json;print(json.load(sys.stdin)["target_directory"])')/release/tally
+build_release
 
 stop() { if [ -n "$pid" ]; then kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true; pid=; fi; }
 trap 'stop; rm -rf "$work"' EXIT
@@ -83,8 +79,7 @@ echo "== Start-up (release build, pool $POOL, $(nproc) cores)"
 start; echo "first start, migrations applied on the way: $started_ms ms"
 stop
 start; echo "start-up to healthy, migrations already applied: $started_ms ms"
-token=$(curl -fs -X POST "$BASE/api/v1/identity/users/login" -H 'content-type: application/json' \
-  -d '{"email":"bench@tally.test","password":"Bench-Passw0rd"}' | python3 -c 'import sys,json;print(json.load(sys.stdin)["data"]["access_token"])')
+token=$(access_token "$BASE" bench@tally.test Bench-Passw0rd)
 
 if part hot; then
 echo "== Hot paths ($CONN connections, ${DUR}s each)"

@@ -14,14 +14,10 @@ DB=tally_crash; URL=${PG%/*}/$DB; PORT_A=18721; PORT_B=18722
 work=$(mktemp -d)
 pid_a=; pid_b=
 
-if ! command -v wrk >/dev/null; then
-  echo "crash-check: installing wrk (the load generator)"
-  { apt-get install -y wrk || { apt-get update && apt-get install -y wrk; }; } >/dev/null 2>&1 \
-    || { echo "crash-check: wrk is missing and could not be installed (apt-get install wrk)" >&2; exit 1; }
-fi
+source "$root/tests/support/release.sh"
+need_wrk crash-check
 cd "$root"
-cargo build --release --quiet -p api --bin tally
-bin=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import sys,json;print(json.load(sys.stdin)["target_directory"])')/release/tally
+build_release
 
 cleanup() {
   kill "$pid_a" "$pid_b" 2>/dev/null || true
@@ -60,8 +56,7 @@ sql -c "UPDATE inventory i SET quantity_on_hand = (SELECT sum(l.quantity) * 4 / 
         WHERE i.product_id IN (SELECT md5('p' || n)::uuid FROM generate_series(1, 10) AS n)"
 sql -c "SELECT id FROM orders WHERE order_number LIKE 'ORD-2099-%' ORDER BY random()" >"$work/ids"
 split -n l/2 "$work/ids" "$work/half_"
-token=$(curl -fs -X POST "http://127.0.0.1:$PORT_B/api/v1/identity/users/login" -H 'content-type: application/json' \
-  -d '{"email":"crash@tally.test","password":"Crash-Passw0rd"}' | python3 -c 'import sys,json;print(json.load(sys.stdin)["data"]["access_token"])')
+token=$(access_token "http://127.0.0.1:$PORT_B" crash@tally.test Crash-Passw0rd)
 
 echo "== $ORDERS confirmations over two instances; instance A killed (SIGKILL) after ${KILL_AFTER}s"
 storm $PORT_A "$work/half_aa" "$work/storm_a.out" &
