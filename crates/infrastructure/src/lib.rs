@@ -8,6 +8,7 @@ pub mod counting;
 pub mod crm;
 pub mod db;
 pub mod events;
+pub mod group_commit;
 pub mod idempotency;
 pub mod identity;
 pub mod kv;

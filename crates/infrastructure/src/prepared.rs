@@ -15,6 +15,10 @@ use diesel::pg::Pg;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::QueryResult;
 
+/// The most rows a multi-row statement may have and still be kept prepared: one text per count up to
+/// this (outbox events, inbox claims, holds and movements of a small batch).
+pub(crate) const FEW_ROWS: usize = 4;
+
 /// `statement`, kept prepared on the connection once run (see the module's documentation).
 #[derive(Debug, Clone)]
 pub(crate) struct Prepared<Q>(pub(crate) Q);

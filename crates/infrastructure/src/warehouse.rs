@@ -13,6 +13,7 @@ pub mod movements;
 pub mod order_events;
 pub mod order_stock;
 pub mod products;
+pub mod reservation_batch;
 
 pub use inventory::PgInventoryRepository;
 pub use locations::PgLocationRepository;

@@ -24,6 +24,7 @@ pub mod planning;
 pub mod product;
 pub mod quantities;
 pub mod repository;
+pub mod reservation;
 
 mod text;
 
@@ -43,3 +44,4 @@ pub use repository::{
     OrderStockRepository, ProductFilter, ProductRepository, RecentLimit, RepoError, ReservationOutcome, SettleOutcome,
     StockMovementRepository,
 };
+pub use reservation::{reserve_from, Reservation};

@@ -2,8 +2,9 @@
 //!
 //! On `order.confirmed` the warehouse reserves every line in one transaction, all or nothing. This
 //! module decides *where* from, without I/O: the adapter locks the candidate inventory rows
-//! (`FOR UPDATE`, non-deleted records at active, non-deleted locations), calls [`plan_reservation`], then
-//! applies [`crate::Inventory::reserve`] once per record with [`totals_by_inventory`].
+//! (`FOR UPDATE`, non-deleted records at active, non-deleted locations) and calls
+//! [`crate::reserve_from`], which plans with [`plan_reservation`] and applies
+//! [`crate::Inventory::reserve`] once per record with [`totals_by_inventory`].
 //!
 //! Rules:
 //! * lines are served in the given order; lines of the same product share that product's stock;

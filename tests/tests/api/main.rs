@@ -18,6 +18,7 @@ mod interactions;
 mod inventory;
 mod inventory_movements;
 mod locations;
+mod order_batches;
 mod order_flow;
 mod orders;
 mod pipeline;

@@ -4,7 +4,7 @@ use diesel::prelude::*;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use shared_kernel::EventEnvelope;
 
-use crate::prepared::Prepared;
+use crate::prepared::{Prepared, FEW_ROWS};
 use crate::schema::outbox_events;
 
 #[derive(Insertable)]
@@ -16,9 +16,6 @@ struct NewOutboxRow<'a> {
     occurred_at: time::OffsetDateTime,
     data: &'a serde_json::Value,
 }
-
-/// The most events one statement inserts while kept prepared (`crate::prepared`).
-const PREPARED_UP_TO: usize = 4;
 
 /// Records `events` on `conn`. Call it inside the transaction that makes
 /// the change, so the change and its events commit or roll back together.
@@ -38,7 +35,7 @@ pub async fn record_event(mut conn: &AsyncPgConnection, events: &[EventEnvelope]
         .collect();
     let insert = diesel::insert_into(outbox_events::table).values(&rows);
     // A change records one event or a few: kept prepared, one statement per count of them.
-    if rows.len() <= PREPARED_UP_TO {
+    if rows.len() <= FEW_ROWS {
         Prepared(insert).execute(&mut conn).await?;
     } else {
         insert.execute(&mut conn).await?;

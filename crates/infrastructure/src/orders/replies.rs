@@ -1,31 +1,39 @@
 //! The order side of the order flow: folds the warehouse's replies into the order's
 //! `reservation_status` (the rules are the order domain's `mark_*` methods).
 //!
-//! One transaction per reply: the inbox mark, the order row locked `FOR UPDATE` (so the
-//! compare-and-set cannot miss), the change. A reply for a deleted order, or one the domain ignores
-//! (duplicate, stale, late), is marked handled and changes nothing.
+//! A reply's transaction: the inbox mark, the order row locked `FOR UPDATE` (so the compare-and-set
+//! cannot miss), the change. Replies that arrive together go in one transaction
+//! ([`crate::group_commit`]): one claim, one locked read of their orders, a write per changed order,
+//! one commit. A reply for a deleted order, or one the domain ignores (duplicate, stale, late), is
+//! marked handled and changes nothing.
+
+use std::collections::BTreeSet;
 
 use async_trait::async_trait;
 use event_contracts::warehouse::{ReservationFailed, WarehouseReply, REPLIES};
-use order_domain::OrderChange;
+use order_domain::{Order, OrderChange, RepoError};
 use shared_kernel::ports::{EventHandler, HandlerError};
 use shared_kernel::EventEnvelope;
 use time::OffsetDateTime;
+use uuid::Uuid;
 
-use super::errors::TxError;
+use super::errors::{tx_error, TxError};
 use super::store;
 use crate::events::Delivery;
+use crate::group_commit::{Batched, GroupCommit};
+use crate::storage::connect;
 use crate::DbPool;
 
 pub const HANDLER_NAME: &str = "orders.warehouse_replies";
 
 pub struct WarehouseRepliesHandler {
-    pool: DbPool,
+    replies: GroupCommit<Replies>,
 }
 
 impl WarehouseRepliesHandler {
+    /// Starts the replies' batching task; call inside the runtime.
     pub fn new(pool: DbPool) -> Self {
-        Self { pool }
+        Self { replies: GroupCommit::start(Replies { pool }) }
     }
 }
 
@@ -44,6 +52,16 @@ fn failure_reason(data: &ReservationFailed) -> String {
     }
 }
 
+/// What `reply` changes on `order` (`None`: nothing, the domain ignores it).
+fn change_for(reply: &WarehouseReply, order: &Order, now: OffsetDateTime) -> Option<OrderChange> {
+    match reply {
+        WarehouseReply::Reserved(_) => order.mark_reserved(now),
+        WarehouseReply::Failed(failed) => order.mark_reservation_failed(&failure_reason(failed), now),
+        WarehouseReply::Released(_) => order.mark_released(now),
+        WarehouseReply::Committed(_) => order.mark_committed(now),
+    }
+}
+
 #[async_trait]
 impl EventHandler for WarehouseRepliesHandler {
     fn name(&self) -> &'static str {
@@ -59,36 +77,75 @@ impl EventHandler for WarehouseRepliesHandler {
             return Ok(());
         };
         let reply = reply.map_err(|e| HandlerError::new(e.to_string()))?;
-        let mut conn = self.pool.get().await.map_err(|e| HandlerError::new(e.to_string()))?;
-        let event_id = event.id;
-        crate::pipeline::transaction(&mut conn, async |conn| -> Result<(), TxError> {
-            // The claim and the order's locked read go out together (pipelined); a second delivery
+        self.replies
+            .submit(ReplyRequest { event_id: event.id, reply })
+            .await
+            .map_err(|e| HandlerError::new(e.to_string()))
+    }
+}
+
+/// One reply to fold in, and the event it came in.
+pub struct ReplyRequest {
+    event_id: Uuid,
+    reply: WarehouseReply,
+}
+
+/// Replies, one or many per transaction.
+struct Replies {
+    pool: DbPool,
+}
+
+#[async_trait]
+impl Batched for Replies {
+    type Request = ReplyRequest;
+    type Outcome = ();
+    type Error = RepoError;
+    type Key = Uuid;
+
+    fn key(request: &ReplyRequest) -> Uuid {
+        request.reply.order_id()
+    }
+
+    async fn one(&self, request: &ReplyRequest) -> Result<(), RepoError> {
+        self.many(&[request]).await.map(|_| ())
+    }
+
+    async fn many(&self, requests: &[&ReplyRequest]) -> Result<Vec<()>, RepoError> {
+        let mut conn = connect(&self.pool).await?;
+        crate::pipeline::transaction(&mut conn, async |conn| -> Result<Vec<()>, TxError> {
+            let events: Vec<Uuid> = requests.iter().map(|r| r.event_id).collect();
+            let orders: Vec<Uuid> =
+                requests.iter().map(|r| r.reply.order_id()).collect::<BTreeSet<_>>().into_iter().collect();
+            // The claims and the orders' locked read go out together (pipelined); a second delivery
             // reads (and locks until its commit) for nothing, and does nothing.
-            let (first, loaded) = futures_util::future::try_join(
-                Delivery::new(event_id, HANDLER_NAME).claim(conn),
-                store::load(conn, reply.order_id(), true),
+            let (first, mut loaded) = futures_util::future::try_join(
+                Delivery::claim_all(conn, HANDLER_NAME, &events),
+                store::load_many(conn, &orders, true),
             )
             .await?;
-            let (true, Some((row, lines))) = (first, loaded) else {
-                return Ok(());
-            };
-            let order = row.into_order(lines).map_err(TxError::Refused)?;
             let now = OffsetDateTime::now_utc();
-            let change: Option<OrderChange> = match &reply {
-                WarehouseReply::Reserved(_) => order.mark_reserved(now),
-                WarehouseReply::Failed(failed) => order.mark_reservation_failed(&failure_reason(failed), now),
-                WarehouseReply::Released(_) => order.mark_released(now),
-                WarehouseReply::Committed(_) => order.mark_committed(now),
-            };
-            if let Some(change) = change {
-                if !store::write_change(conn, &change).await? {
-                    // Impossible while the row is locked; fail so the bus retries.
-                    return Err(TxError::Refused(order_domain::RepoError::Stale));
+            let mut changes = Vec::new();
+            for request in requests {
+                let Some((row, lines)) = loaded.remove(&request.reply.order_id()) else { continue };
+                if !first.contains(&request.event_id) {
+                    continue;
                 }
+                let order = row.into_order(lines).map_err(TxError::Refused)?;
+                changes.extend(change_for(&request.reply, &order, now));
             }
-            Ok(())
+            let written =
+                futures_util::future::try_join_all(changes.iter().map(|c| store::write_change(conn, c))).await?;
+            if !written.into_iter().all(|w| w) {
+                // Impossible while the rows are locked; fail so the bus retries.
+                return Err(TxError::Refused(RepoError::Stale));
+            }
+            Ok(vec![(); requests.len()])
         })
         .await
-        .map_err(|e| HandlerError::new(super::errors::tx_error(e).to_string()))
+        .map_err(tx_error)
+    }
+
+    fn lost() -> RepoError {
+        RepoError::Unknown("the reply's batch was lost".to_owned())
     }
 }

@@ -1,6 +1,8 @@
 //! Statements shared by the order repository and the reply handler, run on the caller's connection
 //! (usually inside its transaction).
 
+use std::collections::HashMap;
+
 use diesel::prelude::*;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use order_domain::{LineChange, OrderChange, OrderRecord};
@@ -33,6 +35,44 @@ pub(crate) async fn load(
         .load(&mut conn);
     let (row, lines) = try_join(row, lines).await?;
     Ok(row.map(|row| (row, lines)))
+}
+
+/// `load` for several orders in two statements sent at once: the live rows (locked in id order
+/// when `lock`, so two such reads cannot deadlock) with their lines, by order id.
+pub(crate) async fn load_many(
+    mut conn: &AsyncPgConnection,
+    ids: &[Uuid],
+    lock: bool,
+) -> QueryResult<HashMap<Uuid, (OrderRow, Vec<LineRow>)>> {
+    let query = orders::table
+        .filter(orders::id.eq_any(ids).and(orders::deleted_at.is_null()))
+        .order(orders::id.asc())
+        .select(OrderRow::as_select());
+    let rows = async move {
+        let mut conn = conn;
+        if lock {
+            query.for_update().load(&mut conn).await
+        } else {
+            query.load(&mut conn).await
+        }
+    };
+    let lines = order_lines::table
+        .filter(order_lines::order_id.eq_any(ids))
+        .order((order_lines::order_id.asc(), order_lines::created_at.asc(), order_lines::id.asc()))
+        .select(LineRow::as_select())
+        .load(&mut conn);
+    let (rows, lines): (Vec<OrderRow>, Vec<LineRow>) = try_join(rows, lines).await?;
+    let mut lines_of: HashMap<Uuid, Vec<LineRow>> = HashMap::new();
+    for line in lines {
+        lines_of.entry(line.order_id).or_default().push(line);
+    }
+    Ok(rows
+        .into_iter()
+        .map(|row| {
+            let lines = lines_of.remove(&row.id).unwrap_or_default();
+            (row.id, (row, lines))
+        })
+        .collect())
 }
 
 /// Whether a live order with this id exists (tells `Stale` from `NotFound` after a missed CAS).

@@ -3,12 +3,14 @@
 
 use diesel::prelude::*;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use std::collections::HashMap;
 use uuid::Uuid;
-use warehouse_domain::InventoryChange;
+
+use warehouse_domain::{InventoryChange, InventoryRecord, Quantities};
 
 use super::rows::{InventoryRow, MovementRow};
 use super::schema::{inventory, stock_movements};
-use crate::prepared::Prepared;
+use crate::prepared::{Prepared, FEW_ROWS};
 
 /// Writes the new quantities `WHERE` they still equal `change.before`, then appends the movement.
 /// Returns `false` (having written nothing) when the record moved or is gone.
@@ -36,17 +38,27 @@ pub(crate) async fn apply_locked_changes(shared: &AsyncPgConnection, changes: &[
 
 /// The compare-and-set of one change: the number of rows written (0 or 1).
 /// (On a shared reference: statements sent on one connection at once are pipelined.)
-async fn update_quantities(mut conn: &AsyncPgConnection, change: &InventoryChange) -> QueryResult<usize> {
+async fn update_quantities(conn: &AsyncPgConnection, change: &InventoryChange) -> QueryResult<usize> {
+    // The record carries the version it was read at + 1.
     let after = change.inventory.record();
-    let before = change.before;
+    write_quantities(conn, change.before, after.version - 1, after).await
+}
+
+/// Writes `after`'s quantities where the row still holds `before` at version `read_version`, so the
+/// answer's tag is exact.
+async fn write_quantities(
+    mut conn: &AsyncPgConnection,
+    before: Quantities,
+    read_version: i64,
+    after: &InventoryRecord,
+) -> QueryResult<usize> {
     Prepared(
         diesel::update(inventory::table)
             .filter(inventory::id.eq(after.id).and(inventory::deleted_at.is_null()))
             .filter(inventory::quantity_on_hand.eq(before.on_hand))
             .filter(inventory::quantity_reserved.eq(before.reserved))
             .filter(inventory::quantity_committed.eq(before.committed))
-            // And the version it was read at (the record carries read + 1), so its answer's tag is exact.
-            .filter(inventory::version.eq(after.version - 1))
+            .filter(inventory::version.eq(read_version))
             .set((
                 inventory::quantity_on_hand.eq(after.quantity_on_hand),
                 inventory::quantity_reserved.eq(after.quantity_reserved),
@@ -56,6 +68,42 @@ async fn update_quantities(mut conn: &AsyncPgConnection, change: &InventoryChang
     )
     .execute(&mut conn)
     .await
+}
+
+/// `apply_locked_changes` for a batch whose changes may follow one another on a record (several
+/// orders reserved in one transaction): each record is written once, with its last change's
+/// quantities, compared with those its first change was computed from; the movements, one per
+/// change, go in one insert (one text per count, kept prepared for a few). All of it pipelined.
+pub(crate) async fn apply_locked_batch(shared: &AsyncPgConnection, changes: &[InventoryChange]) -> QueryResult<bool> {
+    let mut spans: Vec<(&InventoryChange, &InventoryChange)> = Vec::new();
+    let mut span_of: HashMap<Uuid, usize> = HashMap::new();
+    for change in changes {
+        match span_of.get(&change.inventory.id) {
+            Some(&i) => spans[i].1 = change,
+            None => {
+                span_of.insert(change.inventory.id, spans.len());
+                spans.push((change, change));
+            }
+        }
+    }
+    let updates = spans.iter().map(|(first, last)| {
+        write_quantities(shared, first.before, first.inventory.version - 1, last.inventory.record())
+    });
+    let rows: Vec<MovementRow> = changes.iter().map(|c| MovementRow::of(c.movement.record())).collect();
+    let movements = async move {
+        let mut conn = shared;
+        if rows.is_empty() {
+            return Ok(0);
+        }
+        let insert = diesel::insert_into(stock_movements::table).values(&rows);
+        if rows.len() <= FEW_ROWS {
+            Prepared(insert).execute(&mut conn).await
+        } else {
+            insert.execute(&mut conn).await
+        }
+    };
+    let (updated, _) = futures_util::future::try_join(futures_util::future::try_join_all(updates), movements).await?;
+    Ok(updated.into_iter().all(|written| written == 1))
 }
 
 async fn append_movement(mut conn: &AsyncPgConnection, change: &InventoryChange) -> QueryResult<usize> {

@@ -1,6 +1,7 @@
 //! The warehouse's subscriber to order events: reserve on `order.confirmed`, release on
 //! `order.cancelled`, commit on `order.fulfilled` (decisions §8, "Order flow"). Idempotency, ordering
-//! and the replies are the repository's (one transaction per event, inbox first).
+//! and the replies are the repository's (inbox first); confirmations that arrive together are
+//! reserved in one transaction (`super::reservation_batch`), the rest one transaction per event.
 
 use async_trait::async_trait;
 use event_contracts::orders::{OrderEventData, ORDER_CANCELLED, ORDER_CONFIRMED, ORDER_FULFILLED};
@@ -9,18 +10,23 @@ use shared_kernel::EventEnvelope;
 use time::OffsetDateTime;
 use warehouse_domain::{OrderStockRepository, ReservationLine, Stamp};
 
+use super::reservation_batch::{ReservationRequest, Reservations};
 use super::PgOrderStockRepository;
 use crate::events::Delivery;
+use crate::group_commit::GroupCommit;
 
 pub const HANDLER_NAME: &str = "warehouse.order_events";
 
 pub struct OrderEventsHandler {
     stock: PgOrderStockRepository,
+    reservations: GroupCommit<Reservations>,
 }
 
 impl OrderEventsHandler {
+    /// Starts the reservations' batching task; call inside the runtime.
     pub fn new(stock: PgOrderStockRepository) -> Self {
-        Self { stock }
+        let reservations = GroupCommit::start(Reservations { pool: stock.pool().clone(), handler: HANDLER_NAME });
+        Self { stock, reservations }
     }
 }
 
@@ -48,7 +54,8 @@ impl EventHandler for OrderEventsHandler {
                     .iter()
                     .map(|l| ReservationLine { line_id: l.line_id, product_id: l.product_id, quantity: l.quantity })
                     .collect();
-                let outcome = stock.reserve_for_order(data.order_id, &lines, stamp).await.map_err(failed)?;
+                let request = ReservationRequest { event_id: Some(event.id), order_id: data.order_id, lines, stamp };
+                let outcome = self.reservations.submit(request).await.map_err(failed)?;
                 tracing::info!(order_id = %data.order_id, ?outcome, "reservation for confirmed order");
             }
             ORDER_CANCELLED => {

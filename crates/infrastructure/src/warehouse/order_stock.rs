@@ -8,30 +8,28 @@
 //! with its movement and (5) writes the reply event to the outbox. A release that finds no
 //! reservation still marks the order `released`, so a reservation arriving later reserves nothing.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use uuid::Uuid;
-use warehouse_domain::events::{self, INSUFFICIENT_STOCK_REASON};
+use warehouse_domain::events;
 use warehouse_domain::{
-    held_for_order, order_hold, plan_reservation, totals_by_inventory, HoldDecision, HoldEvent, HoldStatus,
-    InventoryChange, InventoryQuantity, OrderStockRepository, ReferenceType, RepoError, ReservationLine,
-    ReservationOutcome, SettleOutcome, Stamp, StockLevel,
+    held_for_order, order_hold, HoldDecision, HoldEvent, HoldStatus, InventoryChange, InventoryQuantity,
+    OrderStockRepository, ReferenceType, RepoError, ReservationLine, ReservationOutcome, SettleOutcome, Stamp,
 };
 
 use super::errors::{corrupt, tx_error, TxError};
 use super::ledger::{apply_locked_changes, lock_by_ids};
+use super::reservation_batch::{reserve_together, ReservationRequest};
 use super::rows::{InventoryRow, MovementRow};
 use super::schema::{inventory, locations, order_stock_holds, stock_movements};
 use crate::events::{record_event, Delivery};
-use crate::pipeline::{transaction, write_with_followers};
-use crate::prepared::Prepared;
+use crate::pipeline::transaction;
+use crate::prepared::{Prepared, FEW_ROWS};
 use crate::storage::connect;
 use crate::DbPool;
-use futures_util::future::{try_join, try_join3};
-use futures_util::TryFutureExt;
 use shared_kernel::StorageError;
 
 #[derive(Clone)]
@@ -49,6 +47,10 @@ impl PgOrderStockRepository {
     /// The same repository, doing its work at most once for `delivery`.
     pub fn for_delivery(&self, delivery: Delivery) -> Self {
         Self { pool: self.pool.clone(), delivery: Some(delivery) }
+    }
+
+    pub(super) fn pool(&self) -> &DbPool {
+        &self.pool
     }
 }
 
@@ -75,7 +77,38 @@ async fn claim_hold(mut conn: &AsyncPgConnection, order_id: Uuid) -> Result<Opti
     )
     .get_result(&mut conn)
     .await?;
-    match status.as_str() {
+    stored_hold(&status)
+}
+
+/// Locks the holds of several orders in one statement, creating `pending` placeholders where absent,
+/// and returns each one's stored status (`None`: no decision yet). One text per count, kept prepared
+/// for a few. Pass the ids sorted: rows are locked in that order, so two batches cannot deadlock.
+pub(super) async fn claim_holds(
+    mut conn: &AsyncPgConnection,
+    sorted_orders: &[Uuid],
+) -> Result<HashMap<Uuid, Option<HoldStatus>>, TxError> {
+    let rows: Vec<_> = sorted_orders
+        .iter()
+        .map(|&id| (order_stock_holds::order_id.eq(id), order_stock_holds::status.eq("pending")))
+        .collect();
+    let insert = diesel::insert_into(order_stock_holds::table)
+        .values(rows)
+        .on_conflict(order_stock_holds::order_id)
+        .do_update()
+        // A no-op write: it takes the row lock an existing row needs.
+        .set(order_stock_holds::updated_at.eq(order_stock_holds::updated_at))
+        .returning((order_stock_holds::order_id, order_stock_holds::status));
+    let claimed: Vec<(Uuid, String)> = if sorted_orders.len() <= FEW_ROWS {
+        Prepared(insert).get_results(&mut conn).await?
+    } else {
+        insert.get_results(&mut conn).await?
+    };
+    claimed.into_iter().map(|(id, status)| Ok((id, stored_hold(&status)?))).collect()
+}
+
+/// A stored hold status: `None` for the `pending` placeholder (no decision stored yet).
+fn stored_hold(status: &str) -> Result<Option<HoldStatus>, TxError> {
+    match status {
         "pending" => Ok(None),
         // The CHECK allows nothing else; a value it missed must not pass for "no decision yet".
         other => HoldStatus::parse(other).map(Some).ok_or(TxError::Refused(corrupt("hold status", other))),
@@ -92,9 +125,22 @@ async fn set_hold(mut conn: &AsyncPgConnection, order_id: Uuid, status: HoldStat
     .await
 }
 
+/// `set_hold` for several orders (kept prepared: the ids are one array parameter); none, no statement.
+pub(super) async fn set_holds(mut conn: &AsyncPgConnection, orders: &[Uuid], status: HoldStatus) -> QueryResult<usize> {
+    if orders.is_empty() {
+        return Ok(0);
+    }
+    Prepared(
+        diesel::update(order_stock_holds::table.filter(order_stock_holds::order_id.eq_any(orders)))
+            .set((order_stock_holds::status.eq(status.as_str()), order_stock_holds::updated_at.eq(diesel::dsl::now))),
+    )
+    .execute(&mut conn)
+    .await
+}
+
 /// The candidate records for `products`: live, at live active locations, locked in id order (the
 /// locations by a subquery, so only inventory rows are locked).
-async fn lock_candidates(mut conn: &AsyncPgConnection, products: &[Uuid]) -> QueryResult<Vec<InventoryRow>> {
+pub(super) async fn lock_candidates(mut conn: &AsyncPgConnection, products: &[Uuid]) -> QueryResult<Vec<InventoryRow>> {
     let open_locations =
         locations::table.filter(locations::deleted_at.is_null().and(locations::is_active)).select(locations::id);
     inventory::table
@@ -171,76 +217,12 @@ impl OrderStockRepository for PgOrderStockRepository {
         lines: &[ReservationLine],
         stamp: Stamp,
     ) -> Result<ReservationOutcome, RepoError> {
-        let mut conn = connect(&self.pool).await?;
-        let delivery = self.delivery;
-        transaction(&mut conn, async |conn| -> Result<ReservationOutcome, TxError> {
-            // The inbox claim, the hold and the candidate records are asked for at once (pipelined,
-            // one round trip, locked in that order as before); when the claim or the hold says the
-            // work is done, the locks taken for nothing go at commit.
-            let products: Vec<Uuid> = lines.iter().map(|l| l.product_id).collect::<BTreeSet<_>>().into_iter().collect();
-            let (first, hold, rows) = try_join3(
-                first_delivery(conn, delivery).err_into(),
-                claim_hold(conn, order_id),
-                lock_candidates(conn, &products).err_into(),
-            )
-            .await?;
-            if !first {
-                return Ok(ReservationOutcome::AlreadyHandled);
-            }
-            match order_hold::decide(hold, HoldEvent::Reserve) {
-                HoldDecision::PlanReservation => {}
-                HoldDecision::SkipReleased => return Ok(ReservationOutcome::AlreadyReleased),
-                HoldDecision::SkipHandled | HoldDecision::Settle { .. } => {
-                    return Ok(ReservationOutcome::AlreadyHandled)
-                }
-            }
-            let levels: Vec<StockLevel> = rows
-                .iter()
-                .map(|r| StockLevel {
-                    inventory_id: r.id,
-                    product_id: r.product_id,
-                    location_id: r.location_id,
-                    available: r.quantities().available(),
-                })
-                .collect();
-            match plan_reservation(lines, &levels) {
-                Ok(allocations) => {
-                    let by_id: HashMap<Uuid, &InventoryRow> = rows.iter().map(|r| (r.id, r)).collect();
-                    let mut changes = Vec::new();
-                    for total in totals_by_inventory(&allocations) {
-                        let Some(row) = by_id.get(&total.inventory_id) else {
-                            return Err(TxError::Refused(RepoError::Storage(StorageError::Stale)));
-                        };
-                        let change = (*row)
-                            .clone()
-                            .into_inventory()
-                            .reserve(total.quantity, order_id, stamp)
-                            .map_err(|e| TxError::Refused(RepoError::Refused(e)))?;
-                        changes.push(change);
-                    }
-                    // The quantities, the hold's decision and the reply go out at once (pipelined).
-                    let reply = [events::stock_reserved(order_id, &allocations, stamp.at)];
-                    let followers = try_join(
-                        set_hold(conn, order_id, order_hold::after_planning(true)),
-                        record_event(conn, &reply),
-                    );
-                    let written = apply_locked_changes(conn, &changes).map_ok(|written| written.then_some(()));
-                    write_with_followers(written, followers)
-                        .await?
-                        .ok_or(TxError::Refused(RepoError::Storage(StorageError::Stale)))?;
-                    Ok(ReservationOutcome::Reserved(allocations))
-                }
-                Err(short_lines) => {
-                    let reply =
-                        [events::reservation_failed(order_id, INSUFFICIENT_STOCK_REASON, &short_lines, stamp.at)];
-                    try_join(set_hold(conn, order_id, order_hold::after_planning(false)), record_event(conn, &reply))
-                        .await?;
-                    Ok(ReservationOutcome::Failed(short_lines))
-                }
-            }
-        })
-        .await
-        .map_err(tx_error)
+        // One order is a batch of one: the same transaction, the same decisions.
+        let request =
+            ReservationRequest { event_id: self.delivery.map(|d| d.event_id), order_id, lines: lines.to_vec(), stamp };
+        let handler = self.delivery.map(|d| d.handler);
+        let outcome = reserve_together(&self.pool, handler, &[&request]).await?.pop();
+        outcome.ok_or(RepoError::Storage(StorageError::Unknown("a reservation without an outcome".to_owned())))
     }
 
     async fn release_for_order(&self, order_id: Uuid, stamp: Stamp) -> Result<SettleOutcome, RepoError> {

@@ -6,7 +6,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 use warehouse_domain::{
     Address, CountryCode, Inventory, InventoryRecord, Location, LocationRecord, LocationType, MovementType, Product,
-    ProductRecord, ProductStatus, Quantities, ReferenceType, RepoError, StockMovement, StockMovementRecord,
+    ProductRecord, ProductStatus, ReferenceType, RepoError, StockMovement, StockMovementRecord,
 };
 
 use super::errors::corrupt;
@@ -167,14 +167,6 @@ pub(crate) struct InventoryRow {
 }
 
 impl InventoryRow {
-    pub fn quantities(&self) -> Quantities {
-        Quantities {
-            on_hand: self.quantity_on_hand,
-            reserved: self.quantity_reserved,
-            committed: self.quantity_committed,
-        }
-    }
-
     pub fn of(i: &InventoryRecord) -> Self {
         Self {
             version: i.version,

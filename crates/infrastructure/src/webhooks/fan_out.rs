@@ -3,52 +3,64 @@
 //! redelivered event makes no second delivery (one per event and endpoint, by a unique key).
 //!
 //! Handlers run one event at a time, so the events handled at once are grouped into one
-//! statement (a group commit): each handler call still returns only once its event's
+//! statement ([`crate::group_commit`]): each handler call still returns only once its event's
 //! deliveries are stored, and a burst of writes costs a few statements, not one per event.
 
 use async_trait::async_trait;
 use shared_kernel::ports::{EventHandler, HandlerError};
-use shared_kernel::EventEnvelope;
-use tokio::sync::{mpsc, oneshot};
+use shared_kernel::{EventEnvelope, StorageError};
+use uuid::Uuid;
 
 use super::queue::DeliveryQueue;
 use super::worker::WorkerSignal;
+use crate::group_commit::{Batched, GroupCommit};
 
 pub const HANDLER_NAME: &str = "webhooks.fan_out";
-/// The most events one statement fans out.
-const MAX_BATCH: usize = 256;
-
-struct Pending {
-    event: EventEnvelope,
-    stored: oneshot::Sender<Result<(), String>>,
-}
 
 pub struct WebhookFanOut {
-    batches: mpsc::Sender<Pending>,
+    batches: GroupCommit<FanOut>,
 }
 
 impl WebhookFanOut {
     /// Starts the task that stores the batches; call inside the runtime.
     pub fn new(queue: DeliveryQueue, worker: WorkerSignal) -> Self {
-        let (batches, pending) = mpsc::channel(MAX_BATCH * 4);
-        tokio::spawn(store_batches(queue, worker, pending));
-        Self { batches }
+        Self { batches: GroupCommit::start(FanOut { queue, worker }) }
     }
 }
 
-/// Stores whatever events wait, all at once, until every handler is gone.
-async fn store_batches(queue: DeliveryQueue, worker: WorkerSignal, mut pending: mpsc::Receiver<Pending>) {
-    let mut batch = Vec::with_capacity(MAX_BATCH);
-    while pending.recv_many(&mut batch, MAX_BATCH).await > 0 {
-        let events: Vec<&EventEnvelope> = batch.iter().map(|p| &p.event).collect();
-        let outcome = queue.fan_out(&events).await;
-        if matches!(outcome, Ok(made) if made > 0) {
-            worker.notify();
+/// Events fanned out to deliveries, many per statement.
+struct FanOut {
+    queue: DeliveryQueue,
+    worker: WorkerSignal,
+}
+
+#[async_trait]
+impl Batched for FanOut {
+    type Request = EventEnvelope;
+    type Outcome = ();
+    type Error = StorageError;
+    type Key = Uuid;
+
+    /// One statement, no locks held past it: a batch may be large.
+    const MAX_BATCH: usize = 256;
+
+    fn key(event: &EventEnvelope) -> Uuid {
+        event.id
+    }
+
+    async fn one(&self, event: &EventEnvelope) -> Result<(), StorageError> {
+        self.many(&[event]).await.map(|_| ())
+    }
+
+    async fn many(&self, events: &[&EventEnvelope]) -> Result<Vec<()>, StorageError> {
+        if self.queue.fan_out(events).await? > 0 {
+            self.worker.notify();
         }
-        let outcome = outcome.map(|_| ()).map_err(|e| e.to_string());
-        for waiting in batch.drain(..) {
-            let _ = waiting.stored.send(outcome.clone());
-        }
+        Ok(vec![(); events.len()])
+    }
+
+    fn lost() -> StorageError {
+        StorageError::Unknown("the webhook fan-out has stopped".to_owned())
     }
 }
 
@@ -63,9 +75,6 @@ impl EventHandler for WebhookFanOut {
     }
 
     async fn handle(&self, event: &EventEnvelope) -> Result<(), HandlerError> {
-        let (stored, outcome) = oneshot::channel();
-        let stopped = || HandlerError::new("the webhook fan-out has stopped");
-        self.batches.send(Pending { event: event.clone(), stored }).await.map_err(|_| stopped())?;
-        outcome.await.map_err(|_| stopped())?.map_err(HandlerError::new)
+        self.batches.submit(event.clone()).await.map_err(|e| HandlerError::new(e.to_string()))
     }
 }

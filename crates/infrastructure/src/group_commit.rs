@@ -1,0 +1,230 @@
+//! Group commit: requests that arrive while a transaction runs are done together in the next one.
+//!
+//! An event handler whose work is one short transaction per event pays a `BEGIN`, a `COMMIT` with its
+//! WAL flush, and its own claims and locks for every event; under a burst that is most of what it
+//! costs. A [`GroupCommit`] hands each request to one task, which takes every request waiting (up to
+//! [`Batched::MAX_BATCH`], one per key) into one call of [`Batched::many`]; a batch of one, or a batch that
+//! fails in any way, is done again request by request with [`Batched::one`], so a request's error
+//! stays its own and the bus retries and dead-letters per event as before.
+
+use std::collections::{HashSet, VecDeque};
+use std::hash::Hash;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use futures_util::FutureExt;
+use tokio::sync::{mpsc, oneshot};
+
+/// Work that can be done one request at a time or many in one transaction, with the same outcome.
+#[async_trait]
+pub trait Batched: Send + Sync + 'static {
+    type Request: Send + Sync + 'static;
+    type Outcome: Send + 'static;
+    type Error: std::fmt::Display + Send + 'static;
+    type Key: Hash + Eq;
+
+    /// The most requests one batch takes: enough to share a commit among a burst, few enough that the
+    /// batch's locks are held briefly.
+    const MAX_BATCH: usize = 64;
+
+    /// Requests with equal keys are never in one batch (a later one sees what the earlier one did).
+    fn key(request: &Self::Request) -> Self::Key;
+    /// The request in a transaction of its own.
+    async fn one(&self, request: &Self::Request) -> Result<Self::Outcome, Self::Error>;
+    /// Every request in one transaction, in their order: one outcome per request, or an error for all.
+    async fn many(&self, requests: &[&Self::Request]) -> Result<Vec<Self::Outcome>, Self::Error>;
+    /// The error a request gets when its batch panicked or the queue is gone.
+    fn lost() -> Self::Error;
+}
+
+type Queued<B> = (<B as Batched>::Request, oneshot::Sender<Result<<B as Batched>::Outcome, <B as Batched>::Error>>);
+
+/// The queue in front of a [`Batched`]; clones share it.
+pub struct GroupCommit<B: Batched> {
+    sender: mpsc::UnboundedSender<Queued<B>>,
+    work: Arc<B>,
+}
+
+impl<B: Batched> Clone for GroupCommit<B> {
+    fn clone(&self) -> Self {
+        Self { sender: self.sender.clone(), work: self.work.clone() }
+    }
+}
+
+impl<B: Batched> GroupCommit<B> {
+    /// Starts the task that runs the batches; call inside the runtime.
+    pub fn start(work: B) -> Self {
+        let work = Arc::new(work);
+        let (sender, receiver) = mpsc::unbounded_channel();
+        tokio::spawn(run(work.clone(), receiver));
+        Self { sender, work }
+    }
+
+    /// Does `request` in the next batch.
+    pub async fn submit(&self, request: B::Request) -> Result<B::Outcome, B::Error> {
+        let (answer, answered) = oneshot::channel();
+        if let Err(mpsc::error::SendError((request, _))) = self.sender.send((request, answer)) {
+            // The task is gone (the runtime is stopping): a transaction of its own.
+            return self.work.one(&request).await;
+        }
+        answered.await.unwrap_or_else(|_| Err(B::lost()))
+    }
+}
+
+async fn run<B: Batched>(work: Arc<B>, mut receiver: mpsc::UnboundedReceiver<Queued<B>>) {
+    let mut waiting = VecDeque::new();
+    loop {
+        if waiting.is_empty() {
+            match receiver.recv().await {
+                Some(queued) => waiting.push_back(queued),
+                None => return,
+            }
+        }
+        while let Ok(queued) = receiver.try_recv() {
+            waiting.push_back(queued);
+        }
+        let batch = take_batch::<B, _>(&mut waiting);
+        // A panic must not stop the queue: the batch's requests see their answer dropped (`lost`).
+        if AssertUnwindSafe(run_batch(work.as_ref(), batch)).catch_unwind().await.is_err() {
+            tracing::error!("a batch panicked; its requests failed");
+        }
+    }
+}
+
+/// Up to [`Batched::MAX_BATCH`] requests in arrival order, one per key; the rest wait, in order.
+fn take_batch<B: Batched, T>(waiting: &mut VecDeque<(B::Request, T)>) -> Vec<(B::Request, T)> {
+    let (mut batch, mut later, mut keys) = (Vec::new(), VecDeque::new(), HashSet::new());
+    while let Some(queued) = waiting.pop_front() {
+        if batch.len() < B::MAX_BATCH && keys.insert(B::key(&queued.0)) {
+            batch.push(queued);
+        } else {
+            later.push_back(queued);
+        }
+    }
+    *waiting = later;
+    batch
+}
+
+async fn run_batch<B: Batched>(work: &B, batch: Vec<Queued<B>>) {
+    if batch.len() > 1 {
+        let requests: Vec<&B::Request> = batch.iter().map(|(request, _)| request).collect();
+        match work.many(&requests).await {
+            Ok(outcomes) if outcomes.len() == batch.len() => {
+                for ((_, answer), outcome) in batch.into_iter().zip(outcomes) {
+                    let _ = answer.send(Ok(outcome));
+                }
+                return;
+            }
+            Ok(_) => tracing::error!(requests = batch.len(), "a batch answered the wrong number of outcomes"),
+            Err(error) => tracing::warn!(%error, requests = batch.len(), "a batch failed; doing it request by request"),
+        }
+    }
+    for (request, answer) in batch {
+        let _ = answer.send(work.one(&request).await);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// Doubles numbers; records how it was called. `many` fails when a batch holds `fail_with`, and
+    /// panics when it holds 13.
+    #[derive(Default)]
+    struct Doubler {
+        batches: Mutex<Vec<Vec<u32>>>,
+        singles: Mutex<Vec<u32>>,
+        fail_with: Option<u32>,
+    }
+
+    #[async_trait]
+    impl Batched for Doubler {
+        type Request = (u32, u32);
+        type Outcome = u32;
+        type Error = String;
+        type Key = u32;
+
+        fn key(request: &(u32, u32)) -> u32 {
+            request.0
+        }
+
+        async fn one(&self, request: &(u32, u32)) -> Result<u32, String> {
+            self.singles.lock().expect("lock").push(request.1);
+            if request.1 == 7 {
+                return Err("seven refused".to_owned());
+            }
+            Ok(request.1 * 2)
+        }
+
+        async fn many(&self, requests: &[&(u32, u32)]) -> Result<Vec<u32>, String> {
+            let values: Vec<u32> = requests.iter().map(|r| r.1).collect();
+            self.batches.lock().expect("lock").push(values.clone());
+            if values.contains(&13) {
+                panic!("thirteen");
+            }
+            if self.fail_with.is_some_and(|f| values.contains(&f)) {
+                return Err("batch refused".to_owned());
+            }
+            Ok(values.iter().map(|v| v * 2).collect())
+        }
+
+        fn lost() -> String {
+            "lost".to_owned()
+        }
+    }
+
+    async fn submit_all(queue: &GroupCommit<Doubler>, requests: Vec<(u32, u32)>) -> Vec<Result<u32, String>> {
+        futures_util::future::join_all(requests.into_iter().map(|r| queue.submit(r))).await
+    }
+
+    #[tokio::test]
+    async fn requests_arriving_together_share_a_batch_and_get_their_own_answers() {
+        let queue = GroupCommit::start(Doubler::default());
+        let answers = submit_all(&queue, (1..=5).map(|n| (n, n)).collect()).await;
+        assert_eq!(answers, (1..=5).map(|n| Ok(n * 2)).collect::<Vec<_>>());
+        let batches = queue.work.batches.lock().expect("lock").clone();
+        let singles = queue.work.singles.lock().expect("lock").clone();
+        assert_eq!(batches.iter().map(Vec::len).sum::<usize>() + singles.len(), 5, "each request done once");
+        assert!(batches.iter().any(|b| b.len() > 1), "some went together: {batches:?} {singles:?}");
+    }
+
+    #[tokio::test]
+    async fn requests_with_one_key_are_never_in_one_batch() {
+        let queue = GroupCommit::start(Doubler::default());
+        let answers = submit_all(&queue, vec![(1, 10), (1, 11), (2, 20), (1, 12)]).await;
+        assert_eq!(answers, vec![Ok(20), Ok(22), Ok(40), Ok(24)]);
+        for batch in queue.work.batches.lock().expect("lock").iter() {
+            let ones = batch.iter().filter(|v| (10..=12).contains(*v)).count();
+            assert!(ones <= 1, "{batch:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_failed_batch_is_done_request_by_request_and_errors_stay_their_own() {
+        let queue = GroupCommit::start(Doubler { fail_with: Some(7), ..Doubler::default() });
+        let answers = submit_all(&queue, vec![(1, 1), (7, 7), (3, 3)]).await;
+        assert_eq!(answers, vec![Ok(2), Err("seven refused".to_owned()), Ok(6)]);
+    }
+
+    #[tokio::test]
+    async fn a_panicking_batch_fails_its_requests_and_the_queue_goes_on() {
+        let queue = GroupCommit::start(Doubler::default());
+        let answers = submit_all(&queue, vec![(13, 13), (14, 14)]).await;
+        assert!(answers.contains(&Err("lost".to_owned())), "{answers:?}");
+        assert_eq!(queue.submit((5, 5)).await, Ok(10), "still serving");
+    }
+
+    #[test]
+    fn a_batch_takes_at_most_max_batch_in_arrival_order() {
+        let mut waiting: VecDeque<((u32, u32), ())> = (0..100).map(|n| ((n, n), ())).collect();
+        waiting.push_front(((0, 999), ()));
+        let batch = take_batch::<Doubler, ()>(&mut waiting);
+        assert_eq!(batch.len(), Doubler::MAX_BATCH);
+        assert_eq!(batch[0].0, (0, 999));
+        assert_eq!(batch[1].0, (1, 1), "the second request for key 0 waits");
+        assert_eq!(waiting.front().map(|q| q.0), Some((0, 0)));
+        assert_eq!(waiting.len(), 101 - Doubler::MAX_BATCH);
+    }
+}

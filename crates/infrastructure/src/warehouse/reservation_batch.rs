@@ -1,0 +1,186 @@
+//! Reservations for confirmed orders: one transaction for one order or for many
+//! ([`crate::group_commit`]).
+//!
+//! Under a storm of confirmations the bus hands the warehouse many `order.confirmed` events at once,
+//! and each was a transaction of its own: the inbox claim, the hold, the candidate records locked,
+//! their updates and movements, the hold's decision, the reply, and a commit with its WAL flush.
+//! [`reserve_together`] does what those transactions would have done, in arrival order, order after
+//! order against the same locked records (`warehouse_domain::reserve_from`), with one claim, one
+//! lock, one write per record and one commit for the lot. One order
+//! (`PgOrderStockRepository::reserve_for_order`) is a batch of one.
+
+use std::collections::{BTreeSet, HashSet};
+
+use async_trait::async_trait;
+use futures_util::future::try_join3;
+use futures_util::TryFutureExt;
+use shared_kernel::{EventEnvelope, StorageError};
+use uuid::Uuid;
+use warehouse_domain::events::{self, INSUFFICIENT_STOCK_REASON};
+use warehouse_domain::{
+    order_hold, reserve_from, HoldDecision, HoldEvent, HoldStatus, Inventory, InventoryChange, RepoError, Reservation,
+    ReservationLine, ReservationOutcome, Stamp,
+};
+
+use super::errors::{tx_error, TxError};
+use super::ledger::apply_locked_batch;
+use super::order_stock::{claim_holds, lock_candidates, set_holds};
+use super::rows::InventoryRow;
+use crate::events::{record_event, Delivery};
+use crate::group_commit::Batched;
+use crate::pipeline::{transaction, write_with_followers};
+use crate::storage::connect;
+use crate::DbPool;
+
+/// One confirmed order to reserve for, and the event it comes from (`None`: not from an event, no
+/// inbox claim).
+#[derive(Debug, Clone)]
+pub struct ReservationRequest {
+    pub event_id: Option<Uuid>,
+    pub order_id: Uuid,
+    pub lines: Vec<ReservationLine>,
+    pub stamp: Stamp,
+}
+
+/// Reservations of one handler (its inbox name), one order or many per transaction.
+pub struct Reservations {
+    pub pool: DbPool,
+    pub handler: &'static str,
+}
+
+#[async_trait]
+impl Batched for Reservations {
+    type Request = ReservationRequest;
+    type Outcome = ReservationOutcome;
+    type Error = RepoError;
+    type Key = Uuid;
+
+    fn key(request: &ReservationRequest) -> Uuid {
+        request.order_id
+    }
+
+    async fn one(&self, request: &ReservationRequest) -> Result<ReservationOutcome, RepoError> {
+        reserve_together(&self.pool, Some(self.handler), &[request]).await?.pop().ok_or_else(Self::lost)
+    }
+
+    async fn many(&self, requests: &[&ReservationRequest]) -> Result<Vec<ReservationOutcome>, RepoError> {
+        reserve_together(&self.pool, Some(self.handler), requests).await
+    }
+
+    fn lost() -> RepoError {
+        RepoError::Storage(StorageError::Unknown("the reservation's batch was lost".to_owned()))
+    }
+}
+
+/// One transaction reserving for every request, in their order: an outcome per request. With `handler`, each request's event is claimed in its inbox first, and a
+/// request whose event was handled before changes nothing.
+pub(super) async fn reserve_together(
+    pool: &DbPool,
+    handler: Option<&'static str>,
+    requests: &[&ReservationRequest],
+) -> Result<Vec<ReservationOutcome>, RepoError> {
+    let mut conn = connect(pool).await?;
+    transaction(&mut conn, async |conn| -> Result<Vec<ReservationOutcome>, TxError> {
+        let orders: Vec<Uuid> = requests.iter().map(|r| r.order_id).collect::<BTreeSet<_>>().into_iter().collect();
+        let products: Vec<Uuid> = requests
+            .iter()
+            .flat_map(|r| r.lines.iter().map(|l| l.product_id))
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let events: Vec<Uuid> = requests.iter().filter_map(|r| r.event_id).collect();
+        let claim = async {
+            match handler {
+                Some(handler) if !events.is_empty() => Delivery::claim_all(conn, handler, &events).await,
+                _ => Ok(HashSet::new()),
+            }
+        };
+        // The claims, the holds and the candidate records are asked for at once (pipelined, one round
+        // trip) and locked in that order (holds by order id, records by id, so two transactions cannot
+        // deadlock); when the claim or the hold says an order's work is done, its locks go at commit.
+        let (claimed, mut holds, rows) =
+            try_join3(claim.err_into(), claim_holds(conn, &orders), lock_candidates(conn, &products).err_into())
+                .await?;
+        let mut records: Vec<Inventory> = rows.into_iter().map(InventoryRow::into_inventory).collect();
+        let mut batch = Batch::default();
+        for request in requests {
+            let first = match (handler, request.event_id) {
+                (Some(_), Some(event)) => claimed.contains(&event),
+                _ => true,
+            };
+            let outcome = if first {
+                batch.reserve(request, holds.get(&request.order_id).copied().flatten(), &mut records)?
+            } else {
+                ReservationOutcome::AlreadyHandled
+            };
+            // The hold as this transaction leaves it: a second request for the order (a caller that
+            // did not keep to one per order) finds the decision made, as a later transaction would.
+            match &outcome {
+                ReservationOutcome::Reserved(_) => {
+                    holds.insert(request.order_id, Some(order_hold::after_planning(true)))
+                }
+                ReservationOutcome::Failed(_) => {
+                    holds.insert(request.order_id, Some(order_hold::after_planning(false)))
+                }
+                _ => None,
+            };
+            batch.outcomes.push(outcome);
+        }
+        // The quantities, the holds' decisions and the replies go out at once (pipelined).
+        let followers = try_join3(
+            set_holds(conn, &batch.reserved, order_hold::after_planning(true)),
+            set_holds(conn, &batch.failed, order_hold::after_planning(false)),
+            record_event(conn, &batch.replies),
+        );
+        let written = apply_locked_batch(conn, &batch.changes).map_ok(|written| written.then_some(()));
+        write_with_followers(written, followers)
+            .await?
+            .ok_or(TxError::Refused(RepoError::Storage(StorageError::Stale)))?;
+        Ok(batch.outcomes)
+    })
+    .await
+    .map_err(tx_error)
+}
+
+/// What a batch writes, gathered order by order.
+#[derive(Default)]
+struct Batch {
+    outcomes: Vec<ReservationOutcome>,
+    changes: Vec<InventoryChange>,
+    replies: Vec<EventEnvelope>,
+    reserved: Vec<Uuid>,
+    failed: Vec<Uuid>,
+}
+
+impl Batch {
+    /// The hold state machine's decision for one order and, when it plans, its reservation against
+    /// `records` (left as the reservation leaves them, for the next order).
+    fn reserve(
+        &mut self,
+        request: &ReservationRequest,
+        hold: Option<HoldStatus>,
+        records: &mut [Inventory],
+    ) -> Result<ReservationOutcome, TxError> {
+        match order_hold::decide(hold, HoldEvent::Reserve) {
+            HoldDecision::PlanReservation => {}
+            HoldDecision::SkipReleased => return Ok(ReservationOutcome::AlreadyReleased),
+            HoldDecision::SkipHandled | HoldDecision::Settle { .. } => return Ok(ReservationOutcome::AlreadyHandled),
+        }
+        let (order_id, at) = (request.order_id, request.stamp.at);
+        let reservation = reserve_from(records, order_id, &request.lines, request.stamp)
+            .map_err(|e| TxError::Refused(RepoError::Refused(e)))?;
+        Ok(match reservation {
+            Reservation::Reserved { allocations, changes } => {
+                self.replies.push(events::stock_reserved(order_id, &allocations, at));
+                self.changes.extend(changes);
+                self.reserved.push(order_id);
+                ReservationOutcome::Reserved(allocations)
+            }
+            Reservation::Short(short_lines) => {
+                self.replies.push(events::reservation_failed(order_id, INSUFFICIENT_STOCK_REASON, &short_lines, at));
+                self.failed.push(order_id);
+                ReservationOutcome::Failed(short_lines)
+            }
+        })
+    }
+}
