@@ -136,7 +136,8 @@ impl Inventory {
             min_stock: t.min_stock,
             max_stock: t.max_stock,
             updated_at: now,
-            // Saved by one UPDATE, which the database's trigger counts the same way.
+            // Saved by one UPDATE, which the database's trigger counts the same way (changes that
+            // follow one another in one transaction are saved by one UPDATE too: one version for all).
             version: self.version + 1,
             ..self.0.clone()
         }))
@@ -162,7 +163,8 @@ impl Inventory {
             quantity_reserved: q.reserved,
             quantity_committed: q.committed,
             updated_at: now,
-            // Saved by one UPDATE, which the database's trigger counts the same way.
+            // Saved by one UPDATE, which the database's trigger counts the same way (changes that
+            // follow one another in one transaction are saved by one UPDATE too: one version for all).
             version: self.version + 1,
             ..self.0.clone()
         })

@@ -1,9 +1,10 @@
 //! The one way quantities change: a compare-and-set on the quantities an operation was computed
 //! from, plus its movement row, on the caller's connection (inside its transaction).
 
+use std::collections::HashMap;
+
 use diesel::prelude::*;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
-use std::collections::HashMap;
 use uuid::Uuid;
 
 use warehouse_domain::{InventoryChange, InventoryRecord, Quantities};
@@ -20,20 +21,6 @@ pub(crate) async fn apply_change(conn: &AsyncPgConnection, change: &InventoryCha
     }
     append_movement(conn, change).await?;
     Ok(true)
-}
-
-/// `apply_change` for records the transaction holds locked (`lock_by_ids`, the order flow's
-/// candidates), where the compare-and-set cannot miss: every update and movement is sent at once,
-/// pipelined on the connection, one round trip for all of them instead of two per record. Returns
-/// `false` if an update missed all the same; the caller must then abort its transaction, which takes
-/// the movements sent beside it back too.
-pub(crate) async fn apply_locked_changes(shared: &AsyncPgConnection, changes: &[InventoryChange]) -> QueryResult<bool> {
-    let writes = changes.iter().map(|change| async move {
-        let (updated, _) =
-            futures_util::future::try_join(update_quantities(shared, change), append_movement(shared, change)).await?;
-        Ok::<_, diesel::result::Error>(updated == 1)
-    });
-    Ok(futures_util::future::try_join_all(writes).await?.into_iter().all(|written| written))
 }
 
 /// The compare-and-set of one change: the number of rows written (0 or 1).
@@ -70,11 +57,18 @@ async fn write_quantities(
     .await
 }
 
-/// `apply_locked_changes` for a batch whose changes may follow one another on a record (several
-/// orders reserved in one transaction): each record is written once, with its last change's
-/// quantities, compared with those its first change was computed from; the movements, one per
-/// change, go in one insert (one text per count, kept prepared for a few). All of it pipelined.
-pub(crate) async fn apply_locked_batch(shared: &AsyncPgConnection, changes: &[InventoryChange]) -> QueryResult<bool> {
+/// The most movements one insert writes: 18 parameters a row, far under PostgreSQL's 65 535.
+const MOVEMENTS_PER_INSERT: usize = 1_000;
+
+/// `apply_change` for records the transaction holds locked (`lock_by_ids`, the order flow's
+/// candidates), where the compare-and-set cannot miss. The changes may follow one another on a record
+/// (several orders reserved in one transaction): each record is written once, with its last change's
+/// quantities, compared with those its first change was computed from (so the database's version
+/// counts one update per record and transaction); the movements, one per change, go in as few inserts
+/// as their parameters allow (one text per count, kept prepared for a few). Everything is sent at once,
+/// pipelined. Returns `false` if an update missed all the same; the caller must then abort its
+/// transaction, which takes the movements sent beside it back too.
+pub(crate) async fn apply_locked_changes(shared: &AsyncPgConnection, changes: &[InventoryChange]) -> QueryResult<bool> {
     let mut spans: Vec<(&InventoryChange, &InventoryChange)> = Vec::new();
     let mut span_of: HashMap<Uuid, usize> = HashMap::new();
     for change in changes {
@@ -90,19 +84,20 @@ pub(crate) async fn apply_locked_batch(shared: &AsyncPgConnection, changes: &[In
         write_quantities(shared, first.before, first.inventory.version - 1, last.inventory.record())
     });
     let rows: Vec<MovementRow> = changes.iter().map(|c| MovementRow::of(c.movement.record())).collect();
-    let movements = async move {
+    let inserts = rows.chunks(MOVEMENTS_PER_INSERT).map(|chunk| async move {
         let mut conn = shared;
-        if rows.is_empty() {
-            return Ok(0);
-        }
-        let insert = diesel::insert_into(stock_movements::table).values(&rows);
-        if rows.len() <= FEW_ROWS {
+        let insert = diesel::insert_into(stock_movements::table).values(chunk);
+        if chunk.len() <= FEW_ROWS {
             Prepared(insert).execute(&mut conn).await
         } else {
             insert.execute(&mut conn).await
         }
-    };
-    let (updated, _) = futures_util::future::try_join(futures_util::future::try_join_all(updates), movements).await?;
+    });
+    let (updated, _) = futures_util::future::try_join(
+        futures_util::future::try_join_all(updates),
+        futures_util::future::try_join_all(inserts),
+    )
+    .await?;
     Ok(updated.into_iter().all(|written| written == 1))
 }
 

@@ -62,24 +62,6 @@ async fn first_delivery(conn: &AsyncPgConnection, delivery: Option<Delivery>) ->
     }
 }
 
-/// Locks the order's hold row, creating a `pending` placeholder when absent, and returns the status
-/// it had (`None`: no decision stored yet). (The query DSL, not SQL text, so the statement is
-/// prepared once per connection: one round trip.)
-async fn claim_hold(mut conn: &AsyncPgConnection, order_id: Uuid) -> Result<Option<HoldStatus>, TxError> {
-    let status: String = Prepared(
-        diesel::insert_into(order_stock_holds::table)
-            .values((order_stock_holds::order_id.eq(order_id), order_stock_holds::status.eq("pending")))
-            .on_conflict(order_stock_holds::order_id)
-            .do_update()
-            // A no-op write: it takes the row lock an existing row needs.
-            .set(order_stock_holds::updated_at.eq(order_stock_holds::updated_at))
-            .returning(order_stock_holds::status),
-    )
-    .get_result(&mut conn)
-    .await?;
-    stored_hold(&status)
-}
-
 /// Locks the holds of several orders in one statement, creating `pending` placeholders where absent,
 /// and returns each one's stored status (`None`: no decision yet). One text per count, kept prepared
 /// for a few. Pass the ids sorted: rows are locked in that order, so two batches cannot deadlock.
@@ -115,17 +97,8 @@ fn stored_hold(status: &str) -> Result<Option<HoldStatus>, TxError> {
     }
 }
 
-async fn set_hold(mut conn: &AsyncPgConnection, order_id: Uuid, status: HoldStatus) -> QueryResult<usize> {
-    let status = status.as_str();
-    Prepared(
-        diesel::update(order_stock_holds::table.find(order_id))
-            .set((order_stock_holds::status.eq(status), order_stock_holds::updated_at.eq(diesel::dsl::now))),
-    )
-    .execute(&mut conn)
-    .await
-}
-
-/// `set_hold` for several orders (kept prepared: the ids are one array parameter); none, no statement.
+/// Stores the hold state machine's decision for `orders` (kept prepared: the ids are one array
+/// parameter); none, no statement.
 pub(super) async fn set_holds(mut conn: &AsyncPgConnection, orders: &[Uuid], status: HoldStatus) -> QueryResult<usize> {
     if orders.is_empty() {
         return Ok(0);
@@ -249,10 +222,11 @@ impl PgOrderStockRepository {
             if !first_delivery(conn, delivery).await? {
                 return Ok(SettleOutcome::AlreadyHandled);
             }
-            let HoldDecision::Settle { status } = order_hold::decide(claim_hold(conn, order_id).await?, event) else {
+            let hold = claim_holds(conn, &[order_id]).await?.remove(&order_id).flatten();
+            let HoldDecision::Settle { status } = order_hold::decide(hold, event) else {
                 return Ok(SettleOutcome::AlreadyHandled);
             };
-            set_hold(conn, order_id, status).await?;
+            set_holds(conn, &[order_id], status).await?;
             let how = if event == HoldEvent::Commit { Settle::Commit } else { Settle::Release };
             let settled = settle(conn, order_id, how, stamp).await?;
             let reply = match how {

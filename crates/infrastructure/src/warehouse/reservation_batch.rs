@@ -18,13 +18,13 @@ use shared_kernel::{EventEnvelope, StorageError};
 use uuid::Uuid;
 use warehouse_domain::events::{self, INSUFFICIENT_STOCK_REASON};
 use warehouse_domain::{
-    order_hold, reserve_from, HoldDecision, HoldEvent, HoldStatus, Inventory, InventoryChange, RepoError, Reservation,
-    ReservationLine, ReservationOutcome, Stamp,
+    order_hold, reserve_from, HoldDecision, HoldEvent, HoldStatus, Inventory, InventoryChange, OrderStockRepository,
+    RepoError, Reservation, ReservationLine, ReservationOutcome, Stamp,
 };
 
 use super::errors::{tx_error, TxError};
-use super::ledger::apply_locked_batch;
-use super::order_stock::{claim_holds, lock_candidates, set_holds};
+use super::ledger::apply_locked_changes;
+use super::order_stock::{claim_holds, lock_candidates, set_holds, PgOrderStockRepository};
 use super::rows::InventoryRow;
 use crate::events::{record_event, Delivery};
 use crate::group_commit::Batched;
@@ -60,7 +60,13 @@ impl Batched for Reservations {
     }
 
     async fn one(&self, request: &ReservationRequest) -> Result<ReservationOutcome, RepoError> {
-        reserve_together(&self.pool, Some(self.handler), &[request]).await?.pop().ok_or_else(Self::lost)
+        let stock = PgOrderStockRepository::new(self.pool.clone());
+        let delivery = request.event_id.map(|event| Delivery::new(event, self.handler));
+        let stock = match delivery {
+            Some(delivery) => stock.for_delivery(delivery),
+            None => stock,
+        };
+        stock.reserve_for_order(request.order_id, &request.lines, request.stamp).await
     }
 
     async fn many(&self, requests: &[&ReservationRequest]) -> Result<Vec<ReservationOutcome>, RepoError> {
@@ -98,14 +104,15 @@ pub(super) async fn reserve_together(
         // The claims, the holds and the candidate records are asked for at once (pipelined, one round
         // trip) and locked in that order (holds by order id, records by id, so two transactions cannot
         // deadlock); when the claim or the hold says an order's work is done, its locks go at commit.
-        let (claimed, mut holds, rows) =
+        let (mut claimed, mut holds, rows) =
             try_join3(claim.err_into(), claim_holds(conn, &orders), lock_candidates(conn, &products).err_into())
                 .await?;
         let mut records: Vec<Inventory> = rows.into_iter().map(InventoryRow::into_inventory).collect();
         let mut batch = Batch::default();
         for request in requests {
             let first = match (handler, request.event_id) {
-                (Some(_), Some(event)) => claimed.contains(&event),
+                // Taken out once: a second request for the same event finds it handled.
+                (Some(_), Some(event)) => claimed.remove(&event),
                 _ => true,
             };
             let outcome = if first {
@@ -132,7 +139,7 @@ pub(super) async fn reserve_together(
             set_holds(conn, &batch.failed, order_hold::after_planning(false)),
             record_event(conn, &batch.replies),
         );
-        let written = apply_locked_batch(conn, &batch.changes).map_ok(|written| written.then_some(()));
+        let written = apply_locked_changes(conn, &batch.changes).map_ok(|written| written.then_some(()));
         write_with_followers(written, followers)
             .await?
             .ok_or(TxError::Refused(RepoError::Storage(StorageError::Stale)))?;
