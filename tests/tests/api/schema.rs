@@ -6,7 +6,9 @@
 //! - [`migrations`]: every migration reverts cleanly, leaves nothing behind, and applies again to the
 //!   same schema;
 //! - [`constraint_tables`]: every constraint name the storage mapper's tables know exists in the
-//!   migrated database (a renamed constraint would silently lose its field in `details`).
+//!   migrated database (a renamed constraint would silently lose its field in `details`);
+//! - [`hot_columns`]: no index reads the columns the order flow rewrites on every stock change, so
+//!   those updates stay heap-only (HOT) and write no index entry.
 //!
 //! Each guard's checking function is a plain function with unit tests that feed it a deliberately
 //! broken input, so the guard is proven to fail without a scratch commit.
@@ -1054,5 +1056,46 @@ mod constraint_tables {
     fn the_check_reports_a_renamed_constraint() {
         let existing = vec!["users_email_key".to_owned()];
         assert_eq!(unknown(&["users_email_key", "users_mail_key"], &existing), vec!["users_mail_key"]);
+    }
+}
+
+/// The columns every stock change rewrites are read by no index (key, expression or predicate):
+/// PostgreSQL counts a column any index reads as indexed, and an update changing one writes an entry
+/// in every index of the table instead of staying on its page (a heap-only update).
+mod hot_columns {
+    use diesel::sql_types::{BigInt, Text};
+    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+    use tally_tests::TestDb;
+
+    #[derive(diesel::QueryableByName)]
+    struct Count {
+        #[diesel(sql_type = BigInt)]
+        n: i64,
+    }
+
+    /// Indexes of `table` whose definition reads `column`.
+    async fn indexes_reading(conn: &mut AsyncPgConnection, table: &str, column: &str) -> i64 {
+        let found: Count = diesel::sql_query(
+            "SELECT count(*) AS n FROM pg_indexes WHERE schemaname = 'public' AND tablename = $1 \
+             AND indexdef ~ ('\\m' || $2 || '\\M')",
+        )
+        .bind::<Text, _>(table)
+        .bind::<Text, _>(column)
+        .get_result(conn)
+        .await
+        .expect("pg_indexes");
+        found.n
+    }
+
+    #[actix_web::test]
+    async fn stock_quantities_are_read_by_no_index() {
+        let db = TestDb::new().await;
+        let mut conn = AsyncPgConnection::establish(&db.url).await.expect("connect");
+        for column in ["quantity_on_hand", "quantity_reserved", "quantity_committed", "updated_at", "version"] {
+            assert_eq!(indexes_reading(&mut conn, "inventory", column).await, 0, "an index reads inventory.{column}");
+        }
+        // The check has teeth: it finds the columns indexes do read.
+        assert!(indexes_reading(&mut conn, "inventory", "product_id").await >= 2);
+        assert_eq!(indexes_reading(&mut conn, "inventory", "reorder_point").await, 1, "the low-stock index");
     }
 }

@@ -111,7 +111,8 @@ impl InventoryRepository for PgInventoryRepository {
                 query = query.filter(inventory::location_id.eq(location_id));
             }
             if filter.low_stock {
-                // Written as the predicate of `inventory_low_stock_idx`, so the index applies.
+                // `inventory_low_stock_idx` holds the records with a reorder point; the quantities are
+                // checked on those rows (an index reading them would make every stock change non-HOT).
                 query = query.filter(inventory::reorder_point.is_not_null()).filter(
                     (inventory::quantity_on_hand - inventory::quantity_reserved)
                         .nullable()
