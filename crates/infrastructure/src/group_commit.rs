@@ -34,10 +34,12 @@ pub trait Batched: Send + Sync + 'static {
 
     /// Requests with equal keys are never in one batch (a later one sees what the earlier one did).
     fn key(request: &Self::Request) -> Self::Key;
-    /// The request in a transaction of its own.
-    async fn one(&self, request: &Self::Request) -> Result<Self::Outcome, Self::Error>;
     /// Every request in one transaction, in their order: one outcome per request, or an error for all.
     async fn many(&self, requests: &[&Self::Request]) -> Result<Vec<Self::Outcome>, Self::Error>;
+    /// The request in a transaction of its own: a batch of one.
+    async fn one(&self, request: &Self::Request) -> Result<Self::Outcome, Self::Error> {
+        self.many(&[request]).await?.pop().ok_or_else(Self::lost)
+    }
     /// The error a request gets when its batch panicked or the queue is gone.
     fn lost() -> Self::Error;
 }

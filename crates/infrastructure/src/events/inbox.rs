@@ -30,15 +30,8 @@ impl Delivery {
     /// Marks the delivery handled; call it first inside the work's
     /// transaction. `false`: an earlier delivery did the work, skip it.
     /// (On a shared reference, so the work's first statements can be sent behind it, pipelined.)
-    pub async fn claim(self, mut conn: &AsyncPgConnection) -> QueryResult<bool> {
-        let inserted = Prepared(
-            diesel::insert_into(inbox::table)
-                .values((inbox::event_id.eq(self.event_id), inbox::handler.eq(self.handler)))
-                .on_conflict_do_nothing(),
-        )
-        .execute(&mut conn)
-        .await?;
-        Ok(inserted == 1)
+    pub async fn claim(self, conn: &AsyncPgConnection) -> QueryResult<bool> {
+        Ok(Self::claim_all(conn, self.handler, &[self.event_id]).await?.contains(&self.event_id))
     }
 
     /// `claim` for several events of one handler in one statement (one text per count, kept prepared

@@ -106,10 +106,6 @@ impl Batched for Replies {
         request.reply.order_id()
     }
 
-    async fn one(&self, request: &ReplyRequest) -> Result<(), RepoError> {
-        self.many(&[request]).await.map(|_| ())
-    }
-
     async fn many(&self, requests: &[&ReplyRequest]) -> Result<Vec<()>, RepoError> {
         let mut conn = connect(&self.pool).await?;
         crate::pipeline::transaction(&mut conn, async |conn| -> Result<Vec<()>, TxError> {

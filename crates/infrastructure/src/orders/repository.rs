@@ -96,7 +96,7 @@ impl OrderRepository for PgOrderRepository {
 
     async fn get(&self, id: Uuid) -> Result<Order, RepoError> {
         let conn = connect(&self.pool).await?;
-        let (row, lines) = store::load(&conn, id, false).await.map_err(from_diesel)?.ok_or(RepoError::NotFound)?;
+        let (row, lines) = store::load(&conn, id).await.map_err(from_diesel)?.ok_or(RepoError::NotFound)?;
         row.into_order(lines)
     }
 
@@ -108,7 +108,7 @@ impl OrderRepository for PgOrderRepository {
             .first(&mut conn)
             .await
             .map_err(from_diesel)?;
-        let (row, lines) = store::load(&conn, id, false).await.map_err(from_diesel)?.ok_or(RepoError::NotFound)?;
+        let (row, lines) = store::load(&conn, id).await.map_err(from_diesel)?.ok_or(RepoError::NotFound)?;
         row.into_order(lines)
     }
 

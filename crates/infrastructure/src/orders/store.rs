@@ -16,29 +16,14 @@ use crate::prepared::Prepared;
 use futures_util::future::try_join;
 use futures_util::TryFutureExt;
 
-/// The live order row and its lines (by `created_at`, then `id`); `lock` takes the row `FOR UPDATE`.
-/// Both reads are sent at once (pipelined: one round trip); the lines of a missing order are none.
-pub(crate) async fn load(
-    mut conn: &AsyncPgConnection,
-    id: Uuid,
-    lock: bool,
-) -> QueryResult<Option<(OrderRow, Vec<LineRow>)>> {
-    let query = orders::table.filter(orders::id.eq(id).and(orders::deleted_at.is_null())).select(OrderRow::as_select());
-    let row = async move {
-        let mut conn = conn;
-        if lock { query.for_update().first(&mut conn).await } else { query.first(&mut conn).await }.optional()
-    };
-    let lines = order_lines::table
-        .filter(order_lines::order_id.eq(id))
-        .order((order_lines::created_at.asc(), order_lines::id.asc()))
-        .select(LineRow::as_select())
-        .load(&mut conn);
-    let (row, lines) = try_join(row, lines).await?;
-    Ok(row.map(|row| (row, lines)))
+/// The live order row and its lines (by `created_at`, then `id`), both reads sent at once (pipelined:
+/// one round trip); the lines of a missing order are none.
+pub(crate) async fn load(conn: &AsyncPgConnection, id: Uuid) -> QueryResult<Option<(OrderRow, Vec<LineRow>)>> {
+    Ok(load_many(conn, &[id], false).await?.remove(&id))
 }
 
-/// `load` for several orders in two statements sent at once: the live rows (locked in id order
-/// when `lock`, so two such reads cannot deadlock) with their lines, by order id.
+/// The live rows of several orders (locked in id order when `lock`, so two such reads cannot
+/// deadlock) with their lines (by `created_at`, then `id`), by order id: two statements sent at once.
 pub(crate) async fn load_many(
     mut conn: &AsyncPgConnection,
     ids: &[Uuid],

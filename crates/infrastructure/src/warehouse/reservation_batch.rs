@@ -18,13 +18,13 @@ use shared_kernel::{EventEnvelope, StorageError};
 use uuid::Uuid;
 use warehouse_domain::events::{self, INSUFFICIENT_STOCK_REASON};
 use warehouse_domain::{
-    order_hold, reserve_from, HoldDecision, HoldEvent, HoldStatus, Inventory, InventoryChange, OrderStockRepository,
-    RepoError, Reservation, ReservationLine, ReservationOutcome, Stamp,
+    order_hold, reserve_from, HoldDecision, HoldEvent, HoldStatus, Inventory, InventoryChange, RepoError, Reservation,
+    ReservationLine, ReservationOutcome, Stamp,
 };
 
 use super::errors::{tx_error, TxError};
 use super::ledger::apply_locked_changes;
-use super::order_stock::{claim_holds, lock_candidates, set_holds, PgOrderStockRepository};
+use super::order_stock::{claim_holds, lock_candidates, set_holds};
 use super::rows::InventoryRow;
 use crate::events::{record_event, Delivery};
 use crate::group_commit::Batched;
@@ -57,16 +57,6 @@ impl Batched for Reservations {
 
     fn key(request: &ReservationRequest) -> Uuid {
         request.order_id
-    }
-
-    async fn one(&self, request: &ReservationRequest) -> Result<ReservationOutcome, RepoError> {
-        let stock = PgOrderStockRepository::new(self.pool.clone());
-        let delivery = request.event_id.map(|event| Delivery::new(event, self.handler));
-        let stock = match delivery {
-            Some(delivery) => stock.for_delivery(delivery),
-            None => stock,
-        };
-        stock.reserve_for_order(request.order_id, &request.lines, request.stamp).await
     }
 
     async fn many(&self, requests: &[&ReservationRequest]) -> Result<Vec<ReservationOutcome>, RepoError> {

@@ -48,10 +48,6 @@ impl Batched for FanOut {
         event.id
     }
 
-    async fn one(&self, event: &EventEnvelope) -> Result<(), StorageError> {
-        self.many(&[event]).await.map(|_| ())
-    }
-
     async fn many(&self, events: &[&EventEnvelope]) -> Result<Vec<()>, StorageError> {
         if self.queue.fan_out(events).await? > 0 {
             self.worker.notify();
