@@ -42,6 +42,12 @@ pub trait Batched: Send + Sync + 'static {
     }
     /// The error a request gets when its batch panicked or the queue is gone.
     fn lost() -> Self::Error;
+    /// The error every request of a batch that failed with `error` gets instead of being done again
+    /// with `one` (when doing it again could do it twice: a commit whose answer was lost). `None`,
+    /// the default: each request is done again alone.
+    fn shared_failure(_error: &Self::Error) -> Option<Self::Error> {
+        None
+    }
 }
 
 type Queued<B> = (<B as Batched>::Request, oneshot::Sender<Result<<B as Batched>::Outcome, <B as Batched>::Error>>);
@@ -75,6 +81,11 @@ impl<B: Batched> GroupCommit<B> {
             return self.work.one(&request).await;
         }
         answered.await.unwrap_or_else(|_| Err(B::lost()))
+    }
+
+    /// Whether the task is gone (its runtime stopped): submitted requests would be done alone.
+    pub fn is_closed(&self) -> bool {
+        self.sender.is_closed()
     }
 }
 
@@ -130,7 +141,16 @@ async fn run_batch<B: Batched>(work: &B, batch: Vec<Queued<B>>) {
                 }
                 return;
             }
-            Err(error) => tracing::warn!(%error, requests = batch.len(), "a batch failed; doing it request by request"),
+            Err(error) => {
+                if B::shared_failure(&error).is_some() {
+                    tracing::warn!(%error, requests = batch.len(), "a batch failed; every request fails with it");
+                    for (_, answer) in batch {
+                        let _ = answer.send(Err(B::shared_failure(&error).unwrap_or_else(B::lost)));
+                    }
+                    return;
+                }
+                tracing::warn!(%error, requests = batch.len(), "a batch failed; doing it request by request");
+            }
         }
     }
     let outcomes = futures_util::future::join_all(batch.iter().map(|(request, _)| work.one(request))).await;
@@ -178,6 +198,9 @@ mod tests {
             if values.contains(&13) {
                 panic!("thirteen");
             }
+            if values.contains(&66) {
+                return Err("connection lost".to_owned());
+            }
             if self.fail_with.is_some_and(|f| values.contains(&f)) {
                 return Err("batch refused".to_owned());
             }
@@ -186,6 +209,10 @@ mod tests {
 
         fn lost() -> String {
             "lost".to_owned()
+        }
+
+        fn shared_failure(error: &String) -> Option<String> {
+            (error == "connection lost").then(|| "outcome unknown".to_owned())
         }
     }
 
@@ -232,6 +259,26 @@ mod tests {
         let answers = submit_all(&queue, vec![(13, 13), (14, 14)]).await;
         assert_eq!(answers, vec![Err("lost".to_owned()), Err("lost".to_owned())]);
         assert_eq!(queue.submit((5, 5)).await, Ok(10), "still serving");
+    }
+
+    #[tokio::test]
+    async fn a_batch_failure_every_request_shares_is_not_done_again() {
+        let queue = GroupCommit::start(Doubler::default());
+        let answers = submit_all(&queue, vec![(1, 1), (66, 66)]).await;
+        assert_eq!(answers, vec![Err("outcome unknown".to_owned()), Err("outcome unknown".to_owned())]);
+        assert!(queue.work.singles.lock().expect("lock").is_empty(), "nothing done twice");
+    }
+
+    #[test]
+    fn a_queue_whose_runtime_stopped_is_closed_and_does_requests_alone() {
+        let runtime = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
+        let queue = runtime.block_on(async { GroupCommit::start(Doubler::default()) });
+        assert!(!queue.is_closed());
+        drop(runtime);
+        assert!(queue.is_closed());
+        let again = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
+        assert_eq!(again.block_on(queue.submit((4, 4))), Ok(8));
+        assert_eq!(*queue.work.singles.lock().expect("lock"), vec![4], "done alone");
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub(crate) mod prepared;
 pub mod reference;
 pub mod request_tx;
 pub mod schema;
+pub mod shared_commit;
 pub mod storage;
 pub mod warehouse;
 pub mod webhooks;

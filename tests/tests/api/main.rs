@@ -32,6 +32,7 @@ mod retries;
 mod roles;
 mod schema;
 mod security;
+mod shared_commits;
 mod support;
 mod webhooks;
 mod wire;

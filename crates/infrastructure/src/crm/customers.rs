@@ -16,23 +16,48 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::customer_rows::{insert_customer, insert_history, load_customer, to_customers, CustomerRow};
-use super::errors::{contains_pattern, from_diesel};
+use super::errors::{contains_pattern, from_diesel, CONSTRAINTS};
 use super::schema::customers;
 use crate::db::lower;
 use crate::events::record_event;
 use crate::pipeline::{transaction, write_with_followers};
 use crate::prepared::Prepared;
+use crate::shared_commit::{SharedCommit, TransactionWrite};
 use crate::storage::connect;
 use crate::DbPool;
 
 #[derive(Clone)]
 pub struct PgCustomerRepository {
     pool: DbPool,
+    creations: SharedCommit<Creation>,
 }
 
 impl PgCustomerRepository {
     pub fn new(pool: DbPool) -> Self {
-        Self { pool }
+        Self { creations: SharedCommit::new(pool.clone()), pool }
+    }
+
+    /// (transactions, customers) the creations have taken so far: how many shared a commit.
+    pub fn creation_counts(&self) -> (u64, u64) {
+        self.creations.counts()
+    }
+}
+
+/// A new customer, its first history row and its events: a write that may share a commit.
+struct Creation(CustomerCreated);
+
+#[async_trait]
+impl TransactionWrite for Creation {
+    type Written = CustomerRow;
+    /// Two creations of one address are never together: the second must meet the first's row.
+    type Key = String;
+
+    fn key(&self) -> String {
+        self.0.customer.email.as_str().to_owned()
+    }
+
+    async fn write(&self, conn: &AsyncPgConnection) -> Result<CustomerRow, diesel::result::Error> {
+        insert_customer(conn, &self.0).await
     }
 }
 
@@ -154,9 +179,7 @@ fn sorted<'a>(mut query: customers::BoxedQuery<'a, Pg>, filter: &CustomerFilter)
 #[async_trait]
 impl CustomerRepository for PgCustomerRepository {
     async fn create(&self, created: &CustomerCreated) -> Result<Customer, RepoError> {
-        let mut conn = connect(&self.pool).await?;
-        let row =
-            transaction(&mut conn, async |conn| insert_customer(conn, created).await).await.map_err(from_diesel)?;
+        let row = self.creations.write(Creation(created.clone())).await.map_err(|e| e.resolve(&CONSTRAINTS))?;
         Customer::try_from(row)
     }
 

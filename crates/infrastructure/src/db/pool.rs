@@ -75,9 +75,23 @@ impl DbPool {
     }
 
     fn part(&self) -> &Pool<AsyncPgConnection> {
+        match self.part_number() {
+            0 => &self.shared,
+            number => &self.workers[number - 1],
+        }
+    }
+
+    /// How many parts there are: the shared one and one per worker.
+    pub fn parts(&self) -> usize {
+        self.workers.len() + 1
+    }
+
+    /// The part this thread draws from, below [`DbPool::parts`]: 0 the shared one, `1 + i` worker
+    /// part `i`. Whatever keeps state per thread's connections (a queue run on that thread) keys it so.
+    pub fn part_number(&self) -> usize {
         match worker_number() {
-            Some(number) if !self.workers.is_empty() => &self.workers[number % self.workers.len()],
-            _ => &self.shared,
+            Some(number) if !self.workers.is_empty() => 1 + number % self.workers.len(),
+            _ => 0,
         }
     }
 

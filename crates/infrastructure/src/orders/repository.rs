@@ -16,24 +16,51 @@ use shared_kernel::{Page, PageRequest};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use super::errors::{from_diesel, tx_error, TxError};
+use super::errors::{from_diesel, tx_error, TxError, CONSTRAINTS};
 use super::rows::{LineRow, OrderRow};
 use super::schema::{order_lines, orders};
 use super::store;
 use crate::events::record_event;
 use crate::pipeline::transaction;
 use crate::prepared::Prepared;
+use crate::shared_commit::{SharedCommit, TransactionWrite, WriteError};
 use crate::storage::connect;
 use crate::DbPool;
 
 #[derive(Clone)]
 pub struct PgOrderRepository {
     pool: DbPool,
+    changes: SharedCommit<Saving>,
 }
 
 impl PgOrderRepository {
     pub fn new(pool: DbPool) -> Self {
-        Self { pool }
+        Self { changes: SharedCommit::new(pool.clone()), pool }
+    }
+
+    /// (transactions, changes) the saves have taken so far: how many shared a commit.
+    pub fn save_counts(&self) -> (u64, u64) {
+        self.changes.counts()
+    }
+}
+
+/// An order's change (a status move, a line edit) and its events: a write that may share a commit.
+struct Saving(OrderChange);
+
+#[async_trait]
+impl TransactionWrite for Saving {
+    type Written = ();
+    type Key = Uuid;
+
+    fn key(&self) -> Uuid {
+        self.0.order.id
+    }
+
+    async fn write(&self, conn: &AsyncPgConnection) -> Result<(), diesel::result::Error> {
+        match store::write_change(conn, &self.0).await? {
+            true => Ok(()),
+            false => Err(diesel::result::Error::RollbackTransaction),
+        }
     }
 }
 
@@ -166,23 +193,15 @@ impl OrderRepository for PgOrderRepository {
     }
 
     async fn save(&self, change: &OrderChange) -> Result<(), RepoError> {
-        let mut conn = connect(&self.pool).await?;
-        let id = change.order.id;
-        let saved = transaction(&mut conn, async |conn| -> Result<(), TxError> {
-            if store::write_change(conn, change).await? {
-                Ok(())
-            } else {
-                Err(TxError::Db(diesel::result::Error::RollbackTransaction))
-            }
-        })
-        .await;
-        match saved {
-            // The update missed (and what was sent behind it rolled back): moved or gone?
-            Err(TxError::Db(diesel::result::Error::RollbackTransaction)) => {
-                let stale = store::exists(&mut conn, id).await.map_err(from_diesel)?;
+        match self.changes.write(Saving(change.clone())).await {
+            Ok(()) => Ok(()),
+            // The update missed (and what was sent with it rolled back): moved or gone?
+            Err(WriteError::Db(diesel::result::Error::RollbackTransaction)) => {
+                let mut conn = connect(&self.pool).await?;
+                let stale = store::exists(&mut conn, change.order.id).await.map_err(from_diesel)?;
                 Err(if stale { RepoError::Stale } else { RepoError::NotFound })
             }
-            other => other.map_err(tx_error),
+            Err(other) => Err(other.resolve(&CONSTRAINTS)),
         }
     }
 

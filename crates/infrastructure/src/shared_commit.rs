@@ -1,0 +1,193 @@
+//! Request writes that share a commit.
+//!
+//! A `POST /customers` or an order's confirmation is one short transaction whose cost is mostly its
+//! `BEGIN`, its `COMMIT` and the WAL flush behind it (docs/performance.md). A [`SharedCommit`] hands
+//! such a write to a [`GroupCommit`] queue: the writes that arrive while a transaction commits go
+//! together into the next one, each with its own statements, all pipelined on one connection, and
+//! each request is answered after the commit that made its change durable, with its own outcome. A
+//! lone write is a transaction of its own at once: nothing waits for company.
+//!
+//! A batch that fails on a statement (a taken email, a compare-and-set that missed) rolled back
+//! whole and is done again one write per transaction, so each request gets the answer it would have
+//! got alone. A batch whose connection failed (its commit may or may not have landed) is not done
+//! again: every request in it is told the storage is unavailable, as a lone request would be.
+//!
+//! Each HTTP worker has a queue of its own, run on its own thread with its own part of the pool
+//! ([`DbPool`]). A write inside a request transaction (`Idempotency-Key`, `If-Match`) belongs to
+//! that transaction and is never queued.
+
+use std::hash::Hash;
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use async_trait::async_trait;
+use diesel::result::{DatabaseErrorKind, Error as DieselError};
+use diesel_async::AsyncPgConnection;
+use shared_kernel::StorageError;
+
+use crate::group_commit::{Batched, GroupCommit};
+use crate::pipeline::transaction;
+use crate::request_tx::in_request_transaction;
+use crate::storage::{connect, Constraints};
+use crate::DbPool;
+
+/// One request's write: statements sent on a connection inside a transaction that other requests'
+/// writes may share.
+#[async_trait]
+pub trait TransactionWrite: Send + Sync + 'static {
+    type Written: Send + 'static;
+    type Key: Hash + Ord;
+
+    /// Writes with equal keys never share a transaction (the later one must see the earlier); a
+    /// transaction sends its writes in key order, so two transactions that touch the same rows
+    /// lock them in the same order and never deadlock each other.
+    fn key(&self) -> Self::Key;
+    /// Sends the statements on `conn` (pipelined: do not wait between them needlessly). Any error
+    /// rolls back the whole transaction; a condition that missed answers `RollbackTransaction`.
+    async fn write(&self, conn: &AsyncPgConnection) -> Result<Self::Written, DieselError>;
+}
+
+/// Why a write failed: a statement (mapped by the caller's context, which knows its constraints),
+/// or the storage itself.
+#[derive(Debug)]
+pub enum WriteError {
+    Db(DieselError),
+    Storage(StorageError),
+}
+
+impl WriteError {
+    /// The port's error: a statement's through the context's `constraints`.
+    pub fn resolve(self, constraints: &Constraints) -> StorageError {
+        match self {
+            Self::Db(error) => constraints.map(error),
+            Self::Storage(error) => error,
+        }
+    }
+}
+
+impl std::fmt::Display for WriteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Db(error) => error.fmt(f),
+            Self::Storage(error) => error.fmt(f),
+        }
+    }
+}
+
+/// A part's queue, once started.
+type QueueSlot<W> = Mutex<Option<GroupCommit<Transactions<W>>>>;
+
+/// Writes of one kind, sharing commits; cheap to clone (clones share the queues).
+pub struct SharedCommit<W: TransactionWrite> {
+    pool: DbPool,
+    /// One queue per part of the pool (see [`DbPool::part_number`]), started on first use by the
+    /// thread that owns the part, and again if that thread's runtime has gone.
+    queues: Arc<[QueueSlot<W>]>,
+    counts: Arc<Counts>,
+}
+
+impl<W: TransactionWrite> Clone for SharedCommit<W> {
+    fn clone(&self) -> Self {
+        Self { pool: self.pool.clone(), queues: self.queues.clone(), counts: self.counts.clone() }
+    }
+}
+
+/// How many transactions the queued writes took, and how many writes they carried.
+#[derive(Default)]
+struct Counts {
+    transactions: AtomicU64,
+    writes: AtomicU64,
+}
+
+impl<W: TransactionWrite> SharedCommit<W> {
+    pub fn new(pool: DbPool) -> Self {
+        let queues = (0..pool.parts()).map(|_| Mutex::new(None)).collect();
+        Self { pool, queues, counts: Arc::default() }
+    }
+
+    /// Writes `write` and commits it, with whatever other writes of this kind are waiting.
+    pub async fn write(&self, write: W) -> Result<W::Written, WriteError> {
+        if in_request_transaction() {
+            // Part of the request's transaction (a savepoint of it), committed with it.
+            let mut conn = connect(&self.pool).await.map_err(WriteError::Storage)?;
+            return transaction(&mut conn, async |conn| write.write(conn).await).await.map_err(WriteError::Db);
+        }
+        self.queue().submit(write).await
+    }
+
+    /// (transactions, writes) the queues have committed or tried so far.
+    pub fn counts(&self) -> (u64, u64) {
+        (self.counts.transactions.load(Ordering::Relaxed), self.counts.writes.load(Ordering::Relaxed))
+    }
+
+    fn queue(&self) -> GroupCommit<Transactions<W>> {
+        let mut slot = self.queues[self.pool.part_number()].lock().unwrap_or_else(PoisonError::into_inner);
+        match &*slot {
+            Some(queue) if !queue.is_closed() => queue.clone(),
+            _ => {
+                let queue = GroupCommit::start(Transactions {
+                    pool: self.pool.clone(),
+                    counts: self.counts.clone(),
+                    writes: PhantomData,
+                });
+                *slot = Some(queue.clone());
+                queue
+            }
+        }
+    }
+}
+
+/// The batches: every write of one in a single transaction on a pooled connection.
+struct Transactions<W> {
+    pool: DbPool,
+    counts: Arc<Counts>,
+    writes: PhantomData<fn(W)>,
+}
+
+#[async_trait]
+impl<W: TransactionWrite> Batched for Transactions<W> {
+    type Request = W;
+    type Outcome = W::Written;
+    type Error = WriteError;
+    type Key = W::Key;
+
+    fn key(write: &W) -> W::Key {
+        write.key()
+    }
+
+    async fn many(&self, writes: &[&W]) -> Result<Vec<W::Written>, WriteError> {
+        self.counts.transactions.fetch_add(1, Ordering::Relaxed);
+        self.counts.writes.fetch_add(writes.len() as u64, Ordering::Relaxed);
+        // The queue's task runs in no request transaction: this is a pooled connection.
+        let mut conn = connect(&self.pool).await.map_err(WriteError::Storage)?;
+        let mut in_key_order: Vec<usize> = (0..writes.len()).collect();
+        in_key_order.sort_by_cached_key(|&at| writes[at].key());
+        let written = transaction(&mut conn, async |conn| {
+            futures_util::future::try_join_all(in_key_order.iter().map(|&at| writes[at].write(conn))).await
+        })
+        .await
+        .map_err(WriteError::Db)?;
+        // Back in the order asked.
+        let mut answers: Vec<Option<W::Written>> = std::iter::repeat_with(|| None).take(writes.len()).collect();
+        for (at, outcome) in in_key_order.into_iter().zip(written) {
+            answers[at] = Some(outcome);
+        }
+        Ok(answers.into_iter().flatten().collect())
+    }
+
+    fn shared_failure(error: &WriteError) -> Option<WriteError> {
+        match error {
+            // Rolled back for certain: each write again alone gets its own answer.
+            WriteError::Db(DieselError::DatabaseError(kind, _)) if *kind != DatabaseErrorKind::ClosedConnection => None,
+            WriteError::Db(DieselError::RollbackTransaction | DieselError::NotFound) => None,
+            WriteError::Storage(error) => Some(WriteError::Storage(error.clone())),
+            // The connection failed, perhaps while committing: doing a write again could do it twice.
+            WriteError::Db(other) => Some(WriteError::Storage(StorageError::Unavailable(other.to_string()))),
+        }
+    }
+
+    fn lost() -> WriteError {
+        WriteError::Storage(StorageError::Unknown("a batch of writes was lost".to_owned()))
+    }
+}
