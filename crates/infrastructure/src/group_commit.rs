@@ -4,10 +4,11 @@
 //! WAL flush, and its own claims and locks for every event; under a burst that is most of what it
 //! costs. A [`GroupCommit`] hands each request to one task, which takes every request waiting (up to
 //! [`Batched::MAX_BATCH`], one per key) into one call of [`Batched::many`]; a batch of one goes
-//! through [`Batched::one`], and a batch that fails in any way is done again with `one` for each of
-//! its requests, all at once (so one request's lock wait does not hold up the others), so a request's
-//! error stays its own and the bus retries and dead-letters per event as before. The price: while a
-//! batch waits (on a row lock, say), the requests queued behind it wait too.
+//! through [`Batched::one`], and a batch that fails is done again with `one` for each of its requests,
+//! all at once, each answered as soon as its own ends (so one request's lock wait does not hold up
+//! the others' answers), so a request's error stays its own and the bus retries and dead-letters per
+//! event as before (unless [`Batched::shared_failure`] says doing it again could do it twice). The
+//! price: while a batch waits (on a row lock, say), the requests queued behind it wait too.
 
 use std::collections::{HashSet, VecDeque};
 use std::hash::Hash;
@@ -153,10 +154,12 @@ async fn run_batch<B: Batched>(work: &B, batch: Vec<Queued<B>>) {
             }
         }
     }
-    let outcomes = futures_util::future::join_all(batch.iter().map(|(request, _)| work.one(request))).await;
-    for ((_, answer), outcome) in batch.into_iter().zip(outcomes) {
-        let _ = answer.send(outcome);
-    }
+    // Each answered as soon as its own transaction ends: one request's lock wait holds up only the
+    // queue, not the answers of the others.
+    futures_util::future::join_all(batch.into_iter().map(|(request, answer)| async move {
+        let _ = answer.send(work.one(&request).await);
+    }))
+    .await;
 }
 
 #[cfg(test)]

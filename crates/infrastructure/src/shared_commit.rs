@@ -7,10 +7,11 @@
 //! each request is answered after the commit that made its change durable, with its own outcome. A
 //! lone write is a transaction of its own at once: nothing waits for company.
 //!
-//! A batch that fails on a statement (a taken email, a compare-and-set that missed) rolled back
-//! whole and is done again one write per transaction, so each request gets the answer it would have
-//! got alone. A batch whose connection failed (its commit may or may not have landed) is not done
-//! again: every request in it is told the storage is unavailable, as a lone request would be.
+//! A batch that fails on a statement (a taken email, a compare-and-set that missed, a row lock
+//! waited for longer than [`SHARED_LOCK_TIMEOUT`] allows) rolled back whole and is done again one
+//! write per transaction, so each request gets the answer it would have got alone. A batch whose
+//! `BEGIN`, `COMMIT` or rollback failed (a broken connection: the commit may have landed) is not done
+//! again: every request in it answers 503, as a lone write's does.
 //!
 //! Each HTTP worker has a queue of its own, run on its own thread with its own part of the pool
 //! ([`DbPool`]). A write inside a request transaction (`Idempotency-Key`, `If-Match`) belongs to
@@ -22,8 +23,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
-use diesel::result::{DatabaseErrorKind, Error as DieselError};
-use diesel_async::AsyncPgConnection;
+use diesel::result::Error as DieselError;
+use diesel_async::{AsyncPgConnection, SimpleAsyncConnection};
 use shared_kernel::StorageError;
 
 use crate::group_commit::{Batched, GroupCommit};
@@ -40,8 +41,10 @@ pub trait TransactionWrite: Send + Sync + 'static {
     type Key: Hash + Ord;
 
     /// Writes with equal keys never share a transaction (the later one must see the earlier); a
-    /// transaction sends its writes in key order, so two transactions that touch the same rows
-    /// lock them in the same order and never deadlock each other.
+    /// transaction sends its writes in key order, so two transactions whose writes conflict by key
+    /// (the same order, the same address) wait for each other in one order and cannot deadlock. A
+    /// cycle through something else (another unique key) is broken by PostgreSQL's deadlock check,
+    /// and the batch is done again write by write.
     fn key(&self) -> Self::Key;
     /// Sends the statements on `conn` (pipelined: do not wait between them needlessly). Any error
     /// rolls back the whole transaction; a condition that missed answers `RollbackTransaction`.
@@ -138,6 +141,24 @@ impl<W: TransactionWrite> SharedCommit<W> {
     }
 }
 
+/// How long a shared transaction waits for a row lock before it gives up and its writes are done one
+/// by one: the writes queued behind it must not wait for the slowest lock holder (a write alone waits
+/// up to the statement timeout, as before).
+const SHARED_LOCK_TIMEOUT: &str = "SET LOCAL lock_timeout = '500ms'";
+
+/// Where a batch failed: its statements (then it rolled back, and the writes may be done again), or
+/// the transaction around them (`BEGIN`, `COMMIT`, a failed rollback: whether it landed is unknown).
+enum Phase {
+    Statements(DieselError),
+    Transaction(DieselError),
+}
+
+impl From<DieselError> for Phase {
+    fn from(error: DieselError) -> Self {
+        Self::Transaction(error)
+    }
+}
+
 /// The batches: every write of one in a single transaction on a pooled connection.
 struct Transactions<W> {
     pool: DbPool,
@@ -163,11 +184,28 @@ impl<W: TransactionWrite> Batched for Transactions<W> {
         let mut conn = connect(&self.pool).await.map_err(WriteError::Storage)?;
         let mut in_key_order: Vec<usize> = (0..writes.len()).collect();
         in_key_order.sort_by_cached_key(|&at| writes[at].key());
-        let written = transaction(&mut conn, async |conn| {
-            futures_util::future::try_join_all(in_key_order.iter().map(|&at| writes[at].write(conn))).await
+        let shared = writes.len() > 1;
+        let written = transaction(&mut conn, async |conn| -> Result<Vec<W::Written>, Phase> {
+            let limit_lock_waits = async {
+                let mut on = conn;
+                if shared {
+                    on.batch_execute(SHARED_LOCK_TIMEOUT).await
+                } else {
+                    Ok(())
+                }
+            };
+            let writes = futures_util::future::try_join_all(in_key_order.iter().map(|&at| writes[at].write(conn)));
+            let ((), written) =
+                futures_util::future::try_join(limit_lock_waits, writes).await.map_err(Phase::Statements)?;
+            Ok(written)
         })
         .await
-        .map_err(WriteError::Db)?;
+        .map_err(|phase| match phase {
+            Phase::Statements(error) => WriteError::Db(error),
+            Phase::Transaction(error) => {
+                WriteError::Storage(StorageError::Unavailable(format!("a shared commit's outcome is unknown: {error}")))
+            }
+        })?;
         // Back in the order asked.
         let mut answers: Vec<Option<W::Written>> = std::iter::repeat_with(|| None).take(writes.len()).collect();
         for (at, outcome) in in_key_order.into_iter().zip(written) {
@@ -178,12 +216,11 @@ impl<W: TransactionWrite> Batched for Transactions<W> {
 
     fn shared_failure(error: &WriteError) -> Option<WriteError> {
         match error {
-            // Rolled back for certain: each write again alone gets its own answer.
-            WriteError::Db(DieselError::DatabaseError(kind, _)) if *kind != DatabaseErrorKind::ClosedConnection => None,
-            WriteError::Db(DieselError::RollbackTransaction | DieselError::NotFound) => None,
+            // A statement failed and the transaction rolled back: each write again alone gets its own answer.
+            WriteError::Db(_) => None,
+            // `BEGIN`, `COMMIT` or the rollback failed (the connection broke, perhaps after the commit
+            // landed), or no connection: doing a write again could do it twice.
             WriteError::Storage(error) => Some(WriteError::Storage(error.clone())),
-            // The connection failed, perhaps while committing: doing a write again could do it twice.
-            WriteError::Db(other) => Some(WriteError::Storage(StorageError::Unavailable(other.to_string()))),
         }
     }
 

@@ -53,9 +53,12 @@ impl Constraints {
             {
                 StorageError::Conflict { field: self.field(info.constraint_name()).unwrap_or("resource") }
             }
-            DieselError::DatabaseError(DatabaseErrorKind::ClosedConnection, info) => {
-                StorageError::Unavailable(info.message().to_owned())
-            }
+            // A connection that broke under a statement (diesel-async reports an error without a
+            // SQLSTATE as `UnableToSendCommand`): the database, not the request, failed.
+            DieselError::DatabaseError(
+                DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,
+                info,
+            ) => StorageError::Unavailable(info.message().to_owned()),
             other => StorageError::Unknown(other.to_string()),
         }
     }
@@ -137,6 +140,8 @@ mod tests {
         assert_eq!(TABLE.field(None), None);
         assert_eq!(TABLE.map(DieselError::NotFound), StorageError::NotFound);
         assert!(matches!(TABLE.map(DieselError::RollbackTransaction), StorageError::Unknown(_)));
+        let broken = DieselError::DatabaseError(DatabaseErrorKind::UnableToSendCommand, Box::new("closed".to_owned()));
+        assert_eq!(TABLE.map(broken), StorageError::Unavailable("closed".to_owned()), "a broken connection is a 503");
     }
 
     #[test]

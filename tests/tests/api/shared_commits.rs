@@ -4,12 +4,17 @@
 
 use actix_web::test::init_service;
 use api::build_app;
+use async_trait::async_trait;
 use crm_domain::{Customer, CustomerRepository, NewCustomer, RepoError};
+use diesel::sql_types::Integer;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use futures_util::future::join_all;
 use infrastructure::crm::PgCustomerRepository;
 use infrastructure::orders::PgOrderRepository;
+use infrastructure::shared_commit::{SharedCommit, TransactionWrite, WriteError};
 use order_domain::OrderRepository;
 use serde_json::json;
+use shared_kernel::StorageError;
 use tally_tests::{login, TestApp, ADMIN_EMAIL, ADMIN_PASSWORD};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -36,9 +41,7 @@ async fn creations_arriving_together_share_one_commit_and_each_is_written_whole(
         assert_eq!(customer.id, asked.customer.id);
         assert_eq!(customer.version, 1);
     }
-    let (transactions, writes) = repository.creation_counts();
-    assert_eq!(writes, 20);
-    assert!(transactions < writes, "{transactions} transactions for {writes} creations: none shared a commit");
+    assert_eq!(repository.creation_counts(), (1, 20), "(transactions, creations): all twenty in one");
     let ids: Vec<String> = created.iter().map(|c| format!("'{}'", c.customer.id)).collect();
     let ids = ids.join(",");
     assert_eq!(count(&t, &format!("SELECT count(*) AS n FROM customers WHERE id IN ({ids})")).await, 20);
@@ -79,43 +82,156 @@ async fn a_taken_email_in_a_batch_fails_alone_and_the_others_are_created() {
     assert_eq!(count(&t, events).await, customers);
 }
 
-#[actix_web::test]
-async fn order_confirmations_together_share_a_commit_and_a_stale_change_stays_its_own() {
-    let t = TestApp::start().await;
+/// `count` orders of one line each, confirmable.
+async fn pending_orders(t: &TestApp, count: usize) -> Vec<Uuid> {
     let app = init_service(build_app(t.state.clone())).await;
     let admin = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
     let widget = product(&app, &admin, "SHARED-1").await;
     let buyer = customer(&t.state.pool).await;
     let mut ids = Vec::new();
-    for _ in 0..12 {
+    for _ in 0..count {
         let placed = order(&app, &admin, buyer, json!({})).await;
         let id = placed["id"].as_str().expect("an id").to_owned();
         line(&app, &admin, &id, widget["id"].as_str().expect("a product"), 1, 100).await;
         ids.push(id.parse::<Uuid>().expect("a uuid"));
     }
+    ids
+}
+
+fn sql_list(ids: &[Uuid]) -> String {
+    ids.iter().map(|id| format!("'{id}'")).collect::<Vec<_>>().join(",")
+}
+
+async fn events_named(t: &TestApp, ids: &[Uuid], name: &str) -> i64 {
+    let sql = format!(
+        "SELECT count(*) AS n FROM outbox_events WHERE aggregate_id IN ({}) AND name = '{name}'",
+        sql_list(ids)
+    );
+    count(t, &sql).await
+}
+
+#[actix_web::test]
+async fn order_confirmations_together_share_a_commit_and_a_later_change_of_one_is_stale() {
+    let t = TestApp::start().await;
+    let ids = pending_orders(&t, 12).await;
     let repository = PgOrderRepository::new(t.state.pool.clone());
     let now = OffsetDateTime::now_utc();
     let mut changes = Vec::new();
     for id in &ids {
         changes.push(repository.get(*id).await.expect("loaded").confirm(now).expect("confirmable"));
     }
-    // Decided on the same version as the first confirmation: whichever lands second is stale.
+    // Decided on the same version as the first confirmation (same order: the next transaction).
     let first = repository.get(ids[0]).await.expect("loaded");
     changes.push(first.cancel(now).expect("cancellable"));
     let answers = join_all(changes.iter().map(|change| repository.save(change))).await;
     assert!(answers[..12].iter().all(Result::is_ok), "{answers:?}");
     assert_eq!(answers[12], Err(RepoError::Stale));
-    let (transactions, writes) = repository.save_counts();
-    assert_eq!(writes, 13);
-    assert!(transactions < 12, "{transactions} transactions for {writes} changes");
-    let list: Vec<String> = ids.iter().map(|id| format!("'{id}'")).collect();
-    let list = list.join(",");
-    let confirmed = format!("SELECT count(*) AS n FROM orders WHERE status = 'confirmed' AND id IN ({list})");
+    assert_eq!(repository.save_counts(), (2, 13), "the twelve in one transaction, the stale change after them");
+    let confirmed =
+        format!("SELECT count(*) AS n FROM orders WHERE status = 'confirmed' AND id IN ({})", sql_list(&ids));
     assert_eq!(count(&t, &confirmed).await, 12);
-    let events =
-        format!("SELECT count(*) AS n FROM outbox_events WHERE aggregate_id IN ({list}) AND name = 'order.confirmed'");
-    assert_eq!(count(&t, &events).await, 12);
-    let cancelled =
-        format!("SELECT count(*) AS n FROM outbox_events WHERE aggregate_id IN ({list}) AND name = 'order.cancelled'");
-    assert_eq!(count(&t, &cancelled).await, 0, "the stale change left nothing behind");
+    assert_eq!(events_named(&t, &ids, "order.confirmed").await, 12);
+    assert_eq!(events_named(&t, &ids, "order.cancelled").await, 0, "the stale change left nothing behind");
+}
+
+#[actix_web::test]
+async fn a_stale_change_in_a_shared_transaction_fails_alone_and_the_others_land() {
+    let t = TestApp::start().await;
+    let ids = pending_orders(&t, 7).await;
+    let repository = PgOrderRepository::new(t.state.pool.clone());
+    let now = OffsetDateTime::now_utc();
+    let mut changes = Vec::new();
+    for id in &ids {
+        changes.push(repository.get(*id).await.expect("loaded").confirm(now).expect("confirmable"));
+    }
+    // Another writer moves the last order after its confirmation was decided.
+    let moved = ids[6];
+    let bump = format!("UPDATE orders SET version = version + 1 WHERE id = '{moved}' RETURNING 1::bigint AS n");
+    assert_eq!(count(&t, &bump).await, 1);
+    let answers = join_all(changes.iter().map(|change| repository.save(change))).await;
+    assert!(answers[..6].iter().all(Result::is_ok), "{answers:?}");
+    assert_eq!(answers[6], Err(RepoError::Stale));
+    // Tried together (one transaction, rolled back by the missed compare-and-set), then one by one.
+    assert_eq!(repository.save_counts(), (8, 14));
+    assert_eq!(events_named(&t, &ids[..6], "order.confirmed").await, 6);
+    assert_eq!(events_named(&t, &[moved], "order.confirmed").await, 0);
+    let still_pending = format!("SELECT count(*) AS n FROM orders WHERE id = '{moved}' AND status = 'pending'");
+    assert_eq!(count(&t, &still_pending).await, 1);
+}
+
+/// A row of a table whose foreign key is checked at `COMMIT`: a write that fails there.
+struct DeferredChild {
+    id: i32,
+    parent: i32,
+}
+
+#[async_trait]
+impl TransactionWrite for DeferredChild {
+    type Written = ();
+    type Key = i32;
+
+    fn key(&self) -> i32 {
+        self.id
+    }
+
+    async fn write(&self, conn: &AsyncPgConnection) -> Result<(), diesel::result::Error> {
+        let mut conn = conn;
+        diesel::sql_query("INSERT INTO deferred_child (id, parent) VALUES ($1, $2)")
+            .bind::<Integer, _>(self.id)
+            .bind::<Integer, _>(self.parent)
+            .execute(&mut conn)
+            .await
+            .map(|_| ())
+    }
+}
+
+#[actix_web::test]
+async fn a_shared_transaction_whose_commit_fails_answers_unavailable_and_is_not_done_again() {
+    let t = TestApp::start().await;
+    let setup = "CREATE TABLE deferred_parent (id int PRIMARY KEY); INSERT INTO deferred_parent VALUES (1);
+        CREATE TABLE deferred_child (id int PRIMARY KEY,
+            parent int REFERENCES deferred_parent DEFERRABLE INITIALLY DEFERRED)";
+    let mut conn = t.state.pool.get().await.expect("conn");
+    diesel_async::SimpleAsyncConnection::batch_execute(&mut *conn, setup).await.expect(setup);
+    drop(conn);
+    let writes = SharedCommit::new(t.state.pool.clone());
+    let answers =
+        join_all([DeferredChild { id: 1, parent: 1 }, DeferredChild { id: 2, parent: 99 }].map(|w| writes.write(w)))
+            .await;
+    for answer in &answers {
+        assert!(
+            matches!(answer, Err(WriteError::Storage(StorageError::Unavailable(_)))),
+            "a failed commit may have landed: {answer:?}"
+        );
+    }
+    assert_eq!(writes.counts(), (1, 2), "not done again");
+    assert_eq!(count(&t, "SELECT count(*) AS n FROM deferred_child").await, 0);
+}
+
+#[actix_web::test]
+async fn a_shared_transaction_kept_waiting_by_a_lock_lets_the_other_writes_go_alone() {
+    let t = TestApp::start().await;
+    let ids = pending_orders(&t, 2).await;
+    let (held, free) = (ids[0], ids[1]);
+    let repository = PgOrderRepository::new(t.state.pool.clone());
+    let now = OffsetDateTime::now_utc();
+    let held_change = repository.get(held).await.expect("loaded").confirm(now).expect("confirmable");
+    let free_change = repository.get(free).await.expect("loaded").confirm(now).expect("confirmable");
+    // Another transaction holds the first order's row until the second order's confirmation lands.
+    let mut holder = t.state.pool.get().await.expect("conn");
+    let lock = format!("BEGIN; SELECT 1 FROM orders WHERE id = '{held}' FOR UPDATE");
+    diesel_async::SimpleAsyncConnection::batch_execute(&mut *holder, &lock).await.expect("lock");
+    let both = futures_util::future::join(repository.save(&held_change), async {
+        let free_saved = repository.save(&free_change).await;
+        diesel_async::SimpleAsyncConnection::batch_execute(&mut *holder, "COMMIT").await.expect("unlock");
+        free_saved
+    });
+    // Without a lock timeout the shared transaction would wait for the holder, which waits for it; and
+    // the free order must be answered while the held one still waits in its own transaction.
+    let (held_saved, free_saved) =
+        tokio::time::timeout(std::time::Duration::from_secs(20), both).await.expect("the free order went alone");
+    assert_eq!(free_saved, Ok(()));
+    assert_eq!(held_saved, Ok(()), "done alone once the row was free");
+    assert_eq!(repository.save_counts(), (3, 4), "tried together, then each alone");
+    assert_eq!(events_named(&t, &ids, "order.confirmed").await, 2);
 }
