@@ -12,7 +12,7 @@ use futures_util::future::join_all;
 use infrastructure::crm::PgCustomerRepository;
 use infrastructure::orders::PgOrderRepository;
 use infrastructure::shared_commit::{SharedCommit, TransactionWrite, WriteError};
-use order_domain::OrderRepository;
+use order_domain::{OrderChange, OrderRepository};
 use serde_json::json;
 use shared_kernel::StorageError;
 use tally_tests::{login, TestApp, ADMIN_EMAIL, ADMIN_PASSWORD};
@@ -110,16 +110,22 @@ async fn events_named(t: &TestApp, ids: &[Uuid], name: &str) -> i64 {
     count(t, &sql).await
 }
 
+/// Each order's confirmation, decided on the order as it is now.
+async fn confirmations(repository: &PgOrderRepository, ids: &[Uuid], now: OffsetDateTime) -> Vec<OrderChange> {
+    let mut changes = Vec::new();
+    for id in ids {
+        changes.push(repository.get(*id).await.expect("loaded").confirm(now).expect("confirmable"));
+    }
+    changes
+}
+
 #[actix_web::test]
 async fn order_confirmations_together_share_a_commit_and_a_later_change_of_one_is_stale() {
     let t = TestApp::start().await;
     let ids = pending_orders(&t, 12).await;
     let repository = PgOrderRepository::new(t.state.pool.clone());
     let now = OffsetDateTime::now_utc();
-    let mut changes = Vec::new();
-    for id in &ids {
-        changes.push(repository.get(*id).await.expect("loaded").confirm(now).expect("confirmable"));
-    }
+    let mut changes = confirmations(&repository, &ids, now).await;
     // Decided on the same version as the first confirmation (same order: the next transaction).
     let first = repository.get(ids[0]).await.expect("loaded");
     changes.push(first.cancel(now).expect("cancellable"));
@@ -140,10 +146,7 @@ async fn a_stale_change_in_a_shared_transaction_fails_alone_and_the_others_land(
     let ids = pending_orders(&t, 7).await;
     let repository = PgOrderRepository::new(t.state.pool.clone());
     let now = OffsetDateTime::now_utc();
-    let mut changes = Vec::new();
-    for id in &ids {
-        changes.push(repository.get(*id).await.expect("loaded").confirm(now).expect("confirmable"));
-    }
+    let changes = confirmations(&repository, &ids, now).await;
     // Another writer moves the last order after its confirmation was decided.
     let moved = ids[6];
     let bump = format!("UPDATE orders SET version = version + 1 WHERE id = '{moved}' RETURNING 1::bigint AS n");
@@ -212,11 +215,11 @@ async fn a_shared_transaction_whose_commit_fails_answers_unavailable_and_is_not_
 async fn a_shared_transaction_kept_waiting_by_a_lock_lets_the_other_writes_go_alone() {
     let t = TestApp::start().await;
     let ids = pending_orders(&t, 2).await;
-    let (held, free) = (ids[0], ids[1]);
+    let held = ids[0];
     let repository = PgOrderRepository::new(t.state.pool.clone());
     let now = OffsetDateTime::now_utc();
-    let held_change = repository.get(held).await.expect("loaded").confirm(now).expect("confirmable");
-    let free_change = repository.get(free).await.expect("loaded").confirm(now).expect("confirmable");
+    let [held_change, free_change]: [OrderChange; 2] =
+        confirmations(&repository, &ids, now).await.try_into().expect("two confirmations");
     // Another transaction holds the first order's row until the second order's confirmation lands.
     let mut holder = t.state.pool.get().await.expect("conn");
     let lock = format!("BEGIN; SELECT 1 FROM orders WHERE id = '{held}' FOR UPDATE");
