@@ -1101,8 +1101,8 @@ mod hot_columns {
 }
 
 /// The customer indexes that leave absent values out (a missing rep, phone or tags: migration 000016)
-/// still serve the filters and the search, whose clauses imply their predicates. Sequential scans are
-/// switched off so the plan shows which index PostgreSQL can use, whatever the table's size.
+/// still serve the filters and the search, whose clauses imply their predicates. The table is seeded and
+/// sequential scans are switched off, so the plan names the index a clause can use.
 mod partial_customer_indexes {
     use diesel::sql_types::Text;
     use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
