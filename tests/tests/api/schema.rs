@@ -8,7 +8,8 @@
 //! - [`constraint_tables`]: every constraint name the storage mapper's tables know exists in the
 //!   migrated database (a renamed constraint would silently lose its field in `details`);
 //! - [`hot_columns`]: no index reads the columns the order flow rewrites on every stock change, so
-//!   those updates stay heap-only (HOT) and write no index entry.
+//!   those updates stay heap-only (HOT) and write no index entry;
+//! - [`gin_pending_lists`]: every GIN index merges its pending list in short steps.
 //!
 //! Each guard's checking function is a plain function with unit tests that feed it a deliberately
 //! broken input, so the guard is proven to fail without a scratch commit.
@@ -1100,7 +1101,8 @@ mod hot_columns {
     }
 }
 
-/// The customer indexes that leave absent values out (a missing rep, phone or tags: migration 000016)
+/// The customer indexes that leave absent values out (a missing rep, phone or tags: migration 000016;
+/// a missing company: 000017)
 /// still serve the filters and the search, whose clauses imply their predicates. The table is seeded and
 /// sequential scans are switched off, so the plan names the index a clause can use.
 mod partial_customer_indexes {
@@ -1143,6 +1145,9 @@ mod partial_customer_indexes {
             ("assigned_to = '00000000-0000-0000-0000-000000000001'", "customers_assigned_idx"),
             // The search's phone arm (the search ORs it with name and email, each arm its own index).
             ("phone LIKE '%5550%'", "customers_phone_trgm_idx"),
+            // The "company" type filter, and a company's customers (migration 000017).
+            ("company_id IS NOT NULL", "customers_company_idx"),
+            ("company_id = '00000000-0000-0000-0000-000000000001'", "customers_company_idx"),
         ];
         for (clause, index) in cases {
             let plan =
@@ -1152,5 +1157,42 @@ mod partial_customer_indexes {
         // Without its cardinality clause the tag filter cannot use the index: the repository must say it.
         let plan = plan(&mut conn, "SELECT id FROM customers WHERE deleted_at IS NULL AND tags @> '{vip}'").await;
         assert!(!plan.contains("customers_tags_idx"), "{plan}");
+    }
+}
+
+/// Every GIN index keeps a short pending list (migration 000017): the insert that overflows the list
+/// merges all of it while the writes sharing its transaction wait, so a long list is a long write tail.
+mod gin_pending_lists {
+    use diesel::sql_types::Text;
+    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+    use tally_tests::TestDb;
+
+    #[derive(diesel::QueryableByName)]
+    struct GinIndex {
+        #[diesel(sql_type = Text)]
+        name: String,
+        #[diesel(sql_type = Text)]
+        options: String,
+    }
+
+    #[actix_web::test]
+    async fn every_gin_index_has_a_short_pending_list() {
+        let db = TestDb::new().await;
+        let mut conn = AsyncPgConnection::establish(&db.url).await.expect("connect");
+        let indexes: Vec<GinIndex> = diesel::sql_query(
+            "SELECT c.relname::text AS name, coalesce(array_to_string(c.reloptions, ','), '') AS options \
+             FROM pg_class c JOIN pg_am a ON a.oid = c.relam JOIN pg_namespace n ON n.oid = c.relnamespace \
+             WHERE a.amname = 'gin' AND n.nspname = 'public' ORDER BY 1",
+        )
+        .load(&mut conn)
+        .await
+        .expect("catalogue");
+        assert!(indexes.len() >= 13, "the catalogue query found only {} GIN indexes", indexes.len());
+        let long: Vec<String> = indexes
+            .iter()
+            .filter(|i| !i.options.split(',').any(|o| o == "gin_pending_list_limit=64"))
+            .map(|i| format!("{} ({})", i.name, i.options))
+            .collect();
+        assert!(long.is_empty(), "GIN indexes with the default 4 MB pending list: {long:?}");
     }
 }
