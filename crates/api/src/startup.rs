@@ -137,12 +137,21 @@ async fn start_services_split(
             streams.batch_size = settings.bus.worker_pool_size.clamp(1, 64);
             Arc::new(RedisStreamsBus::new(url, streams, settings.bus.retry.clone(), observer)?)
         }
-        _ => Arc::new(InProcessBus::new(
-            settings.bus.worker_pool_size,
-            settings.bus.buffer_size,
-            settings.bus.retry.clone(),
-            observer,
-        )),
+        _ => {
+            let bus = InProcessBus::new(
+                settings.bus.worker_pool_size,
+                settings.bus.buffer_size,
+                settings.bus.retry.clone(),
+                observer,
+            );
+            // Committed events go to this bus from memory, not through the relay's claim
+            // (`events::handoff`); the relay still delivers what is left in the outbox.
+            if let Some(queue) = bus.direct_queue() {
+                pool.hand_events_to(queue.clone());
+                event_pool.hand_events_to(queue);
+            }
+            Arc::new(bus)
+        }
     };
     // The order flow's subscribers need the pool, so they are wired here for every caller.
     for handler in crate::commerce::event_handlers(&event_pool) {

@@ -1,12 +1,14 @@
 //! Transactional outbox, inbox and dead letters, all in PostgreSQL.
 
 pub mod dead_letters;
+pub mod handoff;
 pub mod inbox;
 pub mod log;
 pub mod outbox;
 pub mod relay;
 
 pub use dead_letters::{DeadLetter, PgDeadLetterStore};
+pub use handoff::{handing_over, DirectQueue};
 pub use inbox::Delivery;
 pub use outbox::record_event;
 pub use relay::{OutboxRelay, OutboxSignal};

@@ -13,6 +13,8 @@ use diesel::result::Error as DieselError;
 use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection, TransactionManager};
 use futures_util::future::join;
 
+use crate::events::handoff;
+
 type TxManager = <AsyncPgConnection as AsyncConnection>::TransactionManager;
 
 /// A transaction whose `BEGIN` goes out together with its first statements: one round trip less
@@ -33,10 +35,15 @@ where
     let status = TxManager::transaction_manager_status_mut(conn).transaction_state()?;
     if status.transaction_depth().is_some() {
         TxManager::begin_transaction(conn).await?;
+        let events_before = handoff::mark();
         let worked = work(conn).await;
+        if worked.is_err() {
+            handoff::rolled_back_to(events_before);
+        }
         return finish(conn, worked).await;
     }
     status.change_transaction_depth(TransactionDepthChange::IncreaseDepth)?;
+    handoff::opened();
     let shared: &AsyncPgConnection = conn;
     let (begun, worked) = join(
         async {
@@ -49,10 +56,42 @@ where
     // An open connection answers `BEGIN` with an error only when it is failing altogether (or when
     // `BEGIN` alone was cancelled, which nothing here does), and then `work`'s statements behind it
     // failed too; the rollback below is sent all the same.
-    match begun {
-        Ok(()) => finish(conn, worked).await,
-        Err(begin_error) => finish::<T, E>(conn, Err(begin_error.into())).await,
-    }
+    let worked = match begun {
+        Ok(()) => worked,
+        Err(begin_error) => Err(begin_error.into()),
+    };
+    let work_failed = worked.is_err();
+    let finished = finish(conn, worked).await;
+    // Tell the hand-over (if `work` runs inside one) how the transaction ended.
+    handoff::closed(match (work_failed, finished.is_ok()) {
+        (true, _) => handoff::Ending::RolledBack,
+        (false, true) => handoff::Ending::Committed,
+        (false, false) => handoff::Ending::Unknown,
+    });
+    finished
+}
+
+/// A transaction of delivery bookkeeping (the relay's claim, completion marks) committed without
+/// waiting for its WAL flush (`synchronous_commit = off`, for this transaction only). Losing such a
+/// commit to a crash can only hand an event to the bus again, which the inbox makes harmless, and
+/// PostgreSQL writes WAL in order, so any later commit that waited for its flush made this one
+/// durable too. Each of these statements used to be a commit with a flush of its own, queued
+/// behind the requests' commits for the one WAL writer (docs/performance.md).
+pub async fn bookkeeping<T, E, F>(conn: &mut AsyncPgConnection, work: F) -> Result<T, E>
+where
+    F: for<'c> AsyncFnOnce(&'c AsyncPgConnection) -> Result<T, E>,
+    E: From<DieselError>,
+{
+    transaction(conn, async |shared: &AsyncPgConnection| -> Result<T, E> {
+        let no_flush_wait = async {
+            let mut on = shared;
+            on.batch_execute("SET LOCAL synchronous_commit = off").await
+        };
+        let (set, worked) = join(no_flush_wait, work(shared)).await;
+        set?;
+        worked
+    })
+    .await
 }
 
 /// Commits when `work` succeeded, else rolls back and answers `work`'s error, as diesel does.

@@ -27,6 +27,7 @@ use diesel::result::Error as DieselError;
 use diesel_async::{AsyncPgConnection, SimpleAsyncConnection};
 use shared_kernel::StorageError;
 
+use crate::events::handing_over;
 use crate::group_commit::{Batched, GroupCommit};
 use crate::pipeline::transaction;
 use crate::request_tx::in_request_transaction;
@@ -185,20 +186,24 @@ impl<W: TransactionWrite> Batched for Transactions<W> {
         let mut in_key_order: Vec<usize> = (0..writes.len()).collect();
         in_key_order.sort_by_cached_key(|&at| writes[at].key());
         let shared = writes.len() > 1;
-        let written = transaction(&mut conn, async |conn| -> Result<Vec<W::Written>, Phase> {
-            let limit_lock_waits = async {
-                let mut on = conn;
-                if shared {
-                    on.batch_execute(SHARED_LOCK_TIMEOUT).await
-                } else {
-                    Ok(())
-                }
-            };
-            let writes = futures_util::future::try_join_all(in_key_order.iter().map(|&at| writes[at].write(conn)));
-            let ((), written) =
-                futures_util::future::try_join(limit_lock_waits, writes).await.map_err(Phase::Statements)?;
-            Ok(written)
-        })
+        // This task is the queue's: nobody cancels it between the commit and the hand-over.
+        let written = handing_over(
+            &self.pool,
+            transaction(&mut conn, async |conn| -> Result<Vec<W::Written>, Phase> {
+                let limit_lock_waits = async {
+                    let mut on = conn;
+                    if shared {
+                        on.batch_execute(SHARED_LOCK_TIMEOUT).await
+                    } else {
+                        Ok(())
+                    }
+                };
+                let writes = futures_util::future::try_join_all(in_key_order.iter().map(|&at| writes[at].write(conn)));
+                let ((), written) =
+                    futures_util::future::try_join(limit_lock_waits, writes).await.map_err(Phase::Statements)?;
+                Ok(written)
+            }),
+        )
         .await
         .map_err(|phase| match phase {
             Phase::Statements(error) => WriteError::Db(error),

@@ -12,6 +12,7 @@ mod customer_lists;
 mod customers;
 mod deals;
 mod event_contracts;
+mod handoff;
 mod health;
 mod identity;
 mod interactions;

@@ -17,6 +17,8 @@ use tokio::task::JoinHandle;
 
 use super::delivery::deliver;
 use super::{DeliveryObserver, RetryPolicy};
+use crate::events::relay::IN_MEMORY_HIGH_WATER;
+use crate::events::DirectQueue;
 
 struct Delivery {
     event: EventEnvelope,
@@ -58,6 +60,13 @@ impl InProcessBus {
         }
     }
 
+    /// The queue committed events can be handed to from memory (`events::handoff`). It holds the
+    /// queue weakly: once the bus shuts down, offers fail and the events wait in the outbox.
+    pub fn direct_queue(&self) -> Option<Arc<dyn DirectQueue>> {
+        let sender = self.current_sender()?.downgrade();
+        Some(Arc::new(BusQueue { sender, depth: self.depth.clone() }))
+    }
+
     fn current_sender(&self) -> Option<mpsc::Sender<Delivery>> {
         self.sender.lock().ok().and_then(|guard| guard.clone())
     }
@@ -70,6 +79,28 @@ impl InProcessBus {
             return Err(BusError::Closed);
         }
         Ok(())
+    }
+}
+
+struct BusQueue {
+    sender: mpsc::WeakSender<Delivery>,
+    depth: Arc<AtomicI64>,
+}
+
+impl DirectQueue for BusQueue {
+    fn has_room(&self) -> bool {
+        self.depth.load(Ordering::Relaxed) < IN_MEMORY_HIGH_WATER
+    }
+
+    fn offer(&self, event: EventEnvelope) -> Result<(), EventEnvelope> {
+        let Some(sender) = self.sender.upgrade() else {
+            return Err(event);
+        };
+        self.depth.fetch_add(1, Ordering::Relaxed);
+        sender.try_send(Delivery { event, target: None }).map_err(|refused| {
+            self.depth.fetch_sub(1, Ordering::Relaxed);
+            refused.into_inner().event
+        })
     }
 }
 

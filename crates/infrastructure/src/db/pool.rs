@@ -9,11 +9,13 @@
 //! connections lands in a worker's part.
 
 use std::cell::OnceCell;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use deadpool::Status;
 use diesel_async::pooled_connection::deadpool::{Object, Pool, PoolError};
 use diesel_async::AsyncPgConnection;
+
+use crate::events::DirectQueue;
 
 /// Connections, one part per HTTP worker thread and one for every other thread (see the module's
 /// comment). Cheap to clone.
@@ -23,6 +25,9 @@ pub struct DbPool {
     shared: Pool<AsyncPgConnection>,
     /// One per worker; empty when the pool is not split.
     workers: Arc<[Pool<AsyncPgConnection>]>,
+    /// The bus queue committed events are handed to from memory (`events::handoff`), once the bus
+    /// that has one is started; shared by the clones.
+    direct_queue: Arc<OnceLock<Arc<dyn DirectQueue>>>,
 }
 
 thread_local! {
@@ -65,7 +70,17 @@ fn worker_number() -> Option<usize> {
 
 impl DbPool {
     pub(super) fn new(shared: Pool<AsyncPgConnection>, workers: Vec<Pool<AsyncPgConnection>>) -> Self {
-        Self { shared, workers: workers.into() }
+        Self { shared, workers: workers.into(), direct_queue: Arc::default() }
+    }
+
+    /// Lets work on this pool hand committed events to `queue` from memory (`events::handoff`).
+    /// The first call counts.
+    pub fn hand_events_to(&self, queue: Arc<dyn DirectQueue>) {
+        let _ = self.direct_queue.set(queue);
+    }
+
+    pub(crate) fn direct_queue(&self) -> Option<Arc<dyn DirectQueue>> {
+        self.direct_queue.get().cloned()
     }
 
     /// A connection from this thread's part. A worker waits (up to the wait timeout) for one of its

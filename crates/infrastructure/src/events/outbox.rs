@@ -4,6 +4,7 @@ use diesel::prelude::*;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use shared_kernel::EventEnvelope;
 
+use crate::events::handoff;
 use crate::prepared::{Prepared, FEW_ROWS};
 use crate::schema::outbox_events;
 
@@ -15,6 +16,9 @@ struct NewOutboxRow<'a> {
     aggregate_id: uuid::Uuid,
     occurred_at: time::OffsetDateTime,
     data: &'a serde_json::Value,
+    /// Set when the events go to the bus from memory after the commit (`handoff`), so the relay
+    /// leaves them alone; else the relay claims them.
+    published_at: Option<time::OffsetDateTime>,
 }
 
 /// Records `events` on `conn`. Call it inside the transaction that makes
@@ -23,6 +27,7 @@ pub async fn record_event(mut conn: &AsyncPgConnection, events: &[EventEnvelope]
     if events.is_empty() {
         return Ok(());
     }
+    let published_at = handoff::will_hand_over(events).then(time::OffsetDateTime::now_utc);
     let rows: Vec<NewOutboxRow<'_>> = events
         .iter()
         .map(|e| NewOutboxRow {
@@ -31,6 +36,7 @@ pub async fn record_event(mut conn: &AsyncPgConnection, events: &[EventEnvelope]
             aggregate_id: e.aggregate_id,
             occurred_at: e.occurred_at,
             data: &e.data,
+            published_at,
         })
         .collect();
     let insert = diesel::insert_into(outbox_events::table).values(&rows);

@@ -17,6 +17,7 @@ use uuid::Uuid;
 
 use crate::db::DbError;
 use crate::events::log::RecordedEvent;
+use crate::pipeline::bookkeeping;
 use crate::prepared::Prepared;
 use crate::schema::outbox_events;
 use crate::DbPool;
@@ -99,7 +100,8 @@ impl OutboxRelay {
         let mut conn = self.pool.get().await?;
         let bus = self.bus.clone();
         let batch_size = self.batch_size;
-        crate::pipeline::transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<usize, DbError> {
+        // Marked without waiting for the flush: a mark lost to a crash publishes the rows again.
+        bookkeeping(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<usize, DbError> {
             let rows: Vec<RecordedEvent> = outbox_events::table
                 .filter(outbox_events::published_at.is_null())
                 .order((outbox_events::occurred_at.asc(), outbox_events::id.asc()))
@@ -140,25 +142,24 @@ impl OutboxRelay {
             .for_update()
             .skip_locked();
         // Query DSL rather than SQL text, so the statement is prepared once per connection.
-        let mut rows: Vec<RecordedEvent> = Prepared(
+        let claim = Prepared(
             diesel::update(outbox_events::table)
                 .filter(outbox_events::id.eq_any(claimable))
                 .set(outbox_events::published_at.eq(diesel::dsl::now))
                 .returning(RecordedEvent::as_returning()),
-        )
-        .get_results(&mut conn)
-        .await?;
+        );
+        let mut rows: Vec<RecordedEvent> =
+            bookkeeping(&mut conn, async |mut conn: &AsyncPgConnection| claim.get_results(&mut conn).await).await?;
         rows.sort_by_key(|row| (row.occurred_at, row.id));
         let claimed: Vec<Uuid> = rows.iter().map(|r| r.id).collect();
         let sent = publish_in_order(self.bus.as_ref(), rows).await;
         if sent.len() < claimed.len() {
             let unsent = &claimed[sent.len()..];
-            Prepared(
+            let unclaim = Prepared(
                 diesel::update(outbox_events::table.filter(outbox_events::id.eq_any(unsent)))
                     .set(outbox_events::published_at.eq(None::<time::OffsetDateTime>)),
-            )
-            .execute(&mut conn)
-            .await?;
+            );
+            bookkeeping(&mut conn, async |mut conn: &AsyncPgConnection| unclaim.execute(&mut conn).await).await?;
         }
         Ok(sent.len())
     }

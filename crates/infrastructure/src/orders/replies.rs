@@ -19,7 +19,7 @@ use uuid::Uuid;
 
 use super::errors::{tx_error, TxError};
 use super::store;
-use crate::events::Delivery;
+use crate::events::{handing_over, Delivery};
 use crate::group_commit::{Batched, GroupCommit};
 use crate::storage::connect;
 use crate::DbPool;
@@ -108,35 +108,38 @@ impl Batched for Replies {
 
     async fn many(&self, requests: &[&ReplyRequest]) -> Result<Vec<()>, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        crate::pipeline::transaction(&mut conn, async |conn| -> Result<Vec<()>, TxError> {
-            let events: Vec<Uuid> = requests.iter().map(|r| r.event_id).collect();
-            let orders: Vec<Uuid> =
-                requests.iter().map(|r| r.reply.order_id()).collect::<BTreeSet<_>>().into_iter().collect();
-            // The claims and the orders' locked read go out together (pipelined); a second delivery
-            // reads (and locks until its commit) for nothing, and does nothing.
-            let (first, mut loaded) = futures_util::future::try_join(
-                Delivery::claim_all(conn, HANDLER_NAME, &events),
-                store::load_many(conn, &orders, true),
-            )
-            .await?;
-            let now = OffsetDateTime::now_utc();
-            let mut changes = Vec::new();
-            for request in requests {
-                let Some((row, lines)) = loaded.remove(&request.reply.order_id()) else { continue };
-                if !first.contains(&request.event_id) {
-                    continue;
+        handing_over(
+            &self.pool,
+            crate::pipeline::transaction(&mut conn, async |conn| -> Result<Vec<()>, TxError> {
+                let events: Vec<Uuid> = requests.iter().map(|r| r.event_id).collect();
+                let orders: Vec<Uuid> =
+                    requests.iter().map(|r| r.reply.order_id()).collect::<BTreeSet<_>>().into_iter().collect();
+                // The claims and the orders' locked read go out together (pipelined); a second delivery
+                // reads (and locks until its commit) for nothing, and does nothing.
+                let (first, mut loaded) = futures_util::future::try_join(
+                    Delivery::claim_all(conn, HANDLER_NAME, &events),
+                    store::load_many(conn, &orders, true),
+                )
+                .await?;
+                let now = OffsetDateTime::now_utc();
+                let mut changes = Vec::new();
+                for request in requests {
+                    let Some((row, lines)) = loaded.remove(&request.reply.order_id()) else { continue };
+                    if !first.contains(&request.event_id) {
+                        continue;
+                    }
+                    let order = row.into_order(lines).map_err(TxError::Refused)?;
+                    changes.extend(change_for(&request.reply, &order, now));
                 }
-                let order = row.into_order(lines).map_err(TxError::Refused)?;
-                changes.extend(change_for(&request.reply, &order, now));
-            }
-            let written =
-                futures_util::future::try_join_all(changes.iter().map(|c| store::write_change(conn, c))).await?;
-            if !written.into_iter().all(|w| w) {
-                // Impossible while the rows are locked; fail so the bus retries.
-                return Err(TxError::Refused(RepoError::Stale));
-            }
-            Ok(vec![(); requests.len()])
-        })
+                let written =
+                    futures_util::future::try_join_all(changes.iter().map(|c| store::write_change(conn, c))).await?;
+                if !written.into_iter().all(|w| w) {
+                    // Impossible while the rows are locked; fail so the bus retries.
+                    return Err(TxError::Refused(RepoError::Stale));
+                }
+                Ok(vec![(); requests.len()])
+            }),
+        )
         .await
         .map_err(tx_error)
     }

@@ -25,7 +25,7 @@ use super::ledger::{apply_locked_changes, lock_by_ids};
 use super::reservation_batch::{reserve_together, ReservationRequest};
 use super::rows::{InventoryRow, MovementRow};
 use super::schema::{inventory, locations, order_stock_holds, stock_movements};
-use crate::events::{record_event, Delivery};
+use crate::events::{handing_over, record_event, Delivery};
 use crate::pipeline::transaction;
 use crate::prepared::{Prepared, FEW_ROWS};
 use crate::storage::connect;
@@ -218,24 +218,27 @@ impl PgOrderStockRepository {
     ) -> Result<SettleOutcome, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let delivery = self.delivery;
-        transaction(&mut conn, async |conn| -> Result<SettleOutcome, TxError> {
-            if !first_delivery(conn, delivery).await? {
-                return Ok(SettleOutcome::AlreadyHandled);
-            }
-            let hold = claim_holds(conn, &[order_id]).await?.remove(&order_id).flatten();
-            let HoldDecision::Settle { status } = order_hold::decide(hold, event) else {
-                return Ok(SettleOutcome::AlreadyHandled);
-            };
-            set_holds(conn, &[order_id], status).await?;
-            let how = if event == HoldEvent::Commit { Settle::Commit } else { Settle::Release };
-            let settled = settle(conn, order_id, how, stamp).await?;
-            let reply = match how {
-                Settle::Commit => events::stock_committed(order_id, &settled, stamp.at),
-                Settle::Release => events::stock_released(order_id, &settled, stamp.at),
-            };
-            record_event(conn, &[reply]).await?;
-            Ok(SettleOutcome::Settled(settled))
-        })
+        handing_over(
+            &self.pool,
+            transaction(&mut conn, async |conn| -> Result<SettleOutcome, TxError> {
+                if !first_delivery(conn, delivery).await? {
+                    return Ok(SettleOutcome::AlreadyHandled);
+                }
+                let hold = claim_holds(conn, &[order_id]).await?.remove(&order_id).flatten();
+                let HoldDecision::Settle { status } = order_hold::decide(hold, event) else {
+                    return Ok(SettleOutcome::AlreadyHandled);
+                };
+                set_holds(conn, &[order_id], status).await?;
+                let how = if event == HoldEvent::Commit { Settle::Commit } else { Settle::Release };
+                let settled = settle(conn, order_id, how, stamp).await?;
+                let reply = match how {
+                    Settle::Commit => events::stock_committed(order_id, &settled, stamp.at),
+                    Settle::Release => events::stock_released(order_id, &settled, stamp.at),
+                };
+                record_event(conn, &[reply]).await?;
+                Ok(SettleOutcome::Settled(settled))
+            }),
+        )
         .await
         .map_err(tx_error)
     }

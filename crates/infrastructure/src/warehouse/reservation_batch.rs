@@ -26,7 +26,7 @@ use super::errors::{tx_error, TxError};
 use super::ledger::apply_locked_changes;
 use super::order_stock::{claim_holds, lock_candidates, set_holds};
 use super::rows::InventoryRow;
-use crate::events::{record_event, Delivery};
+use crate::events::{handing_over, record_event, Delivery};
 use crate::group_commit::Batched;
 use crate::pipeline::{transaction, write_with_followers};
 use crate::storage::connect;
@@ -76,65 +76,68 @@ pub(super) async fn reserve_together(
     requests: &[&ReservationRequest],
 ) -> Result<Vec<ReservationOutcome>, RepoError> {
     let mut conn = connect(pool).await?;
-    transaction(&mut conn, async |conn| -> Result<Vec<ReservationOutcome>, TxError> {
-        let orders: Vec<Uuid> = requests.iter().map(|r| r.order_id).collect::<BTreeSet<_>>().into_iter().collect();
-        let products: Vec<Uuid> = requests
-            .iter()
-            .flat_map(|r| r.lines.iter().map(|l| l.product_id))
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect();
-        let events: Vec<Uuid> = requests.iter().filter_map(|r| r.event_id).collect();
-        let claim = async {
-            match handler {
-                Some(handler) if !events.is_empty() => Delivery::claim_all(conn, handler, &events).await,
-                _ => Ok(HashSet::new()),
+    handing_over(
+        pool,
+        transaction(&mut conn, async |conn| -> Result<Vec<ReservationOutcome>, TxError> {
+            let orders: Vec<Uuid> = requests.iter().map(|r| r.order_id).collect::<BTreeSet<_>>().into_iter().collect();
+            let products: Vec<Uuid> = requests
+                .iter()
+                .flat_map(|r| r.lines.iter().map(|l| l.product_id))
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            let events: Vec<Uuid> = requests.iter().filter_map(|r| r.event_id).collect();
+            let claim = async {
+                match handler {
+                    Some(handler) if !events.is_empty() => Delivery::claim_all(conn, handler, &events).await,
+                    _ => Ok(HashSet::new()),
+                }
+            };
+            // The claims, the holds and the candidate records are asked for at once (pipelined, one round
+            // trip) and locked in that order (holds by order id, records by id, so two transactions cannot
+            // deadlock); when the claim or the hold says an order's work is done, its locks go at commit.
+            let (mut claimed, mut holds, rows) =
+                try_join3(claim.err_into(), claim_holds(conn, &orders), lock_candidates(conn, &products).err_into())
+                    .await?;
+            let mut records: Vec<Inventory> = rows.into_iter().map(InventoryRow::into_inventory).collect();
+            let mut batch = Batch::default();
+            for request in requests {
+                let first = match (handler, request.event_id) {
+                    // Taken out once: a second request for the same event finds it handled.
+                    (Some(_), Some(event)) => claimed.remove(&event),
+                    _ => true,
+                };
+                let outcome = if first {
+                    batch.reserve(request, holds.get(&request.order_id).copied().flatten(), &mut records)?
+                } else {
+                    ReservationOutcome::AlreadyHandled
+                };
+                // The hold as this transaction leaves it: a second request for the order (a caller that
+                // did not keep to one per order) finds the decision made, as a later transaction would.
+                match &outcome {
+                    ReservationOutcome::Reserved(_) => {
+                        holds.insert(request.order_id, Some(order_hold::after_planning(true)))
+                    }
+                    ReservationOutcome::Failed(_) => {
+                        holds.insert(request.order_id, Some(order_hold::after_planning(false)))
+                    }
+                    _ => None,
+                };
+                batch.outcomes.push(outcome);
             }
-        };
-        // The claims, the holds and the candidate records are asked for at once (pipelined, one round
-        // trip) and locked in that order (holds by order id, records by id, so two transactions cannot
-        // deadlock); when the claim or the hold says an order's work is done, its locks go at commit.
-        let (mut claimed, mut holds, rows) =
-            try_join3(claim.err_into(), claim_holds(conn, &orders), lock_candidates(conn, &products).err_into())
-                .await?;
-        let mut records: Vec<Inventory> = rows.into_iter().map(InventoryRow::into_inventory).collect();
-        let mut batch = Batch::default();
-        for request in requests {
-            let first = match (handler, request.event_id) {
-                // Taken out once: a second request for the same event finds it handled.
-                (Some(_), Some(event)) => claimed.remove(&event),
-                _ => true,
-            };
-            let outcome = if first {
-                batch.reserve(request, holds.get(&request.order_id).copied().flatten(), &mut records)?
-            } else {
-                ReservationOutcome::AlreadyHandled
-            };
-            // The hold as this transaction leaves it: a second request for the order (a caller that
-            // did not keep to one per order) finds the decision made, as a later transaction would.
-            match &outcome {
-                ReservationOutcome::Reserved(_) => {
-                    holds.insert(request.order_id, Some(order_hold::after_planning(true)))
-                }
-                ReservationOutcome::Failed(_) => {
-                    holds.insert(request.order_id, Some(order_hold::after_planning(false)))
-                }
-                _ => None,
-            };
-            batch.outcomes.push(outcome);
-        }
-        // The quantities, the holds' decisions and the replies go out at once (pipelined).
-        let followers = try_join3(
-            set_holds(conn, &batch.reserved, order_hold::after_planning(true)),
-            set_holds(conn, &batch.failed, order_hold::after_planning(false)),
-            record_event(conn, &batch.replies),
-        );
-        let written = apply_locked_changes(conn, &batch.changes).map_ok(|written| written.then_some(()));
-        write_with_followers(written, followers)
-            .await?
-            .ok_or(TxError::Refused(RepoError::Storage(StorageError::Stale)))?;
-        Ok(batch.outcomes)
-    })
+            // The quantities, the holds' decisions and the replies go out at once (pipelined).
+            let followers = try_join3(
+                set_holds(conn, &batch.reserved, order_hold::after_planning(true)),
+                set_holds(conn, &batch.failed, order_hold::after_planning(false)),
+                record_event(conn, &batch.replies),
+            );
+            let written = apply_locked_changes(conn, &batch.changes).map_ok(|written| written.then_some(()));
+            write_with_followers(written, followers)
+                .await?
+                .ok_or(TxError::Refused(RepoError::Storage(StorageError::Stale)))?;
+            Ok(batch.outcomes)
+        }),
+    )
     .await
     .map_err(tx_error)
 }
