@@ -174,10 +174,10 @@ pub fn build_app(
         .configure(routes::health::configure)
         .configure(routes::operations::configure)
         .service(web::resource("/docs").route(web::get().to(docs_redirect)))
-        .service(
-            SwaggerUi::new("/docs/{_:.*}")
-                .external_url_unchecked("/api/v1/openapi.json", crate::openapi::document().clone()),
-        )
+        // The UI loads the document from its URL; the document is served as text serialized once,
+        // not as a copy of the parsed tree per worker (megabytes each: docs/performance.md).
+        .service(SwaggerUi::new("/docs/{_:.*}").config(utoipa_swagger_ui::Config::from(OPENAPI_PATH)))
+        .service(web::resource(OPENAPI_PATH).route(web::get().to(openapi_json)))
         // One scope per context: the router (and the gate's pattern lookup) compares a context's
         // prefix once instead of matching every other context's routes against the path.
         .service(
@@ -195,6 +195,12 @@ pub fn build_app(
                 .configure(routes::webhooks::configure),
         )
         .default_service(web::to(no_route))
+}
+
+const OPENAPI_PATH: &str = "/api/v1/openapi.json";
+
+async fn openapi_json() -> actix_web::HttpResponse {
+    actix_web::HttpResponse::Ok().content_type("application/json").body(crate::openapi::document_text())
 }
 
 async fn docs_redirect() -> actix_web::HttpResponse {

@@ -95,6 +95,12 @@ pub fn document() -> &'static serde_json::Value {
     &DOCUMENT
 }
 
+/// [`document`] as JSON text, serialized once: what `GET /api/v1/openapi.json` answers.
+pub fn document_text() -> &'static str {
+    static TEXT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| document().to_string());
+    &TEXT
+}
+
 #[cfg(test)]
 mod tests {
     const UPDATE: &str = "INSTA_UPDATE=always cargo test -p api openapi";
