@@ -157,15 +157,7 @@ async fn an_event_the_queue_refuses_goes_back_to_the_relay() {
     write(&pool, std::slice::from_ref(&refused), false).await.expect("write");
 
     // Inserted published (the queue had room), then marked unpublished by a task of its own.
-    let mut state = row_state(&pool, refused.id).await;
-    for _ in 0..100 {
-        if state == Some(RowState { published: false, completed: false }) {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        state = row_state(&pool, refused.id).await;
-    }
-    assert_eq!(state, Some(RowState { published: false, completed: false }));
+    eventually_unpublished(&pool, refused.id).await;
 }
 
 #[actix_web::test]
@@ -215,4 +207,45 @@ async fn a_cancelled_hand_over_hands_nothing_over_and_leaves_no_row() {
     tokio::time::sleep(Duration::from_millis(1_500)).await;
     assert!(queue.offered().is_empty());
     assert_eq!(row_state(&pool, abandoned.id).await, None);
+}
+
+/// Polls until the row of `id` is unpublished (returned to the relay), or fails after 5 s.
+async fn eventually_unpublished(pool: &DbPool, id: Uuid) {
+    for _ in 0..100 {
+        if row_state(pool, id).await == Some(RowState { published: false, completed: false }) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("event {id} was not returned to the relay: {:?}", row_state(pool, id).await);
+}
+
+#[actix_web::test]
+async fn overlapping_transactions_leave_their_events_to_the_relay() {
+    let db = TestDb::new().await;
+    let queue = FakeQueue::new(true, true);
+    let pool = pool_handing_to(&db, &queue).await;
+    let (outer, inner) = (event("test.outer"), event("test.inner"));
+
+    let mut conn = connect(&pool).await.expect("connection");
+    handing_over(
+        &pool,
+        transaction(&mut conn, async |conn: &AsyncPgConnection| -> Result<(), DieselError> {
+            record_event(conn, std::slice::from_ref(&outer)).await?;
+            // A second transaction, on another connection, commits while the first is open: whose
+            // events are whose is no longer known to the hand-over.
+            let mut other = connect(&pool).await.expect("connection");
+            transaction(&mut other, async |other: &AsyncPgConnection| {
+                record_event(other, std::slice::from_ref(&inner)).await
+            })
+            .await
+        }),
+    )
+    .await
+    .expect("both committed");
+
+    assert!(queue.offered().is_empty(), "nothing handed over: {:?}", queue.offered());
+    assert_eq!(row_state(&pool, inner.id).await, Some(RowState { published: false, completed: false }));
+    // The first was recorded as handed over, then returned to the relay once its commit was known.
+    eventually_unpublished(&pool, outer.id).await;
 }

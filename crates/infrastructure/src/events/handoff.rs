@@ -12,8 +12,9 @@
 //! the pool (a durable bus publishes while its rows are locked), when the queue holds the relay's
 //! high-water mark already, or when the work has two transactions open at once. An event that was
 //! inserted published but could not be queued (the queue filled up or closed), or whose commit's
-//! outcome is unknown (`COMMIT` failed, or the work was dropped while it ran), is marked unpublished
-//! again by a task of its own, so the relay delivers it if it exists.
+//! outcome is unknown (`COMMIT` failed, the work was dropped while it ran, or a second transaction
+//! overlapped its own), is marked unpublished again by a task of its own, so the relay delivers it if
+//! it exists.
 
 use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -40,6 +41,9 @@ struct Collected {
     queue: Arc<dyn DirectQueue>,
     /// Transactions open on the work's task (savepoints not counted).
     open: u32,
+    /// A second transaction opened while one was open: which of them a pending event belongs to is
+    /// unknown, so the pending events go back to the relay, which delivers those that committed.
+    overlapped: bool,
     /// Recorded inside the open transaction.
     pending: Vec<EventEnvelope>,
     /// Committed: to hand over when the work ends.
@@ -66,6 +70,7 @@ pub async fn handing_over<F: Future>(pool: &DbPool, work: F) -> F::Output {
     let collected = Arc::new(Mutex::new(Collected {
         queue,
         open: 0,
+        overlapped: false,
         pending: Vec::new(),
         committed: Vec::new(),
         doubtful: Vec::new(),
@@ -100,7 +105,10 @@ pub(crate) enum Ending {
 
 /// A transaction begins on this task (not a savepoint).
 pub(crate) fn opened() {
-    with_collected(|collected| collected.open += 1);
+    with_collected(|collected| {
+        collected.overlapped |= collected.open > 0;
+        collected.open += 1;
+    });
 }
 
 /// The transaction begun by [`opened`] ended.
@@ -109,9 +117,13 @@ pub(crate) fn closed(ending: Ending) {
         collected.open = collected.open.saturating_sub(1);
         let pending = std::mem::take(&mut collected.pending);
         match ending {
+            _ if collected.overlapped => collected.doubtful.extend(pending.iter().map(|e| e.id)),
             Ending::Committed => collected.committed.extend(pending),
             Ending::RolledBack => {}
             Ending::Unknown => collected.doubtful.extend(pending.iter().map(|e| e.id)),
+        }
+        if collected.open == 0 {
+            collected.overlapped = false;
         }
     });
 }
