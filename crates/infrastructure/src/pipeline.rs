@@ -11,7 +11,7 @@ use std::future::Future;
 use diesel::connection::TransactionDepthChange;
 use diesel::result::Error as DieselError;
 use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection, TransactionManager};
-use futures_util::future::join;
+use futures_util::future::{join, join3};
 
 use crate::events::handoff;
 
@@ -43,16 +43,39 @@ where
         return finish(conn, worked).await;
     }
     status.change_transaction_depth(TransactionDepthChange::IncreaseDepth)?;
-    handoff::opened();
+    let primary = handoff::opened();
     let shared: &AsyncPgConnection = conn;
-    let (begun, worked) = join(
+    let (begun, xid, worked) = join3(
         async {
             let mut begin_on = shared;
             begin_on.batch_execute("BEGIN").await
         },
+        // A hand-over's transaction reads its id, sent with the rest: if its `COMMIT`'s answer is
+        // lost, the id tells later whether it landed (`events::handoff`).
+        async {
+            if !primary {
+                return Ok(None);
+            }
+            let mut read_on = shared;
+            diesel_async::RunQueryDsl::get_result::<String>(
+                diesel::select(diesel::dsl::sql::<diesel::sql_types::Text>("pg_current_xact_id()::text")),
+                &mut read_on,
+            )
+            .await
+            .map(|xid| xid.parse::<u64>().ok())
+        },
         work(shared),
     )
     .await;
+    let worked = match xid {
+        Ok(xid) => {
+            if let Some(xid) = xid {
+                handoff::began(xid);
+            }
+            worked
+        }
+        Err(error) => worked.and(Err(error.into())),
+    };
     // An open connection answers `BEGIN` with an error only when it is failing altogether (or when
     // `BEGIN` alone was cancelled, which nothing here does), and then `work`'s statements behind it
     // failed too; the rollback below is sent all the same.
@@ -63,11 +86,14 @@ where
     let work_failed = worked.is_err();
     let finished = finish(conn, worked).await;
     // Tell the hand-over (if `work` runs inside one) how the transaction ended.
-    handoff::closed(match (work_failed, finished.is_ok()) {
-        (true, _) => handoff::Ending::RolledBack,
-        (false, true) => handoff::Ending::Committed,
-        (false, false) => handoff::Ending::Unknown,
-    });
+    handoff::closed(
+        primary,
+        match (work_failed, finished.is_ok()) {
+            (true, _) => handoff::Ending::RolledBack,
+            (false, true) => handoff::Ending::Committed,
+            (false, false) => handoff::Ending::Unknown,
+        },
+    );
     finished
 }
 

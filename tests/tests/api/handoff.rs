@@ -221,7 +221,7 @@ async fn eventually_unpublished(pool: &DbPool, id: Uuid) {
 }
 
 #[actix_web::test]
-async fn overlapping_transactions_leave_their_events_to_the_relay() {
+async fn a_second_transaction_beside_the_first_leaves_its_events_to_the_relay() {
     let db = TestDb::new().await;
     let queue = FakeQueue::new(true, true);
     let pool = pool_handing_to(&db, &queue).await;
@@ -232,8 +232,8 @@ async fn overlapping_transactions_leave_their_events_to_the_relay() {
         &pool,
         transaction(&mut conn, async |conn: &AsyncPgConnection| -> Result<(), DieselError> {
             record_event(conn, std::slice::from_ref(&outer)).await?;
-            // A second transaction, on another connection, commits while the first is open: whose
-            // events are whose is no longer known to the hand-over.
+            // A second transaction, on another connection, commits while the first is open: its
+            // events are not the first's, and only the first's are handed over.
             let mut other = connect(&pool).await.expect("connection");
             transaction(&mut other, async |other: &AsyncPgConnection| {
                 record_event(other, std::slice::from_ref(&inner)).await
@@ -244,8 +244,52 @@ async fn overlapping_transactions_leave_their_events_to_the_relay() {
     .await
     .expect("both committed");
 
-    assert!(queue.offered().is_empty(), "nothing handed over: {:?}", queue.offered());
+    assert_eq!(queue.offered(), vec![outer.id]);
+    assert_eq!(row_state(&pool, outer.id).await, Some(RowState { published: true, completed: false }));
     assert_eq!(row_state(&pool, inner.id).await, Some(RowState { published: false, completed: false }));
-    // The first was recorded as handed over, then returned to the relay once its commit was known.
-    eventually_unpublished(&pool, outer.id).await;
+}
+
+#[actix_web::test]
+async fn an_event_whose_commit_landed_after_the_work_was_dropped_goes_to_the_relay() {
+    let db = TestDb::new().await;
+    let queue = FakeQueue::new(true, true);
+    let pool = pool_handing_to(&db, &queue).await;
+    // This event's COMMIT takes two seconds (a deferred trigger sleeps), so the work can be dropped
+    // while COMMIT runs: the hand-over cannot know yet whether it will land.
+    let mut admin = pool.get().await.expect("connection");
+    diesel::sql_query(
+        "CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS \
+         $$ BEGIN PERFORM pg_sleep(2); RETURN NULL; END $$",
+    )
+    .execute(&mut admin)
+    .await
+    .expect("function");
+    diesel::sql_query(
+        "CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT ON outbox_events DEFERRABLE INITIALLY DEFERRED \
+         FOR EACH ROW WHEN (NEW.name = 'test.slow_commit') EXECUTE FUNCTION slow_commit()",
+    )
+    .execute(&mut admin)
+    .await
+    .expect("trigger");
+    drop(admin);
+    let slow = event("test.slow_commit");
+
+    let mut conn = connect(&pool).await.expect("connection");
+    let work = handing_over(
+        &pool,
+        transaction(&mut conn, async |conn: &AsyncPgConnection| record_event(conn, std::slice::from_ref(&slow)).await),
+    );
+    assert!(tokio::time::timeout(Duration::from_millis(500), work).await.is_err(), "COMMIT was still running");
+    drop(conn);
+
+    // The commit lands about 1.5 s later; the hand-over waits for the transaction's end, then
+    // returns the event to the relay. Nothing was handed over from memory.
+    for _ in 0..100 {
+        if row_state(&pool, slow.id).await == Some(RowState { published: false, completed: false }) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(row_state(&pool, slow.id).await, Some(RowState { published: false, completed: false }));
+    assert!(queue.offered().is_empty(), "{:?}", queue.offered());
 }

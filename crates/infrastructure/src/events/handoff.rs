@@ -10,11 +10,11 @@
 //!
 //! An event goes the relay's way instead (inserted unpublished) when no bus queue is registered on
 //! the pool (a durable bus publishes while its rows are locked), when the queue holds the relay's
-//! high-water mark already, or when the work has two transactions open at once. An event that was
-//! inserted published but could not be queued (the queue filled up or closed), or whose commit's
-//! outcome is unknown (`COMMIT` failed, the work was dropped while it ran, or a second transaction
-//! overlapped its own), is marked unpublished again by a task of its own, so the relay delivers it if
-//! it exists.
+//! high-water mark already, or when it is recorded by a second transaction the work opened beside
+//! its first. An event that was inserted published but could not be queued (the queue filled up or
+//! closed) is marked unpublished again by a task of its own, so the relay delivers it; one whose
+//! commit's outcome is unknown (`COMMIT` failed, or the work was dropped while it ran) too, once the
+//! transaction's id (read inside it) says it committed. Those tasks try until the database answers.
 
 use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -41,15 +41,17 @@ struct Collected {
     queue: Arc<dyn DirectQueue>,
     /// Transactions open on the work's task (savepoints not counted).
     open: u32,
-    /// A second transaction opened while one was open: which of them a pending event belongs to is
-    /// unknown, so the pending events go back to the relay, which delivers those that committed.
-    overlapped: bool,
-    /// Recorded inside the open transaction.
+    /// The transaction that opened when none was: only its events are handed over (a second one
+    /// opened beside it leaves its events to the relay, since whose event is whose is not known).
+    primary_open: bool,
+    /// The primary transaction's id (`pg_current_xact_id`), once its answer came back.
+    primary_xid: Option<u64>,
+    /// Recorded inside the primary transaction.
     pending: Vec<EventEnvelope>,
     /// Committed: to hand over when the work ends.
     committed: Vec<EventEnvelope>,
-    /// Their commit may or may not have landed.
-    doubtful: Vec<Uuid>,
+    /// Their commit may or may not have landed: the transaction's id tells, once it has ended.
+    doubtful: Vec<(Option<u64>, Vec<Uuid>)>,
 }
 
 tokio::task_local! {
@@ -70,7 +72,8 @@ pub async fn handing_over<F: Future>(pool: &DbPool, work: F) -> F::Output {
     let collected = Arc::new(Mutex::new(Collected {
         queue,
         open: 0,
-        overlapped: false,
+        primary_open: false,
+        primary_xid: None,
         pending: Vec::new(),
         committed: Vec::new(),
         doubtful: Vec::new(),
@@ -86,7 +89,7 @@ pub async fn handing_over<F: Future>(pool: &DbPool, work: F) -> F::Output {
 /// after the commit (then they are inserted published).
 pub(crate) fn will_hand_over(events: &[EventEnvelope]) -> bool {
     with_collected(|collected| {
-        let takes = collected.open == 1 && collected.queue.has_room();
+        let takes = collected.open == 1 && collected.primary_open && collected.queue.has_room();
         if takes {
             collected.pending.extend_from_slice(events);
         }
@@ -103,27 +106,41 @@ pub(crate) enum Ending {
     Unknown,
 }
 
-/// A transaction begins on this task (not a savepoint).
-pub(crate) fn opened() {
+/// A transaction begins on this task (not a savepoint). Whether it is a hand-over's primary
+/// transaction, which must report its id ([`began`]) and its end ([`closed`]) as such.
+pub(crate) fn opened() -> bool {
     with_collected(|collected| {
-        collected.overlapped |= collected.open > 0;
         collected.open += 1;
-    });
+        let primary = collected.open == 1;
+        if primary {
+            collected.primary_open = true;
+            collected.primary_xid = None;
+        }
+        primary
+    })
+    .unwrap_or(false)
+}
+
+/// The primary transaction's id, read inside it.
+pub(crate) fn began(xid: u64) {
+    with_collected(|collected| collected.primary_xid = Some(xid));
 }
 
 /// The transaction begun by [`opened`] ended.
-pub(crate) fn closed(ending: Ending) {
+pub(crate) fn closed(primary: bool, ending: Ending) {
     with_collected(|collected| {
         collected.open = collected.open.saturating_sub(1);
+        if !primary {
+            return;
+        }
+        collected.primary_open = false;
         let pending = std::mem::take(&mut collected.pending);
         match ending {
-            _ if collected.overlapped => collected.doubtful.extend(pending.iter().map(|e| e.id)),
             Ending::Committed => collected.committed.extend(pending),
             Ending::RolledBack => {}
-            Ending::Unknown => collected.doubtful.extend(pending.iter().map(|e| e.id)),
-        }
-        if collected.open == 0 {
-            collected.overlapped = false;
+            Ending::Unknown => {
+                collected.doubtful.push((collected.primary_xid, pending.iter().map(|e| e.id).collect()));
+            }
         }
     });
 }
@@ -149,36 +166,77 @@ impl Drop for Leftovers {
     fn drop(&mut self) {
         let mut collected = self.collected.lock().unwrap_or_else(PoisonError::into_inner);
         let committed = std::mem::take(&mut collected.committed);
-        let mut back: Vec<Uuid> = std::mem::take(&mut collected.doubtful);
-        // Recorded in a transaction that had not ended: cancelled, perhaps while `COMMIT` ran.
-        back.extend(collected.pending.drain(..).map(|e| e.id));
-        let doubtful = !back.is_empty();
+        let mut doubtful = std::mem::take(&mut collected.doubtful);
+        // Recorded in a primary transaction that had not ended: cancelled, perhaps while `COMMIT` ran.
+        if !collected.pending.is_empty() {
+            let ids = collected.pending.drain(..).map(|e| e.id).collect();
+            doubtful.push((collected.primary_xid, ids));
+        }
+        let mut refused = Vec::new();
         for event in committed {
             if let Err(event) = collected.queue.offer(event) {
-                back.push(event.id);
+                refused.push(event.id);
             }
         }
-        if back.is_empty() {
+        // Without its id the transaction never sent `COMMIT` (the id is read before it): nothing landed.
+        let doubtful: Vec<(u64, Vec<Uuid>)> =
+            doubtful.into_iter().filter_map(|(xid, ids)| xid.map(|xid| (xid, ids))).collect();
+        if refused.is_empty() && doubtful.is_empty() {
             return;
         }
         let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
         let pool = self.pool.clone();
         runtime.spawn(async move {
-            // A commit whose answer was lost lands within moments, if at all: look once it has.
-            if doubtful {
-                tokio::time::sleep(Duration::from_secs(1)).await;
+            if !refused.is_empty() {
+                return_to_relay(&pool, &refused).await;
             }
-            return_to_relay(&pool, &back).await;
+            for (xid, ids) in doubtful {
+                if committed_in_the_end(&pool, xid).await {
+                    return_to_relay(&pool, &ids).await;
+                }
+            }
         });
     }
 }
 
-/// Marks `ids` unpublished (those that exist and are not done), so the relay delivers them. Tried a
-/// few times: the database may be what failed. What is still marked after that waits for the next
-/// start-up, which hands every incomplete event over again.
+/// The longest wait between two tries of a return to the relay: the database may be what failed.
+const MAX_RETRY_DELAY: Duration = Duration::from_secs(30);
+
+/// Waits until transaction `xid` has ended; whether it committed. PostgreSQL keeps the answer
+/// (`pg_xact_status`) until the id is frozen away, long after any wait here; an answer it no longer
+/// has counts as committed (marking rows that do not exist changes nothing).
+async fn committed_in_the_end(pool: &DbPool, xid: u64) -> bool {
+    #[derive(QueryableByName)]
+    struct Status {
+        #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Text>)]
+        status: Option<String>,
+    }
+    let mut delay = Duration::from_millis(200);
+    loop {
+        let status = async {
+            let mut conn = pool.get().await?;
+            diesel::sql_query("SELECT pg_xact_status($1::text::xid8) AS status")
+                .bind::<diesel::sql_types::Text, _>(xid.to_string())
+                .get_result::<Status>(&mut conn)
+                .await
+                .map_err(crate::DbError::from)
+        };
+        match status.await.map(|s| s.status) {
+            Ok(Some(status)) if status == "aborted" => return false,
+            Ok(Some(status)) if status == "in progress" => {}
+            Ok(_) => return true,
+            Err(error) => tracing::warn!(%error, "could not learn how a transaction with handed-over events ended"),
+        }
+        tokio::time::sleep(delay).await;
+        delay = (delay * 2).min(MAX_RETRY_DELAY);
+    }
+}
+
+/// Marks `ids` unpublished (those that are not done), so the relay delivers them; tried until the
+/// database answers.
 async fn return_to_relay(pool: &DbPool, ids: &[Uuid]) {
-    let mut delay = Duration::from_millis(500);
-    for _ in 0..6 {
+    let mut delay = Duration::from_millis(200);
+    loop {
         let returned = async {
             let mut conn = pool.get().await?;
             diesel::update(outbox_events::table.filter(outbox_events::id.eq_any(ids)))
@@ -193,6 +251,6 @@ async fn return_to_relay(pool: &DbPool, ids: &[Uuid]) {
             Err(error) => tracing::warn!(count = ids.len(), %error, "could not return events to the outbox relay"),
         }
         tokio::time::sleep(delay).await;
-        delay *= 2;
+        delay = (delay * 2).min(MAX_RETRY_DELAY);
     }
 }
