@@ -57,12 +57,12 @@ where
                 return Ok(None);
             }
             let mut read_on = shared;
-            diesel_async::RunQueryDsl::get_result::<String>(
-                diesel::select(diesel::dsl::sql::<diesel::sql_types::Text>("pg_current_xact_id()::text")),
+            diesel_async::RunQueryDsl::get_result::<i64>(
+                diesel::select(diesel::dsl::sql::<diesel::sql_types::BigInt>("pg_current_xact_id()::text::bigint")),
                 &mut read_on,
             )
             .await
-            .map(|xid| xid.parse::<u64>().ok())
+            .map(Some)
         },
         work(shared),
     )

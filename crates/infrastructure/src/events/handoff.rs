@@ -25,7 +25,6 @@ use diesel_async::RunQueryDsl;
 use shared_kernel::EventEnvelope;
 use uuid::Uuid;
 
-use crate::schema::outbox_events;
 use crate::DbPool;
 
 /// The queue of a bus that takes events from memory: the in-process bus's.
@@ -45,13 +44,13 @@ struct Collected {
     /// opened beside it leaves its events to the relay, since whose event is whose is not known).
     primary_open: bool,
     /// The primary transaction's id (`pg_current_xact_id`), once its answer came back.
-    primary_xid: Option<u64>,
+    primary_xid: Option<i64>,
     /// Recorded inside the primary transaction.
     pending: Vec<EventEnvelope>,
     /// Committed: to hand over when the work ends.
     committed: Vec<EventEnvelope>,
     /// Their commit may or may not have landed: the transaction's id tells, once it has ended.
-    doubtful: Vec<(Option<u64>, Vec<Uuid>)>,
+    doubtful: Vec<(Option<i64>, Vec<Uuid>)>,
 }
 
 tokio::task_local! {
@@ -122,7 +121,7 @@ pub(crate) fn opened() -> bool {
 }
 
 /// The primary transaction's id, read inside it.
-pub(crate) fn began(xid: u64) {
+pub(crate) fn began(xid: i64) {
     with_collected(|collected| collected.primary_xid = Some(xid));
 }
 
@@ -179,7 +178,7 @@ impl Drop for Leftovers {
             }
         }
         // Without its id the transaction never sent `COMMIT` (the id is read before it): nothing landed.
-        let doubtful: Vec<(u64, Vec<Uuid>)> =
+        let doubtful: Vec<(i64, Vec<Uuid>)> =
             doubtful.into_iter().filter_map(|(xid, ids)| xid.map(|xid| (xid, ids))).collect();
         if refused.is_empty() && doubtful.is_empty() {
             return;
@@ -199,58 +198,56 @@ impl Drop for Leftovers {
     }
 }
 
-/// The longest wait between two tries of a return to the relay: the database may be what failed.
+/// The longest wait between two tries of a step below: the database may be what failed.
 const MAX_RETRY_DELAY: Duration = Duration::from_secs(30);
 
-/// Waits until transaction `xid` has ended; whether it committed. PostgreSQL keeps the answer
-/// (`pg_xact_status`) until the id is frozen away, long after any wait here; an answer it no longer
-/// has counts as committed (marking rows that do not exist changes nothing).
-async fn committed_in_the_end(pool: &DbPool, xid: u64) -> bool {
-    #[derive(QueryableByName)]
-    struct Status {
-        #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Text>)]
-        status: Option<String>,
-    }
+/// Runs `step` until it answers (`Ok(None)`: not yet, ask again), backing off between tries.
+async fn until_answered<T, Step: Future<Output = Result<Option<T>, crate::DbError>>>(
+    what: &str,
+    mut step: impl FnMut() -> Step,
+) -> T {
     let mut delay = Duration::from_millis(200);
     loop {
-        let status = async {
-            let mut conn = pool.get().await?;
-            diesel::sql_query("SELECT pg_xact_status($1::text::xid8) AS status")
-                .bind::<diesel::sql_types::Text, _>(xid.to_string())
-                .get_result::<Status>(&mut conn)
-                .await
-                .map_err(crate::DbError::from)
-        };
-        match status.await.map(|s| s.status) {
-            Ok(Some(status)) if status == "aborted" => return false,
-            Ok(Some(status)) if status == "in progress" => {}
-            Ok(_) => return true,
-            Err(error) => tracing::warn!(%error, "could not learn how a transaction with handed-over events ended"),
+        match step().await {
+            Ok(Some(answer)) => return answer,
+            Ok(None) => {}
+            Err(error) => tracing::warn!(%error, "could not {what}; trying again"),
         }
         tokio::time::sleep(delay).await;
         delay = (delay * 2).min(MAX_RETRY_DELAY);
     }
 }
 
-/// Marks `ids` unpublished (those that are not done), so the relay delivers them; tried until the
-/// database answers.
-async fn return_to_relay(pool: &DbPool, ids: &[Uuid]) {
-    let mut delay = Duration::from_millis(200);
-    loop {
-        let returned = async {
-            let mut conn = pool.get().await?;
-            diesel::update(outbox_events::table.filter(outbox_events::id.eq_any(ids)))
-                .filter(outbox_events::completed_at.is_null())
-                .set(outbox_events::published_at.eq(None::<time::OffsetDateTime>))
-                .execute(&mut conn)
-                .await
-                .map_err(crate::DbError::from)
-        };
-        match returned.await {
-            Ok(_) => return,
-            Err(error) => tracing::warn!(count = ids.len(), %error, "could not return events to the outbox relay"),
-        }
-        tokio::time::sleep(delay).await;
-        delay = (delay * 2).min(MAX_RETRY_DELAY);
+/// Waits until transaction `xid` has ended; whether it committed. PostgreSQL keeps the answer
+/// (`pg_xact_status`) until the id is frozen away, long after any wait here; an answer it no longer
+/// has counts as committed (marking rows that do not exist changes nothing).
+async fn committed_in_the_end(pool: &DbPool, xid: i64) -> bool {
+    #[derive(QueryableByName)]
+    struct Status {
+        #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Text>)]
+        status: Option<String>,
     }
+    until_answered("learn how a transaction with handed-over events ended", || async {
+        let mut conn = pool.get().await?;
+        let found: Status = diesel::sql_query("SELECT pg_xact_status($1::text::xid8) AS status")
+            .bind::<diesel::sql_types::BigInt, _>(xid)
+            .get_result(&mut conn)
+            .await?;
+        Ok(match found.status.as_deref() {
+            Some("in progress") => None,
+            Some("aborted") => Some(false),
+            _ => Some(true),
+        })
+    })
+    .await
+}
+
+/// Marks `ids` unpublished (those that are not done), so the relay delivers them.
+async fn return_to_relay(pool: &DbPool, ids: &[Uuid]) {
+    until_answered("return events to the outbox relay", || async {
+        let conn = pool.get().await?;
+        super::relay::unpublish(&conn, ids).await?;
+        Ok(Some(()))
+    })
+    .await;
 }

@@ -155,11 +155,7 @@ impl OutboxRelay {
         let sent = publish_in_order(self.bus.as_ref(), rows).await;
         if sent.len() < claimed.len() {
             let unsent = &claimed[sent.len()..];
-            let unclaim = Prepared(
-                diesel::update(outbox_events::table.filter(outbox_events::id.eq_any(unsent)))
-                    .set(outbox_events::published_at.eq(None::<time::OffsetDateTime>)),
-            );
-            bookkeeping(&mut conn, async |mut conn: &AsyncPgConnection| unclaim.execute(&mut conn).await).await?;
+            bookkeeping(&mut conn, async |conn: &AsyncPgConnection| unpublish(conn, unsent).await).await?;
         }
         Ok(sent.len())
     }
@@ -205,6 +201,17 @@ impl OutboxRelay {
             }
         })
     }
+}
+
+/// Marks the events `ids` that are not done unpublished again, for the relay to deliver.
+pub(crate) async fn unpublish(mut conn: &AsyncPgConnection, ids: &[Uuid]) -> QueryResult<usize> {
+    Prepared(
+        diesel::update(outbox_events::table.filter(outbox_events::id.eq_any(ids)))
+            .filter(outbox_events::completed_at.is_null())
+            .set(outbox_events::published_at.eq(None::<time::OffsetDateTime>)),
+    )
+    .execute(&mut conn)
+    .await
 }
 
 /// Publishes in order and stops at the first refusal, so a later event never
