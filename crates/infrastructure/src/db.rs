@@ -194,15 +194,25 @@ pub async fn ping(pool: &DbPool) -> Result<(), DbError> {
     Ok(())
 }
 
+/// `text` with LIKE's wildcards (and its escape character) taken literally.
+pub fn escape_like(text: &str) -> String {
+    text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")
+}
+
 /// `%text%` for LIKE/ILIKE, with the wildcards in `text` taken literally.
 pub fn contains_pattern(text: &str) -> String {
-    let escaped = text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
-    format!("%{escaped}%")
+    format!("%{}%", escape_like(text))
 }
 
 diesel::define_sql_function! {
     /// SQL `lower()`, for the case-insensitive look-ups behind the `lower(…)` indexes.
     fn lower(text: diesel::sql_types::Text) -> diesel::sql_types::Text;
+}
+
+diesel::define_sql_function! {
+    /// SQL `strpos()`: where `needle` first occurs in `text` (1-based), 0 when it does not. No index
+    /// serves it, which is what a clause that must only be checked, never searched by, wants.
+    fn strpos(text: diesel::sql_types::Text, needle: diesel::sql_types::Text) -> diesel::sql_types::Integer;
 }
 
 /// The same, lower-cased, for LIKE against a lower-cased column.

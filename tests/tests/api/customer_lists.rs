@@ -80,6 +80,11 @@ async fn filters_search_sort_and_pages() {
         ("ALI", vec!["Alice"]),
         ("5552671", vec!["Alice"]),
         ("CAROL@LIST", vec!["Carol"]),
+        // With an `@` the index is asked for the part before it; the whole text still decides.
+        ("e@list.t", vec!["Alice"]),
+        ("alice@other", vec![]),
+        ("@LIST.test", vec!["Dan_100%", "Carol", "Bob", "Alice"]),
+        ("bob@list.test@", vec![]),
         ("_100%", vec!["Dan_100%"]),
         ("%", vec!["Dan_100%"]),
     ] {

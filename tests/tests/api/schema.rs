@@ -1145,6 +1145,8 @@ mod partial_customer_indexes {
             ("assigned_to = '00000000-0000-0000-0000-000000000001'", "customers_assigned_idx"),
             // The search's phone arm (the search ORs it with name and email, each arm its own index).
             ("phone LIKE '%5550%'", "customers_phone_trgm_idx"),
+            // The email arm of a search with an `@`: the part before it searched, the whole checked.
+            ("email LIKE '%c77@%' AND strpos(email, 'c77@example') > 0", "customers_email_trgm_idx"),
             // The "company" type filter, and a company's customers (migration 000017).
             ("company_id IS NOT NULL", "customers_company_idx"),
             ("company_id = '00000000-0000-0000-0000-000000000001'", "customers_company_idx"),
