@@ -104,6 +104,82 @@ impl DirectQueue for BusQueue {
     }
 }
 
+/// How many queued deliveries the dispatcher takes at once: enough to fill a few batching workers.
+const DISPATCH_ROUND: usize = 256;
+
+/// The most events of one name a worker hands a handler that does them together
+/// ([`EventHandler::done_together`]): its batches' size (`group_commit::Batched::MAX_BATCH`).
+pub const EVENTS_PER_WORKER: usize = 64;
+
+/// What the dispatcher hands deliveries out with.
+struct Dispatch {
+    handlers: Vec<Arc<dyn EventHandler>>,
+    workers: Arc<Semaphore>,
+    policy: RetryPolicy,
+    observer: Arc<dyn DeliveryObserver>,
+    depth: Arc<AtomicI64>,
+}
+
+/// One event on its way to the handlers that want it; `remaining` counts those still working on it.
+#[derive(Clone)]
+struct InFlight {
+    event: Arc<EventEnvelope>,
+    remaining: Arc<AtomicUsize>,
+}
+
+impl Dispatch {
+    /// Hands `deliveries` to their handlers, a worker each, or a worker for up to
+    /// [`EVENTS_PER_WORKER`] events of one name that a handler does together: a worker is one call of a
+    /// handler's work, and a batching handler's work is a batch (a worker per event would cap its
+    /// batches at the pool's size, shared with every other handler). `false` once the pool is closed.
+    async fn hand_out(&self, deliveries: Vec<Delivery>) -> bool {
+        let mut per_handler: Vec<Vec<InFlight>> = vec![Vec::new(); self.handlers.len()];
+        for delivery in deliveries {
+            let chosen: Vec<usize> = (0..self.handlers.len())
+                .filter(|&at| match &delivery.target {
+                    Some(target) => self.handlers[at].name() == target,
+                    None => self.handlers[at].handles(&delivery.event.name),
+                })
+                .collect();
+            if chosen.is_empty() {
+                self.depth.fetch_sub(1, Ordering::Relaxed);
+                self.observer.completed(delivery.event.id).await;
+                continue;
+            }
+            let in_flight =
+                InFlight { event: Arc::new(delivery.event), remaining: Arc::new(AtomicUsize::new(chosen.len())) };
+            for at in chosen {
+                per_handler[at].push(in_flight.clone());
+            }
+        }
+        for (handler, events) in self.handlers.iter().zip(per_handler) {
+            let (together, alone): (Vec<InFlight>, Vec<InFlight>) =
+                events.into_iter().partition(|e| handler.done_together(&e.event.name));
+            let groups =
+                together.chunks(EVENTS_PER_WORKER).map(<[InFlight]>::to_vec).chain(alone.into_iter().map(|e| vec![e]));
+            for group in groups {
+                let Ok(permit) = self.workers.clone().acquire_owned().await else {
+                    return false;
+                };
+                let (handler, policy, observer, depth) =
+                    (handler.clone(), self.policy.clone(), self.observer.clone(), self.depth.clone());
+                tokio::spawn(async move {
+                    futures_util::future::join_all(group.iter().map(|in_flight| async {
+                        deliver(&handler, &in_flight.event, &policy, &observer).await;
+                        if in_flight.remaining.fetch_sub(1, Ordering::AcqRel) == 1 {
+                            depth.fetch_sub(1, Ordering::Relaxed);
+                            observer.completed(in_flight.event.id).await;
+                        }
+                    }))
+                    .await;
+                    drop(permit);
+                });
+            }
+        }
+        true
+    }
+}
+
 #[async_trait]
 impl EventBus for InProcessBus {
     fn subscribe(&self, handler: Arc<dyn EventHandler>) {
@@ -118,41 +194,18 @@ impl EventBus for InProcessBus {
             return Ok(()); // already started
         };
         let handlers: Vec<Arc<dyn EventHandler>> = self.handlers.read().map(|h| h.clone()).unwrap_or_default();
-        let workers = self.workers.clone();
-        let policy = self.policy.clone();
-        let observer = self.observer.clone();
-        let depth = self.depth.clone();
+        let dispatch = Dispatch {
+            handlers,
+            workers: self.workers.clone(),
+            policy: self.policy.clone(),
+            observer: self.observer.clone(),
+            depth: self.depth.clone(),
+        };
         let dispatcher = tokio::spawn(async move {
-            while let Some(delivery) = receiver.recv().await {
-                let chosen: Vec<Arc<dyn EventHandler>> = handlers
-                    .iter()
-                    .filter(|h| match &delivery.target {
-                        Some(target) => h.name() == target,
-                        None => h.handles(&delivery.event.name),
-                    })
-                    .cloned()
-                    .collect();
-                if chosen.is_empty() {
-                    depth.fetch_sub(1, Ordering::Relaxed);
-                    observer.completed(delivery.event.id).await;
-                    continue;
-                }
-                let event = Arc::new(delivery.event);
-                let remaining = Arc::new(AtomicUsize::new(chosen.len()));
-                for handler in chosen {
-                    let Ok(permit) = workers.clone().acquire_owned().await else {
-                        return;
-                    };
-                    let (event, remaining, policy, observer, depth) =
-                        (event.clone(), remaining.clone(), policy.clone(), observer.clone(), depth.clone());
-                    tokio::spawn(async move {
-                        deliver(&handler, &event, &policy, &observer).await;
-                        if remaining.fetch_sub(1, Ordering::AcqRel) == 1 {
-                            depth.fetch_sub(1, Ordering::Relaxed);
-                            observer.completed(event.id).await;
-                        }
-                        drop(permit);
-                    });
+            let mut round = Vec::with_capacity(DISPATCH_ROUND);
+            while receiver.recv_many(&mut round, DISPATCH_ROUND).await > 0 {
+                if !dispatch.hand_out(std::mem::take(&mut round)).await {
+                    return;
                 }
             }
         });
@@ -200,5 +253,125 @@ impl EventBus for InProcessBus {
         if tokio::time::timeout(Duration::from_secs(30), self.workers.acquire_many(all)).await.is_err() {
             tracing::warn!("in-process bus: deliveries still running after 30 s; giving up");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shared_kernel::ports::HandlerError;
+    use tokio::sync::{Barrier, Notify};
+    use uuid::Uuid;
+
+    /// Counts completed events and wakes whoever waits for them.
+    #[derive(Default)]
+    struct Completions {
+        count: AtomicUsize,
+        changed: Notify,
+    }
+
+    #[async_trait]
+    impl DeliveryObserver for Completions {
+        async fn dead_letter(&self, _event: &EventEnvelope, _handler: &str, _error: &str, _attempts: u32) {}
+        async fn completed(&self, _event_id: Uuid) {
+            self.count.fetch_add(1, Ordering::SeqCst);
+            self.changed.notify_waiters();
+        }
+    }
+
+    impl Completions {
+        async fn wait_for(&self, count: usize) {
+            loop {
+                let changed = self.changed.notified();
+                if self.count.load(Ordering::SeqCst) >= count {
+                    return;
+                }
+                changed.await;
+            }
+        }
+    }
+
+    /// Passes `batch.*` events only when `together` of them are in `handle` at once (a barrier), and
+    /// records how many calls overlapped at most.
+    struct Overlapping {
+        together: bool,
+        barrier: Barrier,
+        running: AtomicUsize,
+        most: AtomicUsize,
+    }
+
+    #[async_trait]
+    impl EventHandler for Overlapping {
+        fn name(&self) -> &'static str {
+            "test.overlapping"
+        }
+        fn handles(&self, event_name: &str) -> bool {
+            event_name.starts_with("batch.")
+        }
+        fn done_together(&self, event_name: &str) -> bool {
+            self.together && event_name == "batch.together"
+        }
+        async fn handle(&self, event: &EventEnvelope) -> Result<(), HandlerError> {
+            let now = self.running.fetch_add(1, Ordering::SeqCst) + 1;
+            self.most.fetch_max(now, Ordering::SeqCst);
+            if event.name == "batch.together" {
+                self.barrier.wait().await;
+            } else {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            self.running.fetch_sub(1, Ordering::SeqCst);
+            Ok(())
+        }
+    }
+
+    async fn run(handler: Arc<Overlapping>, names: &[&str]) -> Arc<Completions> {
+        let completions = Arc::new(Completions::default());
+        let observer: Arc<dyn DeliveryObserver> = completions.clone();
+        let bus = InProcessBus::new(1, 100, RetryPolicy::default(), observer);
+        bus.subscribe(handler);
+        // Queued before the start, so the dispatcher finds them together.
+        for name in names {
+            bus.publish(&EventEnvelope::new(*name, Uuid::nil(), serde_json::json!({}))).await.expect("queued");
+        }
+        bus.start().await.expect("started");
+        completions.wait_for(names.len()).await;
+        bus.shutdown().await;
+        completions
+    }
+
+    #[tokio::test]
+    async fn one_worker_hands_a_batching_handler_many_events_at_once() {
+        let handler = Arc::new(Overlapping {
+            together: true,
+            barrier: Barrier::new(5),
+            running: AtomicUsize::new(0),
+            most: AtomicUsize::new(0),
+        });
+        // With a worker per event, the one worker would hold the first event at the barrier for ever.
+        let completions = tokio::time::timeout(Duration::from_secs(30), run(handler.clone(), &["batch.together"; 5]))
+            .await
+            .expect("five events in one worker's batch");
+        assert_eq!(completions.count.load(Ordering::SeqCst), 5);
+        assert_eq!(handler.most.load(Ordering::SeqCst), 5);
+    }
+
+    #[tokio::test]
+    async fn events_not_done_together_take_a_worker_each() {
+        let handler = Arc::new(Overlapping {
+            together: true,
+            barrier: Barrier::new(1),
+            running: AtomicUsize::new(0),
+            most: AtomicUsize::new(0),
+        });
+        run(handler.clone(), &["batch.alone"; 4]).await;
+        assert_eq!(handler.most.load(Ordering::SeqCst), 1, "one worker: one call at a time");
+        let handler = Arc::new(Overlapping {
+            together: false,
+            barrier: Barrier::new(1),
+            running: AtomicUsize::new(0),
+            most: AtomicUsize::new(0),
+        });
+        run(handler.clone(), &["batch.together"; 4]).await;
+        assert_eq!(handler.most.load(Ordering::SeqCst), 1, "a handler that does not batch: one at a time");
     }
 }

@@ -72,6 +72,11 @@ impl EventHandler for WarehouseRepliesHandler {
         REPLIES.contains(&event_name)
     }
 
+    /// Every reply goes through the replies' group commit.
+    fn done_together(&self, event_name: &str) -> bool {
+        self.handles(event_name)
+    }
+
     async fn handle(&self, event: &EventEnvelope) -> Result<(), HandlerError> {
         let Some(reply) = WarehouseReply::from_event(event) else {
             return Ok(());

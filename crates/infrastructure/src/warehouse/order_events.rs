@@ -40,6 +40,11 @@ impl EventHandler for OrderEventsHandler {
         matches!(event_name, ORDER_CONFIRMED | ORDER_CANCELLED | ORDER_FULFILLED)
     }
 
+    /// Confirmations go through the reservations' group commit.
+    fn done_together(&self, event_name: &str) -> bool {
+        event_name == ORDER_CONFIRMED
+    }
+
     async fn handle(&self, event: &EventEnvelope) -> Result<(), HandlerError> {
         let data: OrderEventData = event.payload().map_err(|e| HandlerError::new(e.to_string()))?;
         // The system acts here, not a user.

@@ -73,6 +73,11 @@ impl EventHandler for WebhookFanOut {
         true
     }
 
+    /// Every event goes through the fan-out's group commit.
+    fn done_together(&self, _event_name: &str) -> bool {
+        true
+    }
+
     async fn handle(&self, event: &EventEnvelope) -> Result<(), HandlerError> {
         self.batches.submit(event.clone()).await.map_err(|e| HandlerError::new(e.to_string()))
     }

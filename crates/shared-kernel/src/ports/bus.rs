@@ -35,6 +35,12 @@ pub trait EventHandler: Send + Sync {
     /// Whether this handler wants events with this name.
     fn handles(&self, event_name: &str) -> bool;
     async fn handle(&self, event: &EventEnvelope) -> Result<(), HandlerError>;
+    /// Whether concurrent events with this name are done several to a transaction (the handler
+    /// gathers the calls that overlap): a bus worker may then hand it a batch of them at once, as
+    /// concurrent calls of `handle`, instead of taking a worker per event.
+    fn done_together(&self, _event_name: &str) -> bool {
+        false
+    }
 }
 
 #[async_trait]
