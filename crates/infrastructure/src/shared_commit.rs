@@ -50,6 +50,15 @@ pub trait TransactionWrite: Send + Sync + 'static {
     /// Sends the statements on `conn` (pipelined: do not wait between them needlessly). Any error
     /// rolls back the whole transaction; a condition that missed answers `RollbackTransaction`.
     async fn write(&self, conn: &AsyncPgConnection) -> Result<Self::Written, DieselError>;
+    /// Sends the statements of `writes`, in this order, as [`write`](Self::write) would for each (one
+    /// outcome per write). The default sends each write's own, pipelined; a kind whose rows can go
+    /// several to a statement overrides it, and pays a statement's fixed cost once for the batch.
+    async fn write_together(writes: &[&Self], conn: &AsyncPgConnection) -> Result<Vec<Self::Written>, DieselError>
+    where
+        Self: Sized,
+    {
+        futures_util::future::try_join_all(writes.iter().map(|write| write.write(conn))).await
+    }
 }
 
 /// Why a write failed: a statement (mapped by the caller's context, which knows its constraints),
@@ -198,7 +207,8 @@ impl<W: TransactionWrite> Batched for Transactions<W> {
                         Ok(())
                     }
                 };
-                let writes = futures_util::future::try_join_all(in_key_order.iter().map(|&at| writes[at].write(conn)));
+                let ordered: Vec<&W> = in_key_order.iter().map(|&at| writes[at]).collect();
+                let writes = W::write_together(&ordered, conn);
                 let ((), written) =
                     futures_util::future::try_join(limit_lock_waits, writes).await.map_err(Phase::Statements)?;
                 Ok(written)

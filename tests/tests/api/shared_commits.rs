@@ -34,14 +34,43 @@ async fn count(t: &TestApp, sql: &str) -> i64 {
 async fn creations_arriving_together_share_one_commit_and_each_is_written_whole() {
     let t = TestApp::start().await;
     let repository = PgCustomerRepository::new(t.state.pool.clone());
-    let created: Vec<_> = (0..20).map(|n| new_customer(&format!("together-{n}@example.com"))).collect();
+    // Every other one with the optional fields and another status: the batch's rows (one insert per
+    // table for all twenty) are written NULL where nothing was given, and each answer is its own row.
+    let created: Vec<_> = (0..20)
+        .map(|n| {
+            let mut input = NewCustomer {
+                name: format!("Buyer {n}"),
+                email: format!("together-{n}@example.com"),
+                ..NewCustomer::default()
+            };
+            if n % 2 == 1 {
+                input.phone = Some(format!("+1555000{n:04}"));
+                input.source = Some("referral".to_owned());
+                input.tags = vec![format!("t{n}")];
+                input.status = Some(crm_domain::CustomerStatus::Prospect);
+            }
+            Customer::new(input, OffsetDateTime::now_utc()).expect("a valid customer")
+        })
+        .collect();
     let saved = join_all(created.iter().map(|c| repository.create(c))).await;
     for (answer, asked) in saved.iter().zip(&created) {
         let customer = answer.as_ref().expect("created");
-        assert_eq!(customer.id, asked.customer.id);
+        let asked = &asked.customer;
+        assert_eq!(customer.id, asked.id);
+        assert_eq!(
+            (&customer.email, &customer.phone, &customer.source, &customer.tags, customer.status),
+            (&asked.email, &asked.phone, &asked.source, &asked.tags, asked.status),
+            "the row as asked"
+        );
         assert_eq!(customer.version, 1);
     }
     assert_eq!(repository.creation_counts(), (1, 20), "(transactions, creations): all twenty in one");
+    let prospects =
+        "SELECT count(*) AS n FROM customer_status_history WHERE to_status = 'prospect' AND from_status IS NULL";
+    assert_eq!(count(&t, prospects).await, 10, "each history row its own customer's");
+    let without =
+        "SELECT count(*) AS n FROM customers WHERE email LIKE 'together-%' AND phone IS NULL AND source IS NULL";
+    assert_eq!(count(&t, without).await, 10);
     let ids: Vec<String> = created.iter().map(|c| format!("'{}'", c.customer.id)).collect();
     let ids = ids.join(",");
     assert_eq!(count(&t, &format!("SELECT count(*) AS n FROM customers WHERE id IN ({ids})")).await, 20);

@@ -4,12 +4,14 @@
 use crm_domain::{Customer, CustomerCreated, CustomerStatus, Email, RepoError, StatusChange, Tier};
 use diesel::prelude::*;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use shared_kernel::EventEnvelope;
+use std::collections::HashMap;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::errors::corrupt;
 use super::schema::{customer_status_history, customers};
-use crate::prepared::Prepared;
+use crate::prepared::{Prepared, FEW_ROWS};
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = customers)]
@@ -62,8 +64,10 @@ pub(crate) fn to_customers(rows: Vec<CustomerRow>) -> Result<Vec<Customer>, Repo
     rows.into_iter().map(Customer::try_from).collect()
 }
 
+/// A customer as inserted. `None` is written as NULL, not `DEFAULT` (no optional column has another
+/// default), so a statement's text depends only on its number of rows.
 #[derive(Insertable)]
-#[diesel(table_name = customers)]
+#[diesel(table_name = customers, treat_none_as_default_value = false)]
 struct NewCustomerRow<'a> {
     id: Uuid,
     user_id: Option<Uuid>,
@@ -81,61 +85,107 @@ struct NewCustomerRow<'a> {
     churned_at: Option<OffsetDateTime>,
 }
 
+impl<'a> From<&'a Customer> for NewCustomerRow<'a> {
+    fn from(c: &'a Customer) -> Self {
+        Self {
+            id: c.id,
+            user_id: c.user_id,
+            company_id: c.company_id,
+            name: &c.name,
+            email: c.email.as_str(),
+            phone: c.phone.as_deref(),
+            status: c.status.as_str(),
+            tier: c.tier.as_str(),
+            source: c.source.as_deref(),
+            assigned_to: c.assigned_to,
+            tags: &c.tags,
+            created_at: c.created_at,
+            updated_at: c.updated_at,
+            churned_at: c.churned_at,
+        }
+    }
+}
+
+/// A history row as inserted.
+#[derive(Insertable)]
+#[diesel(table_name = customer_status_history, treat_none_as_default_value = false)]
+struct NewHistoryRow<'a> {
+    customer_id: Uuid,
+    from_status: Option<&'a str>,
+    to_status: &'a str,
+    reason: Option<&'a str>,
+    changed_at: OffsetDateTime,
+}
+
+impl<'a> NewHistoryRow<'a> {
+    fn new(customer_id: Uuid, change: &'a StatusChange) -> Self {
+        Self {
+            customer_id,
+            from_status: change.from.map(CustomerStatus::as_str),
+            to_status: change.to.as_str(),
+            reason: change.reason.as_deref(),
+            changed_at: change.at,
+        }
+    }
+}
+
 /// Inserts the customer, its first history row and its events; call inside a transaction.
 pub(crate) async fn insert_customer(conn: &AsyncPgConnection, created: &CustomerCreated) -> QueryResult<CustomerRow> {
-    let c = &created.customer;
+    insert_customers(conn, &[created]).await?.pop().ok_or(diesel::result::Error::NotFound)
+}
+
+/// Inserts several new customers, their first history rows and their events in one statement per
+/// table (each statement's fixed cost, its planning and its constraints' and indexes' set-up, paid once
+/// for all: docs/performance.md); their rows in the order given. Call inside a transaction.
+pub(crate) async fn insert_customers(
+    conn: &AsyncPgConnection,
+    created: &[&CustomerCreated],
+) -> QueryResult<Vec<CustomerRow>> {
+    let rows: Vec<NewCustomerRow<'_>> = created.iter().map(|c| NewCustomerRow::from(&c.customer)).collect();
+    let history: Vec<NewHistoryRow<'_>> =
+        created.iter().map(|c| NewHistoryRow::new(c.customer.id, &c.history)).collect();
+    let events: Vec<EventEnvelope> = created.iter().flat_map(|c| c.events.iter().cloned()).collect();
     // The three inserts are sent at once, pipelined on the connection: one round trip instead of
-    // three. They run in order, so the history row's foreign key finds the customer; if the customer
+    // three. They run in order, so the history rows' foreign key finds the customers; if the customer
     // insert fails (a taken email), its error is the one returned and the transaction rolls back.
-    let (row, (), ()) = futures_util::future::try_join3(
-        insert_row(conn, c),
-        insert_history(conn, c.id, &created.history),
-        crate::events::record_event(conn, &created.events),
+    let (inserted, (), ()) = futures_util::future::try_join3(
+        insert_rows(conn, &rows),
+        insert_history_rows(conn, &history),
+        crate::events::record_event(conn, &events),
     )
     .await?;
-    Ok(row)
+    // RETURNING lists rows as inserted; matched by id all the same.
+    let mut by_id: HashMap<Uuid, CustomerRow> = inserted.into_iter().map(|row| (row.id, row)).collect();
+    created.iter().map(|c| by_id.remove(&c.customer.id).ok_or(diesel::result::Error::NotFound)).collect()
 }
 
-async fn insert_row(mut conn: &AsyncPgConnection, c: &Customer) -> QueryResult<CustomerRow> {
-    Prepared(
-        diesel::insert_into(customers::table)
-            .values(NewCustomerRow {
-                id: c.id,
-                user_id: c.user_id,
-                company_id: c.company_id,
-                name: &c.name,
-                email: c.email.as_str(),
-                phone: c.phone.as_deref(),
-                status: c.status.as_str(),
-                tier: c.tier.as_str(),
-                source: c.source.as_deref(),
-                assigned_to: c.assigned_to,
-                tags: &c.tags,
-                created_at: c.created_at,
-                updated_at: c.updated_at,
-                churned_at: c.churned_at,
-            })
-            .returning(CustomerRow::as_returning()),
-    )
-    .get_result(&mut conn)
-    .await
+/// A statement of a few rows is kept prepared (one text per count of them, `prepared::FEW_ROWS`).
+async fn insert_rows(mut conn: &AsyncPgConnection, rows: &[NewCustomerRow<'_>]) -> QueryResult<Vec<CustomerRow>> {
+    let insert = diesel::insert_into(customers::table).values(rows).returning(CustomerRow::as_returning());
+    if rows.len() <= FEW_ROWS {
+        Prepared(insert).get_results(&mut conn).await
+    } else {
+        insert.get_results(&mut conn).await
+    }
 }
 
+async fn insert_history_rows(mut conn: &AsyncPgConnection, rows: &[NewHistoryRow<'_>]) -> QueryResult<()> {
+    let insert = diesel::insert_into(customer_status_history::table).values(rows);
+    if rows.len() <= FEW_ROWS {
+        Prepared(insert).execute(&mut conn).await?;
+    } else {
+        insert.execute(&mut conn).await?;
+    }
+    Ok(())
+}
+
+/// Inserts one status change of customer `customer_id`; call inside a transaction.
 pub(crate) async fn insert_history(
-    mut conn: &AsyncPgConnection,
+    conn: &AsyncPgConnection,
     customer_id: Uuid,
     change: &StatusChange,
 ) -> QueryResult<()> {
-    Prepared(diesel::insert_into(customer_status_history::table).values((
-        customer_status_history::customer_id.eq(customer_id),
-        customer_status_history::from_status.eq(change.from.map(CustomerStatus::as_str)),
-        customer_status_history::to_status.eq(change.to.as_str()),
-        customer_status_history::reason.eq(change.reason.as_deref()),
-        customer_status_history::changed_at.eq(change.at),
-    )))
-    .execute(&mut conn)
-    .await?;
-    Ok(())
+    insert_history_rows(conn, &[NewHistoryRow::new(customer_id, change)]).await
 }
 
 /// The non-deleted customer `id`.

@@ -15,7 +15,9 @@ use shared_kernel::{Page, PageRequest};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use super::customer_rows::{insert_customer, insert_history, load_customer, to_customers, CustomerRow};
+use super::customer_rows::{
+    insert_customer, insert_customers, insert_history, load_customer, to_customers, CustomerRow,
+};
 use super::errors::{contains_pattern, from_diesel, CONSTRAINTS};
 use super::schema::customers;
 use crate::db::{escape_like, lower, strpos};
@@ -58,6 +60,15 @@ impl TransactionWrite for Creation {
 
     async fn write(&self, conn: &AsyncPgConnection) -> Result<CustomerRow, diesel::result::Error> {
         insert_customer(conn, &self.0).await
+    }
+
+    /// One insert per table for all of them.
+    async fn write_together(
+        writes: &[&Self],
+        conn: &AsyncPgConnection,
+    ) -> Result<Vec<CustomerRow>, diesel::result::Error> {
+        let created: Vec<&CustomerCreated> = writes.iter().map(|write| &write.0).collect();
+        insert_customers(conn, &created).await
     }
 }
 
