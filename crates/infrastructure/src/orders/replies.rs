@@ -136,9 +136,8 @@ impl Batched for Replies {
                     let order = row.into_order(lines).map_err(TxError::Refused)?;
                     changes.extend(change_for(&request.reply, &order, now));
                 }
-                let written =
-                    futures_util::future::try_join_all(changes.iter().map(|c| store::write_change(conn, c))).await?;
-                if !written.into_iter().all(|w| w) {
+                let changes: Vec<&OrderChange> = changes.iter().collect();
+                if !store::write_changes(conn, &changes).await? {
                     // Impossible while the rows are locked; fail so the bus retries.
                     return Err(TxError::Refused(RepoError::Stale));
                 }

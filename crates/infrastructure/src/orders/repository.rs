@@ -57,8 +57,15 @@ impl TransactionWrite for Saving {
     }
 
     async fn write(&self, conn: &AsyncPgConnection) -> Result<(), diesel::result::Error> {
-        match store::write_change(conn, &self.0).await? {
-            true => Ok(()),
+        Self::write_together(&[self], conn).await.map(|_| ())
+    }
+
+    /// One `UPDATE` for every header, one insert for every event; a change that missed its
+    /// compare-and-set rolls the batch back, and the shared commit does each again alone.
+    async fn write_together(writes: &[&Self], conn: &AsyncPgConnection) -> Result<Vec<()>, diesel::result::Error> {
+        let changes: Vec<&OrderChange> = writes.iter().map(|write| &write.0).collect();
+        match store::write_changes(conn, &changes).await? {
+            true => Ok(vec![(); writes.len()]),
             false => Err(diesel::result::Error::RollbackTransaction),
         }
     }

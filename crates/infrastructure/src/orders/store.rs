@@ -88,6 +88,60 @@ pub(crate) async fn write_change(conn: &AsyncPgConnection, change: &OrderChange)
     Ok(written.is_some())
 }
 
+/// Every header of a batch in one compare-and-set `UPDATE`, joined to its new values by id (the
+/// columns of `OrderHeaderChange`, in its order).
+const UPDATE_HEADERS: &str = "UPDATE orders AS o SET status = v.status, subtotal = v.subtotal, tax = v.tax, \
+     discount = v.discount, total = v.total, notes = v.notes, reservation_status = v.reservation_status, \
+     reservation_error = v.reservation_error, confirmed_at = v.confirmed_at, fulfilled_at = v.fulfilled_at, \
+     cancelled_at = v.cancelled_at, version = v.version, updated_at = v.updated_at \
+     FROM unnest($1::uuid[], $2::int8[], $3::text[], $4::text[], $5::int8[], $6::int8[], $7::int8[], $8::int8[], \
+                 $9::text[], $10::text[], $11::text[], $12::timestamptz[], $13::timestamptz[], $14::timestamptz[], \
+                 $15::int8[], $16::timestamptz[]) \
+       AS v(id, expected_version, expected_status, status, subtotal, tax, discount, total, notes, reservation_status, \
+            reservation_error, confirmed_at, fulfilled_at, cancelled_at, version, updated_at) \
+     WHERE o.id = v.id AND o.version = v.expected_version AND o.status = v.expected_status AND o.deleted_at IS NULL";
+
+/// Writes several changes of different orders as [`write_change`] writes one, with one `UPDATE` for
+/// all their headers (a statement's fixed cost, its constraints and trigger set-up, paid once) and one
+/// insert for all their events, pipelined. `false` when any order moved or is gone: the caller must
+/// abort its transaction. The changes' order is the order their rows are locked in.
+pub(crate) async fn write_changes(conn: &AsyncPgConnection, changes: &[&OrderChange]) -> QueryResult<bool> {
+    use diesel::sql_types::{Array, BigInt, Nullable, Text, Timestamptz};
+    if let [change] = changes {
+        return write_change(conn, change).await;
+    }
+    let mut shared = conn;
+    let records: Vec<&OrderRecord> = changes.iter().map(|c| c.order.record()).collect();
+    let headers: Vec<OrderHeaderChange<'_>> = records.iter().map(|r| OrderHeaderChange::of(r)).collect();
+    let column = |f: &dyn Fn(&OrderHeaderChange<'_>) -> i64| headers.iter().map(f).collect::<Vec<i64>>();
+    let update = Prepared(
+        diesel::sql_query(UPDATE_HEADERS)
+            .bind::<Array<diesel::sql_types::Uuid>, _>(records.iter().map(|r| r.id).collect::<Vec<_>>())
+            .bind::<Array<BigInt>, _>(changes.iter().map(|c| c.expected_version).collect::<Vec<_>>())
+            .bind::<Array<Text>, _>(changes.iter().map(|c| c.expected_status.as_str()).collect::<Vec<_>>())
+            .bind::<Array<Text>, _>(headers.iter().map(|h| h.status).collect::<Vec<_>>())
+            .bind::<Array<BigInt>, _>(column(&|h| h.subtotal))
+            .bind::<Array<BigInt>, _>(column(&|h| h.tax))
+            .bind::<Array<BigInt>, _>(column(&|h| h.discount))
+            .bind::<Array<BigInt>, _>(column(&|h| h.total))
+            .bind::<Array<Nullable<Text>>, _>(headers.iter().map(|h| h.notes).collect::<Vec<_>>())
+            .bind::<Array<Text>, _>(headers.iter().map(|h| h.reservation_status).collect::<Vec<_>>())
+            .bind::<Array<Nullable<Text>>, _>(headers.iter().map(|h| h.reservation_error).collect::<Vec<_>>())
+            .bind::<Array<Nullable<Timestamptz>>, _>(headers.iter().map(|h| h.confirmed_at).collect::<Vec<_>>())
+            .bind::<Array<Nullable<Timestamptz>>, _>(headers.iter().map(|h| h.fulfilled_at).collect::<Vec<_>>())
+            .bind::<Array<Nullable<Timestamptz>>, _>(headers.iter().map(|h| h.cancelled_at).collect::<Vec<_>>())
+            .bind::<Array<BigInt>, _>(column(&|h| h.version))
+            .bind::<Array<Timestamptz>, _>(headers.iter().map(|h| h.updated_at).collect::<Vec<_>>()),
+    )
+    .execute(&mut shared)
+    .map_ok(|updated| (updated == changes.len()).then_some(()));
+    let events: Vec<shared_kernel::EventEnvelope> = changes.iter().flat_map(|c| c.events.iter().cloned()).collect();
+    let lines =
+        futures_util::future::try_join_all(changes.iter().map(|c| write_line(shared, c.order.id, c.line.as_ref())));
+    let written = write_with_followers(update, try_join(lines, record_event(shared, &events))).await?;
+    Ok(written.is_some())
+}
+
 async fn write_line(mut conn: &AsyncPgConnection, order_id: Uuid, line: Option<&LineChange>) -> QueryResult<()> {
     match line {
         None => {}
