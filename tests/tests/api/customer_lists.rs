@@ -81,6 +81,7 @@ async fn filters_search_sort_and_pages() {
         ("5552671", vec!["Alice"]),
         ("CAROL@LIST", vec!["Carol"]),
         // With an `@` the index is asked for the part before it; the whole text still decides.
+        ("ice@list.t", vec!["Alice"]),
         ("e@list.t", vec!["Alice"]),
         ("alice@other", vec![]),
         ("@LIST.test", vec!["Dan_100%", "Carol", "Bob", "Alice"]),

@@ -107,7 +107,7 @@ impl DirectQueue for BusQueue {
 /// How many queued deliveries the dispatcher takes at once: enough to fill a few batching workers.
 const DISPATCH_ROUND: usize = 256;
 
-/// The most events of one name a worker hands a handler that does them together
+/// The most events a worker hands at once to a handler that does them together
 /// ([`EventHandler::done_together`]): its batches' size (`group_commit::Batched::MAX_BATCH`).
 pub const EVENTS_PER_WORKER: usize = 64;
 
@@ -129,7 +129,7 @@ struct InFlight {
 
 impl Dispatch {
     /// Hands `deliveries` to their handlers, a worker each, or a worker for up to
-    /// [`EVENTS_PER_WORKER`] events of one name that a handler does together: a worker is one call of a
+    /// [`EVENTS_PER_WORKER`] events that a handler does together: a worker is one call of a
     /// handler's work, and a batching handler's work is a batch (a worker per event would cap its
     /// batches at the pool's size, shared with every other handler). `false` once the pool is closed.
     async fn hand_out(&self, deliveries: Vec<Delivery>) -> bool {
@@ -316,9 +316,9 @@ mod tests {
             self.most.fetch_max(now, Ordering::SeqCst);
             if event.name == "batch.together" {
                 self.barrier.wait().await;
-            } else {
-                tokio::time::sleep(Duration::from_millis(5)).await;
             }
+            // Calls that share a worker overlap here.
+            tokio::time::sleep(Duration::from_millis(5)).await;
             self.running.fetch_sub(1, Ordering::SeqCst);
             Ok(())
         }

@@ -103,6 +103,9 @@ fn rank<T: PartialEq>(order: &[T], value: T) -> i16 {
     order.iter().position(|known| *known == value).and_then(|at| i16::try_from(at).ok()).unwrap_or(-1)
 }
 
+/// How long the part of a search before its `@` must be for the email index to be asked for it alone.
+const LOCAL_PART_SEARCHED_ALONE: usize = 3;
+
 fn filtered(filter: &CustomerFilter) -> customers::BoxedQuery<'_, Pg> {
     let mut query = customers::table.filter(customers::deleted_at.is_null()).into_boxed();
     // By rank, so the (rank, created_at, id) indexes serve the filter and the default sort together.
@@ -140,14 +143,15 @@ fn filtered(filter: &CustomerFilter) -> customers::BoxedQuery<'_, Pg> {
             // the email index, and asking the index for them reads a posting list per trigram for
             // every candidate (1 700 pages at 10^6 customers, docs/performance.md). The index is asked
             // for what comes before the first `@` (implied by the whole text); `strpos`, which no
-            // index serves, checks the whole text on the few rows found.
-            Some((local, _)) => query.filter(
+            // index serves, checks the whole text on the few rows found. A part too short to hold a
+            // trigram would leave the index nothing to search by: the whole text is asked for then.
+            Some((local, _)) if local.chars().count() >= LOCAL_PART_SEARCHED_ALONE => query.filter(
                 name.or(customers::email
                     .like(lower(format!("%{}@%", escape_like(local))))
                     .and(strpos(customers::email, lower(search.clone())).gt(0)))
                     .or(phone),
             ),
-            None => query.filter(name.or(customers::email.like(lower(pattern))).or(phone)),
+            _ => query.filter(name.or(customers::email.like(lower(pattern))).or(phone)),
         };
     }
     query

@@ -104,11 +104,15 @@ const UPDATE_HEADERS: &str = "UPDATE orders AS o SET status = v.status, subtotal
 /// Writes several changes of different orders as [`write_change`] writes one, with one `UPDATE` for
 /// all their headers (a statement's fixed cost, its constraints and trigger set-up, paid once) and one
 /// insert for all their events, pipelined. `false` when any order moved or is gone: the caller must
-/// abort its transaction. The changes' order is the order their rows are locked in.
+/// abort its transaction. PostgreSQL joins from the array for a batch's few rows (a nested loop over
+/// the primary key), so rows not locked before are locked in the changes' order; should two batches
+/// ever lock in crossing orders, its deadlock check fails one, which is then done write by write.
 pub(crate) async fn write_changes(conn: &AsyncPgConnection, changes: &[&OrderChange]) -> QueryResult<bool> {
     use diesel::sql_types::{Array, BigInt, Nullable, Text, Timestamptz};
-    if let [change] = changes {
-        return write_change(conn, change).await;
+    match changes {
+        [] => return Ok(true),
+        [change] => return write_change(conn, change).await,
+        _ => {}
     }
     let mut shared = conn;
     let records: Vec<&OrderRecord> = changes.iter().map(|c| c.order.record()).collect();
