@@ -191,6 +191,39 @@ async fn a_stale_change_in_a_shared_transaction_fails_alone_and_the_others_land(
     assert_eq!(count(&t, &still_pending).await, 1);
 }
 
+#[actix_web::test]
+async fn line_edits_together_share_a_commit_and_each_order_gets_its_own_line_and_totals() {
+    let t = TestApp::start().await;
+    let ids = pending_orders(&t, 6).await;
+    let repository = PgOrderRepository::new(t.state.pool.clone());
+    let now = OffsetDateTime::now_utc();
+    let mut changes = Vec::new();
+    for (n, id) in (1_i64..).zip(&ids) {
+        let order = repository.get(*id).await.expect("loaded");
+        let line = order_domain::NewLine {
+            product_id: order.lines[0].product_id,
+            quantity: n,
+            unit_price: 50,
+            currency: order.currency,
+            description: None,
+            sku: None,
+        };
+        changes.push(order.add_line(line, now).expect("editable"));
+    }
+    let answers = join_all(changes.iter().map(|change| repository.save(change))).await;
+    assert!(answers.iter().all(Result::is_ok), "{answers:?}");
+    assert_eq!(repository.save_counts(), (1, 6), "the six edits in one transaction");
+    // One UPDATE for the six headers, each line inserted behind it: every order its own line and total.
+    for (n, id) in (1_i64..).zip(&ids) {
+        let total = count(&t, &format!("SELECT total AS n FROM orders WHERE id = '{id}'")).await;
+        assert_eq!(total, 100 + 50 * n, "order {n}");
+        let lines = count(&t, &format!("SELECT count(*) AS n FROM order_lines WHERE order_id = '{id}'")).await;
+        assert_eq!(lines, 2, "order {n}");
+        let saved = repository.get(*id).await.expect("loaded");
+        assert_eq!(saved.version, changes[usize::try_from(n - 1).expect("small")].order.version);
+    }
+}
+
 /// A row of a table whose foreign key is checked at `COMMIT`: a write that fails there.
 struct DeferredChild {
     id: i32,
