@@ -11,7 +11,7 @@ use uuid::Uuid;
 
 use super::errors::corrupt;
 use super::schema::{customer_status_history, customers};
-use crate::prepared::{Prepared, FEW_ROWS};
+use crate::prepared::PreparedIfFew;
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = customers)]
@@ -159,23 +159,14 @@ pub(crate) async fn insert_customers(
     created.iter().map(|c| by_id.remove(&c.customer.id).ok_or(diesel::result::Error::NotFound)).collect()
 }
 
-/// A statement of a few rows is kept prepared (one text per count of them, `prepared::FEW_ROWS`).
 async fn insert_rows(mut conn: &AsyncPgConnection, rows: &[NewCustomerRow<'_>]) -> QueryResult<Vec<CustomerRow>> {
     let insert = diesel::insert_into(customers::table).values(rows).returning(CustomerRow::as_returning());
-    if rows.len() <= FEW_ROWS {
-        Prepared(insert).get_results(&mut conn).await
-    } else {
-        insert.get_results(&mut conn).await
-    }
+    PreparedIfFew::new(insert, rows.len()).get_results(&mut conn).await
 }
 
 async fn insert_history_rows(mut conn: &AsyncPgConnection, rows: &[NewHistoryRow<'_>]) -> QueryResult<()> {
     let insert = diesel::insert_into(customer_status_history::table).values(rows);
-    if rows.len() <= FEW_ROWS {
-        Prepared(insert).execute(&mut conn).await?;
-    } else {
-        insert.execute(&mut conn).await?;
-    }
+    PreparedIfFew::new(insert, rows.len()).execute(&mut conn).await?;
     Ok(())
 }
 

@@ -11,7 +11,7 @@ use diesel::prelude::*;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use uuid::Uuid;
 
-use crate::prepared::Prepared;
+use crate::prepared::PreparedIfFew;
 use crate::schema::inbox;
 
 /// One delivery of an event to a handler: the inbox key.
@@ -46,11 +46,7 @@ impl Delivery {
         sorted.sort_unstable();
         let rows: Vec<_> = sorted.into_iter().map(|id| (inbox::event_id.eq(id), inbox::handler.eq(handler))).collect();
         let insert = diesel::insert_into(inbox::table).values(rows).on_conflict_do_nothing().returning(inbox::event_id);
-        let claimed: Vec<Uuid> = if event_ids.len() <= crate::prepared::FEW_ROWS {
-            Prepared(insert).get_results(&mut conn).await?
-        } else {
-            insert.get_results(&mut conn).await?
-        };
+        let claimed: Vec<Uuid> = PreparedIfFew::new(insert, event_ids.len()).get_results(&mut conn).await?;
         Ok(claimed.into_iter().collect())
     }
 }

@@ -5,7 +5,7 @@ use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use shared_kernel::EventEnvelope;
 
 use crate::events::handoff;
-use crate::prepared::{Prepared, FEW_ROWS};
+use crate::prepared::PreparedIfFew;
 use crate::schema::outbox_events;
 
 #[derive(Insertable)]
@@ -41,10 +41,6 @@ pub async fn record_event(mut conn: &AsyncPgConnection, events: &[EventEnvelope]
         .collect();
     let insert = diesel::insert_into(outbox_events::table).values(&rows);
     // A change records one event or a few: kept prepared, one statement per count of them.
-    if rows.len() <= FEW_ROWS {
-        Prepared(insert).execute(&mut conn).await?;
-    } else {
-        insert.execute(&mut conn).await?;
-    }
+    PreparedIfFew::new(insert, rows.len()).execute(&mut conn).await?;
     Ok(())
 }

@@ -11,7 +11,7 @@ use warehouse_domain::{InventoryChange, InventoryRecord, Quantities};
 
 use super::rows::{InventoryRow, MovementRow};
 use super::schema::{inventory, stock_movements};
-use crate::prepared::{Prepared, FEW_ROWS};
+use crate::prepared::{Prepared, PreparedIfFew};
 
 /// Writes the new quantities `WHERE` they still equal `change.before`, then appends the movement.
 /// Returns `false` (having written nothing) when the record moved or is gone.
@@ -86,12 +86,9 @@ pub(crate) async fn apply_locked_changes(shared: &AsyncPgConnection, changes: &[
     let rows: Vec<MovementRow> = changes.iter().map(|c| MovementRow::of(c.movement.record())).collect();
     let inserts = rows.chunks(MOVEMENTS_PER_INSERT).map(|chunk| async move {
         let mut conn = shared;
-        let insert = diesel::insert_into(stock_movements::table).values(chunk);
-        if chunk.len() <= FEW_ROWS {
-            Prepared(insert).execute(&mut conn).await
-        } else {
-            insert.execute(&mut conn).await
-        }
+        PreparedIfFew::new(diesel::insert_into(stock_movements::table).values(chunk), chunk.len())
+            .execute(&mut conn)
+            .await
     });
     let (updated, _) = futures_util::future::try_join(
         futures_util::future::try_join_all(updates),

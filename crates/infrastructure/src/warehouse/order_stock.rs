@@ -27,7 +27,7 @@ use super::rows::{InventoryRow, MovementRow};
 use super::schema::{inventory, locations, order_stock_holds, stock_movements};
 use crate::events::{handing_over, record_event, Delivery};
 use crate::pipeline::transaction;
-use crate::prepared::{Prepared, FEW_ROWS};
+use crate::prepared::{Prepared, PreparedIfFew};
 use crate::storage::connect;
 use crate::DbPool;
 use shared_kernel::StorageError;
@@ -80,11 +80,7 @@ pub(super) async fn claim_holds(
         // A no-op write: it takes the row lock an existing row needs.
         .set(order_stock_holds::updated_at.eq(order_stock_holds::updated_at))
         .returning((order_stock_holds::order_id, order_stock_holds::status));
-    let claimed: Vec<(Uuid, String)> = if sorted_orders.len() <= FEW_ROWS {
-        Prepared(insert).get_results(&mut conn).await?
-    } else {
-        insert.get_results(&mut conn).await?
-    };
+    let claimed: Vec<(Uuid, String)> = PreparedIfFew::new(insert, sorted_orders.len()).get_results(&mut conn).await?;
     claimed.into_iter().map(|(id, status)| Ok((id, stored_hold(&status)?))).collect()
 }
 
