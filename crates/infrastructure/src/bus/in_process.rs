@@ -300,6 +300,17 @@ mod tests {
         most: AtomicUsize,
     }
 
+    impl Overlapping {
+        fn new(together: bool, at_the_barrier: usize) -> Arc<Self> {
+            Arc::new(Self {
+                together,
+                barrier: Barrier::new(at_the_barrier),
+                running: AtomicUsize::new(0),
+                most: AtomicUsize::new(0),
+            })
+        }
+    }
+
     #[async_trait]
     impl EventHandler for Overlapping {
         fn name(&self) -> &'static str {
@@ -341,12 +352,7 @@ mod tests {
 
     #[tokio::test]
     async fn one_worker_hands_a_batching_handler_many_events_at_once() {
-        let handler = Arc::new(Overlapping {
-            together: true,
-            barrier: Barrier::new(5),
-            running: AtomicUsize::new(0),
-            most: AtomicUsize::new(0),
-        });
+        let handler = Overlapping::new(true, 5);
         // With a worker per event, the one worker would hold the first event at the barrier for ever.
         let completions = tokio::time::timeout(Duration::from_secs(30), run(handler.clone(), &["batch.together"; 5]))
             .await
@@ -357,20 +363,10 @@ mod tests {
 
     #[tokio::test]
     async fn events_not_done_together_take_a_worker_each() {
-        let handler = Arc::new(Overlapping {
-            together: true,
-            barrier: Barrier::new(1),
-            running: AtomicUsize::new(0),
-            most: AtomicUsize::new(0),
-        });
+        let handler = Overlapping::new(true, 1);
         run(handler.clone(), &["batch.alone"; 4]).await;
         assert_eq!(handler.most.load(Ordering::SeqCst), 1, "one worker: one call at a time");
-        let handler = Arc::new(Overlapping {
-            together: false,
-            barrier: Barrier::new(1),
-            running: AtomicUsize::new(0),
-            most: AtomicUsize::new(0),
-        });
+        let handler = Overlapping::new(false, 1);
         run(handler.clone(), &["batch.together"; 4]).await;
         assert_eq!(handler.most.load(Ordering::SeqCst), 1, "a handler that does not batch: one at a time");
     }
