@@ -4,6 +4,7 @@ mod analytics;
 mod bus;
 mod commerce_support;
 mod companies;
+mod concurrent_edits;
 mod conditional;
 mod contacts;
 mod contract;

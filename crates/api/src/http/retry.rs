@@ -38,6 +38,35 @@ where
     Err(ApiError::conflict("CONFLICT", "the record kept changing concurrently; try again"))
 }
 
+/// [`until_settled`] for an edit of a record the handler has already read (to check it exists, or
+/// what it references, before anything else): the first attempt decides on `read`, every later one on
+/// `reload()`, so a write that lost no race costs no second read.
+pub async fn settle_edit<R, T, Reload, Reloaded, Decide, Decided>(
+    read: R,
+    reload: Reload,
+    attempt: Decide,
+) -> Result<T, ApiError>
+where
+    Reload: Fn() -> Reloaded,
+    Reloaded: Future<Output = Result<R, ApiError>>,
+    Decide: Fn(R) -> Decided,
+    Decided: Future<Output = Result<Attempt<T>, ApiError>>,
+{
+    let (reload, attempt) = (&reload, &attempt);
+    let mut first = Some(read);
+    until_settled(|| {
+        let fresh = first.take();
+        async move {
+            let current = match fresh {
+                Some(read) => read,
+                None => reload().await?,
+            };
+            attempt(current).await
+        }
+    })
+    .await
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -53,6 +82,26 @@ mod tests {
         })
         .await;
         assert_eq!(outcome.map_err(|e| e.code), Ok(3));
+    }
+
+    #[tokio::test]
+    async fn an_edit_decides_on_its_first_read_then_on_reloads() {
+        let (reloads, seen) = (Cell::new(0), std::cell::RefCell::new(Vec::new()));
+        let outcome = settle_edit(
+            "read",
+            || async {
+                reloads.set(reloads.get() + 1);
+                Ok("reloaded")
+            },
+            |current| {
+                seen.borrow_mut().push(current);
+                let n = seen.borrow().len();
+                async move { Ok(if n < 3 { Attempt::Stale } else { Attempt::Done(current) }) }
+            },
+        )
+        .await;
+        assert_eq!(outcome.map_err(|e| e.code), Ok("reloaded"));
+        assert_eq!((reloads.get(), seen.into_inner()), (2, vec!["read", "reloaded", "reloaded"]));
     }
 
     #[tokio::test]

@@ -23,7 +23,8 @@ pub trait CompanyRepository: Send + Sync {
 
     async fn list(&self, filter: &CompanyFilter, page: PageRequest) -> Result<Page<Company>, RepoError>;
 
-    /// Writes `name`, `website`, `industry`, `updated_at`.
+    /// Writes `name`, `website`, `industry`, `updated_at` over `company.version` (the version it was read
+    /// at): `Stale` if the row changed meanwhile, `NotFound` if it is gone.
     async fn update(&self, company: &Company) -> Result<Company, RepoError>;
 
     /// Sets `deleted_at`; `NotFound` if missing or already deleted.

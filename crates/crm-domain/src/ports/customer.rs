@@ -40,6 +40,8 @@ pub trait CustomerRepository: Send + Sync {
 
     /// Writes the plain fields: `user_id`, `name`, `phone`, `source`, `assigned_to`, `tags`, `updated_at`.
     /// Never status, tier or `churned_at` (those only change through the two methods below).
+    /// Written only over `customer.version` (the version it was read at): `Stale` if the row changed
+    /// meanwhile, `NotFound` if it is gone.
     async fn update(&self, customer: &Customer) -> Result<Customer, RepoError>;
 
     /// `UPDATE … SET status, churned_at, updated_at WHERE id = … AND status = transition.from`, plus the

@@ -36,8 +36,9 @@ pub trait DealRepository: Send + Sync {
 
     async fn list(&self, filter: &DealFilter, page: PageRequest) -> Result<Page<Deal>, RepoError>;
 
-    /// Writes `name`, `expected_close_date`, `value`, `currency`, `tags`, `updated_at`, only while the
-    /// stored stage is still open; `Stale` if it closed meanwhile (the handler answers `DEAL_CLOSED`).
+    /// Writes `name`, `expected_close_date`, `value`, `currency`, `tags`, `updated_at`, only over
+    /// `deal.version` (the version it was read at) and while the stored stage is still open; `Stale` if
+    /// the row changed meanwhile (the handler re-reads: a deal closed meanwhile is `DEAL_CLOSED`).
     async fn update_open(&self, deal: &Deal) -> Result<Deal, RepoError>;
 
     /// `UPDATE … SET stage, probability, actual_close_date, loss_reason, updated_at WHERE id = … AND

@@ -47,8 +47,9 @@ pub trait InteractionRepository: Send + Sync {
 
     async fn follow_ups(&self, filter: &FollowUpFilter, page: PageRequest) -> Result<Page<InteractionView>, RepoError>;
 
-    /// Writes `subject`, `description`, `outcome`, the follow-up fields, `attendees`, `updated_at`
-    /// (last writer wins). Never `ended_at`/`duration_sec`.
+    /// Writes `subject`, `description`, `outcome`, the follow-up fields, `attendees`, `updated_at` over
+    /// `interaction.version` (the version it was read at): `Stale` if the row changed meanwhile,
+    /// `NotFound` if it is gone. Never `ended_at`/`duration_sec`.
     async fn update(&self, interaction: &Interaction) -> Result<Interaction, RepoError>;
 
     /// Writes `ended_at`, `duration_sec`, `updated_at` `WHERE ended_at IS NULL`; `Stale` if it was

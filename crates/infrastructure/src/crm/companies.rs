@@ -5,7 +5,7 @@ use async_trait::async_trait;
 use crm_domain::{Company, CompanyFilter, CompanyRepository, RepoError};
 use diesel::pg::Pg;
 use diesel::prelude::*;
-use diesel_async::RunQueryDsl;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use shared_kernel::{Page, PageRequest};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -56,6 +56,17 @@ impl From<&Company> for CompanyRow {
             updated_at: c.updated_at,
             deleted_at: c.deleted_at,
         }
+    }
+}
+
+/// After a conditional update matched nothing: was the row there (stale) or not (missing)?
+/// Uses the caller's connection: taking a second one while holding the first can starve the pool.
+async fn stale_or_missing(conn: &mut AsyncPgConnection, id: Uuid) -> RepoError {
+    let live = companies::table.filter(companies::id.eq(id).and(companies::deleted_at.is_null()));
+    match diesel::select(diesel::dsl::exists(live)).get_result::<bool>(conn).await {
+        Ok(true) => RepoError::Stale,
+        Ok(false) => RepoError::NotFound,
+        Err(error) => from_diesel(error),
     }
 }
 
@@ -124,9 +135,12 @@ impl CompanyRepository for PgCompanyRepository {
 
     async fn update(&self, company: &Company) -> Result<Company, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        Prepared(
+        // Written only over the version it was read at: every field is written, so a change made
+        // meanwhile would otherwise be undone.
+        let row = Prepared(
             diesel::update(companies::table)
                 .filter(companies::id.eq(company.id).and(companies::deleted_at.is_null()))
+                .filter(companies::version.eq(company.version))
                 .set((
                     companies::name.eq(&company.name),
                     companies::website.eq(company.website.as_deref()),
@@ -137,8 +151,12 @@ impl CompanyRepository for PgCompanyRepository {
         )
         .get_result(&mut conn)
         .await
-        .map(Company::from)
-        .map_err(from_diesel)
+        .optional()
+        .map_err(from_diesel)?;
+        match row {
+            Some(row) => Ok(Company::from(row)),
+            None => Err(stale_or_missing(&mut conn, company.id).await),
+        }
     }
 
     async fn soft_delete(&self, id: Uuid, at: OffsetDateTime) -> Result<(), RepoError> {

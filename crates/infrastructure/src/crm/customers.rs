@@ -258,9 +258,12 @@ impl CustomerRepository for PgCustomerRepository {
 
     async fn update(&self, customer: &Customer) -> Result<Customer, RepoError> {
         let mut conn = connect(&self.pool).await?;
+        // Written only over the version it was read at: every plain field is written, so a change
+        // made meanwhile (an assignment racing a rename) would otherwise be undone.
         let row = Prepared(
             diesel::update(customers::table)
                 .filter(customers::id.eq(customer.id).and(customers::deleted_at.is_null()))
+                .filter(customers::version.eq(customer.version))
                 .set((
                     customers::user_id.eq(customer.user_id),
                     customers::name.eq(&customer.name),
@@ -274,8 +277,12 @@ impl CustomerRepository for PgCustomerRepository {
         )
         .get_result(&mut conn)
         .await
+        .optional()
         .map_err(from_diesel)?;
-        Customer::try_from(row)
+        match row {
+            Some(row) => Customer::try_from(row),
+            None => Err(stale_or_missing(&mut conn, customer.id).await),
+        }
     }
 
     async fn save_transition(&self, transition: &StatusTransition) -> Result<Customer, RepoError> {

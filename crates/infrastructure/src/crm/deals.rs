@@ -135,7 +135,8 @@ impl DealRepository for PgDealRepository {
         let row = Prepared(
             diesel::update(deals::table)
                 .filter(deals::id.eq(deal.id).and(deals::deleted_at.is_null()))
-                .filter(deals::stage.eq_any(OPEN_STAGES))
+                // Over the version it was read at (every field is written), and only while open.
+                .filter(deals::version.eq(deal.version).and(deals::stage.eq_any(OPEN_STAGES)))
                 .set((
                     deals::name.eq(&deal.name),
                     deals::expected_close_date.eq(deal.expected_close_date),

@@ -88,6 +88,9 @@ impl PgInteractionRepository {
                     WriteKind::Update => Prepared(
                         diesel::update(interactions::table)
                             .filter(interactions::id.eq(interaction.id).and(interactions::deleted_at.is_null()))
+                            // Over the version it was read at: every field (the attendee list too) is
+                            // written, so a change made meanwhile would otherwise be undone.
+                            .filter(interactions::version.eq(interaction.version))
                             .set((
                                 interactions::subject.eq(&interaction.subject),
                                 interactions::description.eq(interaction.description.as_deref()),
@@ -203,7 +206,17 @@ impl InteractionRepository for PgInteractionRepository {
     async fn update(&self, interaction: &Interaction) -> Result<Interaction, RepoError> {
         match self.write(interaction, WriteKind::Update).await? {
             None => Err(RepoError::MissingReference { field: "attendees" }),
-            Some(None) => Err(RepoError::NotFound),
+            Some(None) => {
+                // The write's connection is back in the pool by now.
+                let mut conn = connect(&self.pool).await?;
+                let live = interactions::table
+                    .filter(interactions::id.eq(interaction.id).and(interactions::deleted_at.is_null()));
+                match diesel::select(diesel::dsl::exists(live)).get_result::<bool>(&mut conn).await {
+                    Ok(true) => Err(RepoError::Stale),
+                    Ok(false) => Err(RepoError::NotFound),
+                    Err(error) => Err(from_diesel(error)),
+                }
+            }
             Some(Some(row)) => Interaction::try_from(row),
         }
     }

@@ -1,7 +1,7 @@
 //! Companies: the organisations a `company_id` names (decisions §6).
 
 use actix_web::{web, HttpResponse};
-use crm_domain::{Company, CompanyChanges, CompanyFilter, NewCompany};
+use crm_domain::{Company, CompanyChanges, CompanyFilter, NewCompany, RepoError};
 use uuid::Uuid;
 
 use super::requests::{CompanyListQuery, CreateCompanyBody, UpdateCompanyBody};
@@ -9,6 +9,7 @@ use super::responses::CompanyView;
 use super::wire::now;
 use crate::app::AppState;
 use crate::http::conditional::{created_tagged, ok_tagged};
+use crate::http::retry::{settle_edit, Attempt};
 use crate::http::{list, no_content, ApiError, Json, PageQuery};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -77,13 +78,25 @@ pub async fn update_company(
     id: web::Path<Uuid>,
     Json(body): Json<UpdateCompanyBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let company = load(&state, id.into_inner()).await?;
+    let (state, id) = (&state, id.into_inner());
     let changes = CompanyChanges { name: body.name, website: body.website, industry: body.industry };
-    let next = company.update(changes, now()).map_err(company_error)?;
-    let saved = state.crm.companies.update(&next).await.map_err(|e| match e {
-        crm_domain::RepoError::NotFound => ApiError::not_found("no such company"),
-        other => ApiError::from(other),
-    })?;
+    // Saved over the version it was read at; a change made meanwhile is re-read and the edit re-applied.
+    let saved = settle_edit(
+        load(state, id).await?,
+        || load(state, id),
+        |company| {
+            let next = company.update(changes.clone(), now()).map_err(company_error);
+            async move {
+                match state.crm.companies.update(&next?).await {
+                    Ok(saved) => Ok(Attempt::Done(saved)),
+                    Err(RepoError::Stale) => Ok(Attempt::Stale),
+                    Err(RepoError::NotFound) => Err(ApiError::not_found("no such company")),
+                    Err(other) => Err(ApiError::from(other)),
+                }
+            }
+        },
+    )
+    .await?;
     Ok(ok_tagged::<CompanyView, _>(saved))
 }
 

@@ -10,7 +10,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::change_views::{CustomerAssigned, CustomerChurned, CustomerStatusChanged, CustomerStatusSet};
-use super::customers::{customer_error, customer_write_error};
+use super::customers::{customer_edit, customer_error, customer_write_error};
 use super::requests::{AssignBody, ChurnBody, StatusBody, TagsBody, TierBody};
 use super::responses::CustomerView;
 use super::wire::{ensure_active_user, existing_customer, now, required};
@@ -128,7 +128,7 @@ pub async fn assign(
     if let Some(rep) = rep {
         ensure_active_user(&state, rep, "assigned_to").await?;
     }
-    let saved = state.crm.customers.update(&customer.assign(rep, now())).await.map_err(customer_write_error)?;
+    let saved = customer_edit(&state, customer, |read| Ok(read.assign(rep, now()))).await?;
     Ok(ok(CustomerAssigned::from(&saved)).tagged(&saved))
 }
 
@@ -184,7 +184,6 @@ pub async fn set_tags(
     Json(body): Json<TagsBody>,
 ) -> Result<HttpResponse, ApiError> {
     let customer = existing_customer(&state, id.into_inner()).await?;
-    let next = customer.set_tags(body.tags, now()).map_err(customer_error)?;
-    let saved = state.crm.customers.update(&next).await.map_err(customer_write_error)?;
+    let saved = customer_edit(&state, customer, |read| read.set_tags(body.tags.clone(), now())).await?;
     Ok(ok_tagged::<CustomerView, _>(saved))
 }

@@ -14,6 +14,7 @@ use super::wire::{
 };
 use crate::app::AppState;
 use crate::http::conditional::{created_tagged, ok_tagged, Tagged, Versioned};
+use crate::http::retry::{settle_edit, Attempt};
 use crate::http::{list, no_content, ok, ApiError, Json, PageQuery};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -39,6 +40,29 @@ pub(crate) fn customer_write_error(error: RepoError) -> ApiError {
         RepoError::NotFound => customer_not_found(),
         other => ApiError::from(other),
     }
+}
+
+/// Saves the plain fields `decide` makes of `read` over the version it was read at; a change made
+/// meanwhile is re-read and the edit decided again, so a concurrent edit of another field (an
+/// assignment racing a rename) is never undone.
+pub(crate) async fn customer_edit(
+    state: &AppState,
+    read: Customer,
+    decide: impl Fn(&Customer) -> Result<Customer, CustomerError>,
+) -> Result<Customer, ApiError> {
+    let (id, decide) = (read.id, &decide);
+    settle_edit(
+        read,
+        || existing_customer(state, id),
+        |customer| async move {
+            match state.crm.customers.update(&decide(&customer).map_err(customer_error)?).await {
+                Ok(saved) => Ok(Attempt::Done(saved)),
+                Err(RepoError::Stale) => Ok(Attempt::Stale),
+                Err(error) => Err(customer_write_error(error)),
+            }
+        },
+    )
+    .await
 }
 
 #[utoipa::path(post, path = "/api/v1/customer-mgmt/customers", tag = "customer management",
@@ -139,11 +163,10 @@ pub async fn update_customer(
         Some(raw) => Some(e164(raw.as_deref())?),
         None => None,
     };
-    let customer = existing_customer(&state, id.into_inner()).await?;
     let changed = ChangedFields { name: body.name.is_some(), phone: phone.is_some(), tags: body.tags.is_some() };
     let changes = CustomerChanges { name: body.name, phone, tags: body.tags };
-    let next = customer.update_details(changes, now()).map_err(customer_error)?;
-    let saved = state.crm.customers.update(&next).await.map_err(customer_write_error)?;
+    let customer = existing_customer(&state, id.into_inner()).await?;
+    let saved = customer_edit(&state, customer, |read| read.update_details(changes.clone(), now())).await?;
     // Echo only what the request changed.
     let tag = saved.entity_tag();
     Ok(ok(CustomerDetailsChanged::of(saved, changed)).tagged(&tag))

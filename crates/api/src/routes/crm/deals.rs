@@ -11,6 +11,7 @@ use super::responses::DealView;
 use super::wire::{ensure_active_user, existing_customer, now};
 use crate::app::AppState;
 use crate::http::conditional::{created_tagged, ok_tagged, Tagged};
+use crate::http::retry::{settle_edit, Attempt};
 use crate::http::{list, no_content, ok, ApiError, Json, PageQuery};
 use crate::routes::reference::active_currency;
 
@@ -33,13 +34,27 @@ pub(crate) async fn existing_deal(state: &AppState, id: Uuid) -> Result<Deal, Ap
     found.ok_or_else(|| ApiError::not_found("no such deal"))
 }
 
-/// Saves an edit of an open deal; a deal closed meanwhile is `DEAL_CLOSED`.
-async fn save_open(state: &AppState, deal: &Deal) -> Result<Deal, ApiError> {
-    state.crm.deals.update_open(deal).await.map_err(|e| match e {
-        RepoError::Stale => ApiError::conflict("DEAL_CLOSED", "the deal was closed meanwhile"),
-        RepoError::NotFound => ApiError::not_found("no such deal"),
-        other => ApiError::from(other),
-    })
+/// Saves the edit `decide` makes of the open deal `read`, over the version it was read at; a change
+/// made meanwhile is re-read and the edit decided again (a deal closed meanwhile is `DEAL_CLOSED`).
+async fn edit_open(
+    state: &AppState,
+    read: Deal,
+    decide: impl Fn(&Deal) -> Result<Deal, DealError>,
+) -> Result<Deal, ApiError> {
+    let (id, decide) = (read.id, &decide);
+    settle_edit(
+        read,
+        || existing_deal(state, id),
+        |deal| async move {
+            match state.crm.deals.update_open(&decide(&deal).map_err(deal_error)?).await {
+                Ok(saved) => Ok(Attempt::Done(saved)),
+                Err(RepoError::Stale) => Ok(Attempt::Stale),
+                Err(RepoError::NotFound) => Err(ApiError::not_found("no such deal")),
+                Err(other) => Err(ApiError::from(other)),
+            }
+        },
+    )
+    .await
 }
 
 fn parse_id(field: &str, raw: &Option<String>) -> Result<Option<Uuid>, ApiError> {
@@ -170,8 +185,9 @@ pub async fn update_basic_info(
 ) -> Result<HttpResponse, ApiError> {
     let deal = existing_deal(&state, id.into_inner()).await?;
     let (name_changed, date_changed) = (body.name.is_some(), body.expected_close_date.is_some());
-    let next = deal.update_basic_info(body.name, body.expected_close_date, now()).map_err(deal_error)?;
-    let saved = save_open(&state, &next).await?;
+    let saved =
+        edit_open(&state, deal, |read| read.update_basic_info(body.name.clone(), body.expected_close_date, now()))
+            .await?;
     Ok(ok(DealBasicInfoChanged::of(&saved, name_changed, date_changed)).tagged(&saved))
 }
 
@@ -191,7 +207,7 @@ pub async fn update_value(
         None => None,
     };
     let deal = existing_deal(&state, id.into_inner()).await?;
-    let next = deal.update_value(body.value, currency.unwrap_or(deal.currency), now()).map_err(deal_error)?;
-    let saved = save_open(&state, &next).await?;
+    let saved =
+        edit_open(&state, deal, |read| read.update_value(body.value, currency.unwrap_or(read.currency), now())).await?;
     Ok(ok(DealValueChanged::from(&saved)).tagged(&saved))
 }

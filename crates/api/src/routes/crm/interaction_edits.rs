@@ -10,7 +10,7 @@ use super::responses::InteractionView;
 use super::wire::{ensure_user, now, required};
 use crate::app::AppState;
 use crate::http::conditional::ok_tagged;
-use crate::http::retry::{until_settled, Attempt};
+use crate::http::retry::{settle_edit, until_settled, Attempt};
 use crate::http::{ApiError, Json};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -23,12 +23,29 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(resource("attendees/{attendee_id}").route(web::delete().to(remove_attendee)));
 }
 
-/// Saves a plain edit (last writer wins).
-async fn save(state: &AppState, next: &Interaction) -> Result<HttpResponse, ApiError> {
-    let saved = state.crm.interactions.update(next).await.map_err(|e| match e {
-        RepoError::NotFound => ApiError::not_found("no such interaction"),
-        other => ApiError::from(other),
-    })?;
+/// Saves the edit `decide` makes of `read` over the version it was read at; a change made meanwhile
+/// is re-read and the edit decided again, so concurrent edits (two attendees added at once, an
+/// outcome set while the content changes) all land. `decide` answers `None` when nothing changes.
+async fn edit(
+    state: &AppState,
+    read: Interaction,
+    decide: impl Fn(&Interaction) -> Result<Option<Interaction>, ApiError>,
+) -> Result<HttpResponse, ApiError> {
+    let (id, decide) = (read.id, &decide);
+    let saved = settle_edit(
+        read,
+        || existing_interaction(state, id),
+        |interaction| async move {
+            let Some(next) = decide(&interaction)? else { return Ok(Attempt::Done(interaction)) };
+            match state.crm.interactions.update(&next).await {
+                Ok(saved) => Ok(Attempt::Done(saved)),
+                Err(RepoError::Stale) => Ok(Attempt::Stale),
+                Err(RepoError::NotFound) => Err(ApiError::not_found("no such interaction")),
+                Err(other) => Err(ApiError::from(other)),
+            }
+        },
+    )
+    .await?;
     Ok(ok_tagged::<InteractionView, _>(saved))
 }
 
@@ -43,8 +60,10 @@ pub async fn update_content(
     Json(body): Json<ContentBody>,
 ) -> Result<HttpResponse, ApiError> {
     let interaction = existing_interaction(&state, id.into_inner()).await?;
-    let next = interaction.update_content(&body.subject, body.description, now()).map_err(interaction_error)?;
-    save(&state, &next).await
+    edit(&state, interaction, |read| {
+        read.update_content(&body.subject, body.description.clone(), now()).map(Some).map_err(interaction_error)
+    })
+    .await
 }
 
 #[utoipa::path(put, path = "/api/v1/customer-mgmt/interactions/{id}/outcome", tag = "customer management",
@@ -59,7 +78,7 @@ pub async fn set_outcome(
 ) -> Result<HttpResponse, ApiError> {
     let outcome = body.outcome.ok_or_else(|| required("outcome"))?;
     let interaction = existing_interaction(&state, id.into_inner()).await?;
-    save(&state, &interaction.set_outcome(outcome, now())).await
+    edit(&state, interaction, |read| Ok(Some(read.set_outcome(outcome, now())))).await
 }
 
 #[utoipa::path(put, path = "/api/v1/customer-mgmt/interactions/{id}/end", tag = "customer management",
@@ -99,8 +118,10 @@ pub async fn set_follow_up(
     Json(body): Json<FollowUpBody>,
 ) -> Result<HttpResponse, ApiError> {
     let interaction = existing_interaction(&state, id.into_inner()).await?;
-    let next = interaction.set_follow_up(body.follow_up_required, body.follow_up_date, body.follow_up_notes, now());
-    save(&state, &next).await
+    edit(&state, interaction, |read| {
+        Ok(Some(read.set_follow_up(body.follow_up_required, body.follow_up_date, body.follow_up_notes.clone(), now())))
+    })
+    .await
 }
 
 #[utoipa::path(post, path = "/api/v1/customer-mgmt/interactions/{id}/attendees", tag = "customer management",
@@ -115,10 +136,7 @@ pub async fn add_attendee(
 ) -> Result<HttpResponse, ApiError> {
     let interaction = existing_interaction(&state, id.into_inner()).await?;
     ensure_user(&state, body.attendee_id, "attendee_id").await?;
-    match interaction.add_attendee(body.attendee_id, now()).map_err(interaction_error)? {
-        Some(next) => save(&state, &next).await,
-        None => Ok(ok_tagged::<InteractionView, _>(interaction)),
-    }
+    edit(&state, interaction, |read| read.add_attendee(body.attendee_id, now()).map_err(interaction_error)).await
 }
 
 #[utoipa::path(delete, path = "/api/v1/customer-mgmt/interactions/{id}/attendees/{attendee_id}",
@@ -131,6 +149,5 @@ pub async fn remove_attendee(
 ) -> Result<HttpResponse, ApiError> {
     let (id, attendee) = path.into_inner();
     let interaction = existing_interaction(&state, id).await?;
-    let next = interaction.remove_attendee(attendee, now()).map_err(interaction_error)?;
-    save(&state, &next).await
+    edit(&state, interaction, |read| read.remove_attendee(attendee, now()).map(Some).map_err(interaction_error)).await
 }
