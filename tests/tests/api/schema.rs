@@ -1116,7 +1116,7 @@ mod partial_customer_indexes {
         line: String,
     }
 
-    async fn plan(conn: &mut AsyncPgConnection, query: &str) -> String {
+    pub(super) async fn plan(conn: &mut AsyncPgConnection, query: &str) -> String {
         let lines: Vec<PlanLine> = diesel::sql_query(format!("EXPLAIN {query}")).load(conn).await.expect("explain");
         lines.into_iter().map(|l| l.line).collect::<Vec<_>>().join("\n")
     }
@@ -1159,6 +1159,61 @@ mod partial_customer_indexes {
         // Without its cardinality clause the tag filter cannot use the index: the repository must say it.
         let plan = plan(&mut conn, "SELECT id FROM customers WHERE deleted_at IS NULL AND tags @> '{vip}'").await;
         assert!(!plan.contains("customers_tags_idx"), "{plan}");
+    }
+}
+
+/// Lists whose sort or filter no index served before migration 000018. With sequential scans and sorts
+/// switched off, a plan still sorts (or names no index) only if no index can give what the list asks.
+mod list_index_gaps {
+    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+    use tally_tests::TestDb;
+
+    use super::partial_customer_indexes::plan;
+
+    #[actix_web::test]
+    async fn sorts_and_filters_of_the_lists_are_served_by_an_index() {
+        let db = TestDb::new().await;
+        let mut conn = AsyncPgConnection::establish(&db.url).await.expect("connect");
+        // Enough users that a trigram index beats a btree read with a filter.
+        diesel::sql_query(
+            "INSERT INTO users (id, email, name, password_hash) \
+             SELECT gen_random_uuid(), 'u' || n || '@example.com', 'User ' || n, 'not-a-hash' \
+             FROM generate_series(1, 3000) AS n",
+        )
+        .execute(&mut conn)
+        .await
+        .expect("seed");
+        for setting in ["ANALYZE users", "SET enable_seqscan = off", "SET enable_sort = off"] {
+            diesel::sql_query(setting).execute(&mut conn).await.expect("set");
+        }
+        // The statements as the repositories write them (warehouse/products, identity/users, crm/interactions).
+        let cases = [
+            (
+                "SELECT id FROM products WHERE deleted_at IS NULL ORDER BY price DESC NULLS LAST, id DESC LIMIT 20",
+                "products_price_desc_idx",
+            ),
+            (
+                "SELECT id FROM users WHERE deleted_at IS NULL AND status = 'suspended' \
+                 ORDER BY created_at DESC, id DESC LIMIT 20",
+                "users_status_idx",
+            ),
+            (
+                "SELECT id FROM users WHERE deleted_at IS NULL AND is_email_verified \
+                 ORDER BY created_at DESC, id DESC LIMIT 20",
+                "users_verified_idx",
+            ),
+            ("SELECT id FROM users WHERE deleted_at IS NULL AND lower(name) LIKE '%ada%'", "users_name_trgm_idx"),
+            (
+                "SELECT id FROM interactions WHERE deleted_at IS NULL AND follow_up_required \
+                 AND created_by = '00000000-0000-0000-0000-000000000001' \
+                 ORDER BY follow_up_date ASC NULLS LAST, id ASC LIMIT 20",
+                "interactions_follow_up_creator_idx",
+            ),
+        ];
+        for (query, index) in cases {
+            let plan = plan(&mut conn, query).await;
+            assert!(plan.contains(index) && !plan.contains("Sort"), "{query}: expected {index}, no sort, in\n{plan}");
+        }
     }
 }
 

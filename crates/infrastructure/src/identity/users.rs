@@ -18,7 +18,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::from_diesel;
-use crate::db::contains_pattern_lower as contains_pattern;
+use crate::db::{contains_pattern_lower as contains_pattern, lower};
 use crate::events::record_event;
 use crate::prepared::Prepared;
 use crate::schema::users;
@@ -176,8 +176,10 @@ impl UserRepository for PgUserRepository {
                 query = query.filter(users::is_email_verified.eq(verified));
             }
             if let Some(search) = filter.search.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+                // Lower-cased pattern: emails are stored lower-cased (CHECK), names are searched through
+                // the `lower(name)` trigram index (ILIKE on the column could use no index).
                 let pattern = contains_pattern(search);
-                query = query.filter(users::email.like(pattern.clone()).or(users::name.ilike(pattern)));
+                query = query.filter(users::email.like(pattern.clone()).or(lower(users::name).like(pattern)));
             }
             query
         };
