@@ -4,15 +4,14 @@ use std::time::Duration;
 
 use deadpool::Runtime;
 use diesel::ConnectionError;
-use diesel_async::pooled_connection::deadpool::{Object, Pool};
+use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod};
 use diesel_async::{AsyncConnection, AsyncMigrationHarness, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 
 mod pool;
 
-pub use pool::DbPool;
-pub type DbConn = Object<AsyncPgConnection>;
+pub use pool::{DbConn, DbPool, REFUSAL_COOL_OFF};
 
 /// Every migration in the top-level `migrations/` folder, compiled in.
 pub const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations");
@@ -89,7 +88,11 @@ pub fn build_pool(settings: &PoolSettings) -> Result<DbPool, DbError> {
     Ok(DbPool::new(build_part(settings, SHARED_PART_SIZE)?, workers))
 }
 
-fn build_part(settings: &PoolSettings, size: usize) -> Result<Pool<AsyncPgConnection>, DbError> {
+fn build_part(settings: &PoolSettings, size: usize) -> Result<pool::Part, DbError> {
+    Ok(pool::Part::new(build_connections(settings, size)?, settings.wait_timeout))
+}
+
+fn build_connections(settings: &PoolSettings, size: usize) -> Result<Pool<AsyncPgConnection>, DbError> {
     let statement_timeout_ms = settings.statement_timeout.as_millis();
     let mut config = ManagerConfig::default();
     // No `SELECT 1` before every checkout: a connection the server closed is

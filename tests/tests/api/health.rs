@@ -224,3 +224,44 @@ async fn a_split_pool_gives_each_worker_thread_a_part_of_its_own() {
     drop(conn);
     t.stop().await;
 }
+
+/// The server refuses a third connection to the role (its connection limit, as a full
+/// `max_connections` would): the pool works with the two it holds, and a checkout waits for one of
+/// them instead of failing (`db::pool`'s admissions). With no connection at all, the refusal is the
+/// answer at once.
+#[actix_web::test]
+async fn a_pool_refused_more_connections_works_with_those_it_has() {
+    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+    let db = tally_tests::TestDb::new().await;
+    let role = format!("tally_limited_{}", uuid::Uuid::now_v7().simple());
+    let mut admin = AsyncPgConnection::establish(&db.url).await.expect("admin connection");
+    let sql = |statement: String| diesel::sql_query(statement);
+    sql(format!("CREATE ROLE {role} LOGIN CONNECTION LIMIT 2")).execute(&mut admin).await.expect("role");
+    let limited_url = db.url.replacen("://postgres@", &format!("://{role}@"), 1);
+    assert_ne!(limited_url, db.url, "the test database URL names the postgres role");
+
+    let pool = build_pool(&PoolSettings::new(&limited_url, 4)).expect("pool");
+    let first = pool.get().await.expect("first connection");
+    let mut second = pool.get().await.expect("second connection");
+    let waiting = tokio::spawn({
+        let pool = pool.clone();
+        async move {
+            let mut third = pool.get().await.map_err(|e| e.to_string())?;
+            diesel::sql_query("SELECT 1").execute(&mut third).await.map_err(|e| e.to_string())?;
+            Ok::<_, String>(())
+        }
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(!waiting.is_finished(), "the third checkout waits for a connection instead of failing");
+    drop(first);
+    waiting.await.expect("task").expect("the third checkout got the connection given back");
+    sql("SELECT 1".into()).execute(&mut second).await.expect("the other connection still works");
+    drop((second, pool));
+
+    sql(format!("ALTER ROLE {role} CONNECTION LIMIT 0")).execute(&mut admin).await.expect("limit");
+    let empty = build_pool(&PoolSettings::new(&limited_url, 4)).expect("pool");
+    assert!(empty.get().await.is_err(), "holding no connection, a refusal is answered at once");
+    drop(empty);
+    // Sessions of the role may still be closing; the role goes with the cluster's next clean-up if not.
+    let _ = sql(format!("DROP ROLE {role}")).execute(&mut admin).await;
+}

@@ -7,24 +7,135 @@
 //! draws from a part of its own, so its connections are opened, driven and used on its own thread.
 //! Every other thread (start-up, sweeps, tools, tests) shares one more part, so none of its
 //! connections lands in a worker's part.
+//!
+//! A part admits as many checkouts at once as it may hold connections, until the server refuses a
+//! new one for want of connection slots (its `max_connections`, a role's or database's limit: other
+//! clients hold the rest). Then the part works with the connections it has: each refused opening
+//! takes one admission away, and the request waits for a connection to come back instead of failing
+//! while the part holds others. After [`REFUSAL_COOL_OFF`] the admissions come back and the part
+//! tries to grow again. A part holding no connection at all answers the refusal as it is (503).
 
 use std::cell::OnceCell;
+use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
 
+use deadpool::managed::TimeoutType;
 use deadpool::Status;
 use diesel_async::pooled_connection::deadpool::{Object, Pool, PoolError};
 use diesel_async::AsyncPgConnection;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::events::DirectQueue;
+
+/// How long a part that met a refusal works with the connections it has before trying to grow.
+pub const REFUSAL_COOL_OFF: Duration = Duration::from_secs(10);
+
+/// A pooled connection with its part's admission; dereferences to the connection.
+pub struct DbConn {
+    connection: Object<AsyncPgConnection>,
+    _admission: OwnedSemaphorePermit,
+}
+
+impl Deref for DbConn {
+    type Target = AsyncPgConnection;
+
+    fn deref(&self) -> &AsyncPgConnection {
+        &self.connection
+    }
+}
+
+impl DerefMut for DbConn {
+    fn deref_mut(&mut self) -> &mut AsyncPgConnection {
+        &mut self.connection
+    }
+}
+
+/// One part: its connections and how many checkouts it admits at once (see the module's comment).
+#[derive(Clone)]
+pub(super) struct Part {
+    connections: Pool<AsyncPgConnection>,
+    admission: Arc<Admission>,
+}
+
+struct Admission {
+    permits: Arc<Semaphore>,
+    wait: Duration,
+    /// Admissions taken away by refusals, given back after the cool-off.
+    withdrawn: AtomicUsize,
+    last_refusal: Mutex<Option<Instant>>,
+}
+
+impl Part {
+    pub(super) fn new(connections: Pool<AsyncPgConnection>, wait: Duration) -> Self {
+        let size = connections.status().max_size;
+        let admission = Admission {
+            permits: Arc::new(Semaphore::new(size)),
+            wait,
+            withdrawn: AtomicUsize::new(0),
+            last_refusal: Mutex::new(None),
+        };
+        Self { connections, admission: Arc::new(admission) }
+    }
+
+    async fn get(&self) -> Result<DbConn, PoolError> {
+        let admission = &self.admission;
+        if admission.withdrawn.load(Ordering::Relaxed) > 0 {
+            admission.give_back_after_cool_off();
+        }
+        let started = Instant::now();
+        loop {
+            let remaining = admission.wait.saturating_sub(started.elapsed());
+            let permit = tokio::time::timeout(remaining, admission.permits.clone().acquire_owned())
+                .await
+                .map_err(|_| PoolError::Timeout(TimeoutType::Wait))?
+                .map_err(|_| PoolError::Closed)?;
+            match self.connections.get().await {
+                Ok(connection) => return Ok(DbConn { connection, _admission: permit }),
+                Err(PoolError::Backend(error)) if refused_for_slots(&error) && self.connections.status().size > 0 => {
+                    admission.withdraw(permit);
+                    tracing::warn!(%error, "the database refused another connection; working with those open");
+                }
+                Err(error) => return Err(error),
+            }
+        }
+    }
+}
+
+impl Admission {
+    fn withdraw(&self, permit: OwnedSemaphorePermit) {
+        permit.forget();
+        self.withdrawn.fetch_add(1, Ordering::Relaxed);
+        *self.last_refusal.lock().unwrap_or_else(PoisonError::into_inner) = Some(Instant::now());
+    }
+
+    fn give_back_after_cool_off(&self) {
+        let mut last = self.last_refusal.lock().unwrap_or_else(PoisonError::into_inner);
+        if last.is_some_and(|at| at.elapsed() >= REFUSAL_COOL_OFF) {
+            *last = None;
+            self.permits.add_permits(self.withdrawn.swap(0, Ordering::Relaxed));
+        }
+    }
+}
+
+/// Whether opening a connection failed because the server has no slot left for it (SQLSTATE 53300:
+/// "sorry, too many clients already", "too many connections for role/database", "remaining
+/// connection slots are reserved"). The code does not survive diesel's connection error, so its
+/// English text is matched; a server answering in another language gets the plain 503.
+fn refused_for_slots(error: &impl std::fmt::Display) -> bool {
+    let text = error.to_string();
+    text.contains("too many clients") || text.contains("too many connections") || text.contains("slots are reserved")
+}
 
 /// Connections, one part per HTTP worker thread and one for every other thread (see the module's
 /// comment). Cheap to clone.
 #[derive(Clone)]
 pub struct DbPool {
     /// The part of threads that are not HTTP workers (start-up, sweeps, tools, tests).
-    shared: Pool<AsyncPgConnection>,
+    shared: Part,
     /// One per worker; empty when the pool is not split.
-    workers: Arc<[Pool<AsyncPgConnection>]>,
+    workers: Arc<[Part]>,
     /// The bus queue committed events are handed to from memory (`events::handoff`), once the bus
     /// that has one is started; shared by the clones.
     direct_queue: Arc<OnceLock<Arc<dyn DirectQueue>>>,
@@ -69,7 +180,7 @@ fn worker_number() -> Option<usize> {
 }
 
 impl DbPool {
-    pub(super) fn new(shared: Pool<AsyncPgConnection>, workers: Vec<Pool<AsyncPgConnection>>) -> Self {
+    pub(super) fn new(shared: Part, workers: Vec<Part>) -> Self {
         Self { shared, workers: workers.into(), direct_queue: Arc::default() }
     }
 
@@ -85,11 +196,11 @@ impl DbPool {
 
     /// A connection from this thread's part. A worker waits (up to the wait timeout) for one of its
     /// own part's connections even while another part has one free: the price of affinity.
-    pub async fn get(&self) -> Result<Object<AsyncPgConnection>, PoolError> {
+    pub async fn get(&self) -> Result<DbConn, PoolError> {
         self.part().get().await
     }
 
-    fn part(&self) -> &Pool<AsyncPgConnection> {
+    fn part(&self) -> &Part {
         match self.part_number() {
             0 => &self.shared,
             number => &self.workers[number - 1],
@@ -113,7 +224,7 @@ impl DbPool {
     /// Every part's figures added up (`max_size` counts the shared part too). A worker's part can be
     /// exhausted while another has connections free; `waiting` above zero shows it.
     pub fn status(&self) -> Status {
-        std::iter::once(&self.shared).chain(self.workers.iter()).map(Pool::status).fold(
+        std::iter::once(&self.shared).chain(self.workers.iter()).map(|part| part.connections.status()).fold(
             Status { max_size: 0, size: 0, available: 0, waiting: 0 },
             |sum, part| Status {
                 max_size: sum.max_size + part.max_size,
