@@ -1,7 +1,7 @@
 //! PostgreSQL adapter of `DealRepository`, with the pipeline statistics as SQL aggregates.
 
 use crate::counting;
-use crate::pipeline::transaction;
+use crate::pipeline::{transaction, write_with_followers};
 use std::collections::BTreeMap;
 
 use async_trait::async_trait;
@@ -10,6 +10,8 @@ use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use futures_util::future::{try_join, try_join3};
+use futures_util::FutureExt;
 use shared_kernel::{CurrencyCode, Page, PageRequest};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -85,15 +87,15 @@ impl DealRepository for PgDealRepository {
         let mut conn = connect(&self.pool).await?;
         let row =
             transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<DealRow, diesel::result::Error> {
-                let row = Prepared(
+                // The three go out together, in this order (the history row needs the deal's).
+                let insert = Prepared(
                     diesel::insert_into(deals::table)
                         .values(NewDealRow::from(&created.deal))
                         .returning(DealRow::as_returning()),
                 )
-                .get_result(&mut conn)
-                .await?;
-                insert_history(conn, created.deal.id, &created.history).await?;
-                record_event(conn, &created.events).await?;
+                .get_result(&mut conn);
+                let history = insert_history(conn, created.deal.id, &created.history);
+                let (row, (), ()) = try_join3(insert, history, record_event(conn, &created.events)).await?;
                 Ok(row)
             })
             .await
@@ -162,8 +164,9 @@ impl DealRepository for PgDealRepository {
         let next = &transition.deal;
         let saved = transaction(
             &mut conn,
-            async |mut conn: &AsyncPgConnection| -> Result<Option<DealRow>, diesel::result::Error> {
-                let row = Prepared(
+            async |mut conn: &AsyncPgConnection| -> Result<DealRow, diesel::result::Error> {
+                // Sent with its history row and events; a missed compare-and-set rolls them back.
+                let update = Prepared(
                     diesel::update(deals::table)
                         .filter(deals::id.eq(next.id).and(deals::deleted_at.is_null()))
                         .filter(deals::stage.eq(transition.from.as_str()))
@@ -176,21 +179,19 @@ impl DealRepository for PgDealRepository {
                         ))
                         .returning(DealRow::as_returning()),
                 )
-                .get_result(&mut conn)
-                .await
-                .optional()?;
-                if row.is_some() {
-                    insert_history(conn, next.id, &transition.history).await?;
-                    record_event(conn, &transition.events).await?;
-                }
-                Ok(row)
+                .get_result(&mut conn);
+                let followers =
+                    try_join(insert_history(conn, next.id, &transition.history), record_event(conn, &transition.events));
+                write_with_followers(update.map(OptionalExtension::optional), followers)
+                    .await?
+                    .ok_or(diesel::result::Error::RollbackTransaction)
             },
         )
-        .await
-        .map_err(from_diesel)?;
+        .await;
         match saved {
-            Some(row) => Deal::try_from(row),
-            None => Err(stale_or_missing(&mut conn, next.id).await),
+            Ok(row) => Deal::try_from(row),
+            Err(diesel::result::Error::RollbackTransaction) => Err(stale_or_missing(&mut conn, next.id).await),
+            Err(error) => Err(from_diesel(error)),
         }
     }
 
