@@ -162,9 +162,8 @@ impl DealRepository for PgDealRepository {
     async fn save_stage_change(&self, transition: &StageTransition) -> Result<Deal, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let next = &transition.deal;
-        let saved = transaction(
-            &mut conn,
-            async |mut conn: &AsyncPgConnection| -> Result<DealRow, diesel::result::Error> {
+        let saved =
+            transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<DealRow, diesel::result::Error> {
                 // Sent with its history row and events; a missed compare-and-set rolls them back.
                 let update = Prepared(
                     diesel::update(deals::table)
@@ -180,14 +179,15 @@ impl DealRepository for PgDealRepository {
                         .returning(DealRow::as_returning()),
                 )
                 .get_result(&mut conn);
-                let followers =
-                    try_join(insert_history(conn, next.id, &transition.history), record_event(conn, &transition.events));
+                let followers = try_join(
+                    insert_history(conn, next.id, &transition.history),
+                    record_event(conn, &transition.events),
+                );
                 write_with_followers(update.map(OptionalExtension::optional), followers)
                     .await?
                     .ok_or(diesel::result::Error::RollbackTransaction)
-            },
-        )
-        .await;
+            })
+            .await;
         match saved {
             Ok(row) => Deal::try_from(row),
             Err(diesel::result::Error::RollbackTransaction) => Err(stale_or_missing(&mut conn, next.id).await),

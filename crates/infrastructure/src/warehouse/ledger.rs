@@ -5,22 +5,22 @@ use std::collections::HashMap;
 
 use diesel::prelude::*;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use futures_util::FutureExt;
 use uuid::Uuid;
 
 use warehouse_domain::{InventoryChange, InventoryRecord, Quantities};
 
 use super::rows::{InventoryRow, MovementRow};
 use super::schema::{inventory, stock_movements};
+use crate::pipeline::write_with_followers;
 use crate::prepared::{Prepared, PreparedIfFew};
 
-/// Writes the new quantities `WHERE` they still equal `change.before`, then appends the movement.
-/// Returns `false` (having written nothing) when the record moved or is gone.
+/// Writes the new quantities `WHERE` they still equal `change.before`, and appends the movement in
+/// the same trip (pipelined). Returns `false` when the record moved or is gone: the movement went out
+/// all the same, so the caller must then roll its transaction back (both callers do).
 pub(crate) async fn apply_change(conn: &AsyncPgConnection, change: &InventoryChange) -> QueryResult<bool> {
-    if update_quantities(conn, change).await? == 0 {
-        return Ok(false);
-    }
-    append_movement(conn, change).await?;
-    Ok(true)
+    let update = update_quantities(conn, change).map(|written| written.map(|rows| (rows == 1).then_some(())));
+    Ok(write_with_followers(update, append_movement(conn, change)).await?.is_some())
 }
 
 /// The compare-and-set of one change: the number of rows written (0 or 1).
