@@ -253,6 +253,7 @@ async fn a_pool_refused_more_connections_works_with_those_it_has() {
     });
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert!(!waiting.is_finished(), "the third checkout waits for a connection instead of failing");
+    assert_eq!(pool.status().waiting, 1, "and the pool's figures show it waiting");
     drop(first);
     waiting.await.expect("task").expect("the third checkout got the connection given back");
     sql("SELECT 1".into()).execute(&mut second).await.expect("the other connection still works");

@@ -1202,7 +1202,12 @@ mod list_index_gaps {
                  ORDER BY created_at DESC, id DESC LIMIT 20",
                 "users_verified_idx",
             ),
-            ("SELECT id FROM users WHERE deleted_at IS NULL AND lower(name) LIKE '%ada%'", "users_name_trgm_idx"),
+            // The search's count as the repository sends it: the email arm ORed with the name arm.
+            (
+                "SELECT id FROM users WHERE deleted_at IS NULL AND (email LIKE '%ada%' OR lower(name) LIKE '%ada%') \
+                 LIMIT 10001",
+                "users_name_trgm_idx",
+            ),
             (
                 "SELECT id FROM interactions WHERE deleted_at IS NULL AND follow_up_required \
                  AND created_by = '00000000-0000-0000-0000-000000000001' \

@@ -25,7 +25,7 @@ use deadpool::managed::TimeoutType;
 use deadpool::Status;
 use diesel_async::pooled_connection::deadpool::{Object, Pool, PoolError};
 use diesel_async::AsyncPgConnection;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError};
 
 use crate::events::DirectQueue;
 
@@ -64,6 +64,8 @@ struct Admission {
     wait: Duration,
     /// Admissions taken away by refusals, given back after the cool-off.
     withdrawn: AtomicUsize,
+    /// Checkouts waiting for an admission (the pool's `waiting` figure).
+    waiting: AtomicUsize,
     last_refusal: Mutex<Option<Instant>>,
 }
 
@@ -74,9 +76,16 @@ impl Part {
             permits: Arc::new(Semaphore::new(size)),
             wait,
             withdrawn: AtomicUsize::new(0),
+            waiting: AtomicUsize::new(0),
             last_refusal: Mutex::new(None),
         };
         Self { connections, admission: Arc::new(admission) }
+    }
+
+    /// deadpool's figures, with the checkouts waiting for an admission counted as waiting.
+    fn status(&self) -> Status {
+        let status = self.connections.status();
+        Status { waiting: status.waiting + self.admission.waiting.load(Ordering::Relaxed), ..status }
     }
 
     async fn get(&self) -> Result<DbConn, PoolError> {
@@ -86,11 +95,11 @@ impl Part {
         }
         let started = Instant::now();
         loop {
-            let remaining = admission.wait.saturating_sub(started.elapsed());
-            let permit = tokio::time::timeout(remaining, admission.permits.clone().acquire_owned())
-                .await
-                .map_err(|_| PoolError::Timeout(TimeoutType::Wait))?
-                .map_err(|_| PoolError::Closed)?;
+            let permit = match admission.permits.clone().try_acquire_owned() {
+                Ok(permit) => permit,
+                Err(TryAcquireError::Closed) => return Err(PoolError::Closed),
+                Err(TryAcquireError::NoPermits) => admission.wait_for_permit(started).await?,
+            };
             match self.connections.get().await {
                 Ok(connection) => return Ok(DbConn { connection, _admission: permit }),
                 Err(PoolError::Backend(error)) if refused_for_slots(&error) && self.connections.status().size > 0 => {
@@ -104,6 +113,16 @@ impl Part {
 }
 
 impl Admission {
+    /// Waits (counted in [`Admission::waiting`]) for an admission, until `wait` after `started`.
+    async fn wait_for_permit(&self, started: Instant) -> Result<OwnedSemaphorePermit, PoolError> {
+        let _counted = Waiting::count(&self.waiting);
+        let remaining = self.wait.saturating_sub(started.elapsed());
+        tokio::time::timeout(remaining, self.permits.clone().acquire_owned())
+            .await
+            .map_err(|_| PoolError::Timeout(TimeoutType::Wait))?
+            .map_err(|_| PoolError::Closed)
+    }
+
     fn withdraw(&self, permit: OwnedSemaphorePermit) {
         permit.forget();
         self.withdrawn.fetch_add(1, Ordering::Relaxed);
@@ -116,6 +135,23 @@ impl Admission {
             *last = None;
             self.permits.add_permits(self.withdrawn.swap(0, Ordering::Relaxed));
         }
+    }
+}
+
+/// A checkout counted as waiting while this lives: counted out however the wait ends, the request's
+/// future dropped included.
+struct Waiting<'a>(&'a AtomicUsize);
+
+impl<'a> Waiting<'a> {
+    fn count(waiting: &'a AtomicUsize) -> Self {
+        waiting.fetch_add(1, Ordering::Relaxed);
+        Self(waiting)
+    }
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
@@ -224,7 +260,7 @@ impl DbPool {
     /// Every part's figures added up (`max_size` counts the shared part too). A worker's part can be
     /// exhausted while another has connections free; `waiting` above zero shows it.
     pub fn status(&self) -> Status {
-        std::iter::once(&self.shared).chain(self.workers.iter()).map(|part| part.connections.status()).fold(
+        std::iter::once(&self.shared).chain(self.workers.iter()).map(Part::status).fold(
             Status { max_size: 0, size: 0, available: 0, waiting: 0 },
             |sum, part| Status {
                 max_size: sum.max_size + part.max_size,

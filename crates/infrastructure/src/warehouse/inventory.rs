@@ -16,7 +16,7 @@ use warehouse_domain::{
 };
 
 use super::errors::{from_diesel, tx_error, TxError};
-use super::ledger::{apply_change, inventory_exists};
+use super::ledger::{apply_change, apply_change_to_new, inventory_exists};
 use super::rows::{InventoryRow, MovementRow};
 use super::schema::{inventory, stock_movements};
 use crate::prepared::Prepared;
@@ -187,7 +187,7 @@ impl InventoryRepository for PgInventoryRepository {
             let mut ends = [&change.from, &change.to];
             ends.sort_by_key(|c| c.inventory.id);
             for end in ends {
-                if !apply_change(conn, end).await? {
+                if !apply_change_to_new(conn, end).await? {
                     return Err(missed(conn, end.inventory.id).await);
                 }
             }

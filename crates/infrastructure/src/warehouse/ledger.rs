@@ -16,11 +16,24 @@ use crate::pipeline::write_with_followers;
 use crate::prepared::{Prepared, PreparedIfFew};
 
 /// Writes the new quantities `WHERE` they still equal `change.before`, and appends the movement in
-/// the same trip (pipelined). Returns `false` when the record moved or is gone: the movement went out
-/// all the same, so the caller must then roll its transaction back (both callers do).
+/// the same trip (pipelined). For a record that was read (a row is only ever marked deleted, so its
+/// movement's foreign key holds). Returns `false` when the record moved or is gone: the movement went
+/// out all the same, so the caller must then roll its transaction back.
 pub(crate) async fn apply_change(conn: &AsyncPgConnection, change: &InventoryChange) -> QueryResult<bool> {
     let update = update_quantities(conn, change).map(|written| written.map(|rows| (rows == 1).then_some(())));
     Ok(write_with_followers(update, append_movement(conn, change)).await?.is_some())
+}
+
+/// [`apply_change`] for a record this transaction may have failed to create (a transfer's
+/// destination that a concurrent request created first under another id): the movement is sent only
+/// once the update has landed, because its foreign key would fail on an id that does not exist and
+/// abort the transaction before the caller could tell stale from missing.
+pub(crate) async fn apply_change_to_new(conn: &AsyncPgConnection, change: &InventoryChange) -> QueryResult<bool> {
+    if update_quantities(conn, change).await? == 0 {
+        return Ok(false);
+    }
+    append_movement(conn, change).await?;
+    Ok(true)
 }
 
 /// The compare-and-set of one change: the number of rows written (0 or 1).
