@@ -8,6 +8,8 @@
 
 use std::future::Future;
 
+use shared_kernel::StorageError;
+
 use super::ApiError;
 
 /// How often a write is re-decided. Every lost race means another writer
@@ -20,6 +22,18 @@ pub enum Attempt<T> {
     Done(T),
     /// The conditional write matched nothing: reload and decide again.
     Stale,
+}
+
+impl<T> Attempt<T> {
+    /// A conditional write's outcome as an attempt: `Stale` is decided again, any other storage error
+    /// is answered as `error` maps it.
+    pub fn of(saved: Result<T, StorageError>, error: impl FnOnce(StorageError) -> ApiError) -> Result<Self, ApiError> {
+        match saved {
+            Ok(value) => Ok(Self::Done(value)),
+            Err(StorageError::Stale) => Ok(Self::Stale),
+            Err(other) => Err(error(other)),
+        }
+    }
 }
 
 /// Runs `attempt` until it is not stale, at most [`MAX_ATTEMPTS`] times,
@@ -82,6 +96,15 @@ mod tests {
         })
         .await;
         assert_eq!(outcome.map_err(|e| e.code), Ok(3));
+    }
+
+    #[test]
+    fn a_write_outcome_is_done_stale_or_the_mapped_error() {
+        let gone = || ApiError::not_found("gone");
+        assert!(matches!(Attempt::of(Ok::<_, StorageError>(1), |_| gone()), Ok(Attempt::Done(1))));
+        assert!(matches!(Attempt::<i32>::of(Err(StorageError::Stale), |_| gone()), Ok(Attempt::Stale)));
+        let missing = Attempt::<i32>::of(Err(StorageError::NotFound), |_| gone());
+        assert_eq!(missing.err().map(|e| e.code), Some("NOT_FOUND"));
     }
 
     #[tokio::test]

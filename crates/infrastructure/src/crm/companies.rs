@@ -10,7 +10,7 @@ use shared_kernel::{Page, PageRequest};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use super::errors::{contains_pattern, from_diesel};
+use super::errors::{contains_pattern, from_diesel, stale_or_missing};
 use super::schema::companies;
 use crate::prepared::Prepared;
 use crate::storage::connect;
@@ -59,15 +59,10 @@ impl From<&Company> for CompanyRow {
     }
 }
 
-/// After a conditional update matched nothing: was the row there (stale) or not (missing)?
-/// Uses the caller's connection: taking a second one while holding the first can starve the pool.
-async fn stale_or_missing(conn: &mut AsyncPgConnection, id: Uuid) -> RepoError {
+/// After a conditional update matched nothing: was the company there (stale) or not (missing)?
+async fn missed(conn: &mut AsyncPgConnection, id: Uuid) -> RepoError {
     let live = companies::table.filter(companies::id.eq(id).and(companies::deleted_at.is_null()));
-    match diesel::select(diesel::dsl::exists(live)).get_result::<bool>(conn).await {
-        Ok(true) => RepoError::Stale,
-        Ok(false) => RepoError::NotFound,
-        Err(error) => from_diesel(error),
-    }
+    stale_or_missing(diesel::select(diesel::dsl::exists(live)).get_result(conn).await)
 }
 
 #[derive(Clone)]
@@ -155,7 +150,7 @@ impl CompanyRepository for PgCompanyRepository {
         .map_err(from_diesel)?;
         match row {
             Some(row) => Ok(Company::from(row)),
-            None => Err(stale_or_missing(&mut conn, company.id).await),
+            None => Err(missed(&mut conn, company.id).await),
         }
     }
 

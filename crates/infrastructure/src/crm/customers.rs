@@ -18,7 +18,7 @@ use uuid::Uuid;
 use super::customer_rows::{
     insert_customer, insert_customers, insert_history, load_customer, to_customers, CustomerRow,
 };
-use super::errors::{contains_pattern, from_diesel, CONSTRAINTS};
+use super::errors::{contains_pattern, from_diesel, stale_or_missing, CONSTRAINTS};
 use super::schema::customers;
 use crate::db::{escape_like, lower, strpos};
 use crate::events::record_event;
@@ -72,14 +72,9 @@ impl TransactionWrite for Creation {
     }
 }
 
-/// After a conditional update matched nothing: was the row there (stale) or not (missing)?
-/// Uses the caller's connection: taking a second one while holding the first can starve the pool.
-async fn stale_or_missing(conn: &mut AsyncPgConnection, id: Uuid) -> RepoError {
-    match load_customer(conn, id).await {
-        Ok(Some(_)) => RepoError::Stale,
-        Ok(None) => RepoError::NotFound,
-        Err(error) => from_diesel(error),
-    }
+/// After a conditional update matched nothing: was the customer there (stale) or not (missing)?
+async fn missed(conn: &mut AsyncPgConnection, id: Uuid) -> RepoError {
+    stale_or_missing(load_customer(conn, id).await.map(|found| found.is_some()))
 }
 
 /// The answer of a conditional save: its row, or (the transaction rolled back because the update
@@ -91,7 +86,7 @@ async fn saved_or_stale(
 ) -> Result<Customer, RepoError> {
     match saved {
         Ok(row) => Customer::try_from(row),
-        Err(diesel::result::Error::RollbackTransaction) => Err(stale_or_missing(conn, id).await),
+        Err(diesel::result::Error::RollbackTransaction) => Err(missed(conn, id).await),
         Err(error) => Err(from_diesel(error)),
     }
 }
@@ -281,7 +276,7 @@ impl CustomerRepository for PgCustomerRepository {
         .map_err(from_diesel)?;
         match row {
             Some(row) => Customer::try_from(row),
-            None => Err(stale_or_missing(&mut conn, customer.id).await),
+            None => Err(missed(&mut conn, customer.id).await),
         }
     }
 

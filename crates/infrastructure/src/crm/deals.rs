@@ -17,7 +17,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::deal_rows::{insert_history, to_deals, DealRow, NewDealRow};
-use super::errors::{corrupt, from_diesel};
+use super::errors::{corrupt, from_diesel, stale_or_missing};
 use super::schema::deals;
 use crate::events::record_event;
 use crate::prepared::Prepared;
@@ -37,16 +37,10 @@ impl PgDealRepository {
     }
 }
 
-/// After a conditional update matched nothing: was the row there (stale) or not (missing)?
-/// Uses the caller's connection: taking a second one while holding the first can starve the pool.
-async fn stale_or_missing(conn: &mut AsyncPgConnection, id: Uuid) -> RepoError {
-    let found =
-        deals::table.filter(deals::id.eq(id).and(deals::deleted_at.is_null())).count().get_result::<i64>(conn).await;
-    match found {
-        Ok(0) => RepoError::NotFound,
-        Ok(_) => RepoError::Stale,
-        Err(error) => from_diesel(error),
-    }
+/// After a conditional update matched nothing: was the deal there (stale) or not (missing)?
+async fn missed(conn: &mut AsyncPgConnection, id: Uuid) -> RepoError {
+    let live = deals::table.filter(deals::id.eq(id).and(deals::deleted_at.is_null()));
+    stale_or_missing(diesel::select(diesel::dsl::exists(live)).get_result(conn).await)
 }
 
 fn filtered(filter: &DealFilter) -> deals::BoxedQuery<'_, Pg> {
@@ -155,7 +149,7 @@ impl DealRepository for PgDealRepository {
         .map_err(from_diesel)?;
         match row {
             Some(row) => Deal::try_from(row),
-            None => Err(stale_or_missing(&mut conn, deal.id).await),
+            None => Err(missed(&mut conn, deal.id).await),
         }
     }
 
@@ -190,7 +184,7 @@ impl DealRepository for PgDealRepository {
             .await;
         match saved {
             Ok(row) => Deal::try_from(row),
-            Err(diesel::result::Error::RollbackTransaction) => Err(stale_or_missing(&mut conn, next.id).await),
+            Err(diesel::result::Error::RollbackTransaction) => Err(missed(&mut conn, next.id).await),
             Err(error) => Err(from_diesel(error)),
         }
     }

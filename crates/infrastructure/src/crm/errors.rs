@@ -25,6 +25,17 @@ pub(crate) fn from_diesel(error: DieselError) -> RepoError {
     CONSTRAINTS.map(error)
 }
 
+/// What a conditional update that matched nothing means, from whether its row is still live (asked
+/// on the caller's connection: taking a second one while holding the first can starve the pool):
+/// changed meanwhile (`Stale`) or gone (`NotFound`).
+pub(crate) fn stale_or_missing(row_is_live: Result<bool, DieselError>) -> RepoError {
+    match row_is_live {
+        Ok(true) => RepoError::Stale,
+        Ok(false) => RepoError::NotFound,
+        Err(error) => from_diesel(error),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

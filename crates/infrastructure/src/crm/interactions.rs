@@ -11,7 +11,7 @@ use shared_kernel::{Page, PageRequest};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use super::errors::from_diesel;
+use super::errors::{from_diesel, stale_or_missing};
 use super::interaction_rows::{names_missing_attendee, InteractionRow};
 use super::schema::{companies, customers, interactions};
 use crate::prepared::Prepared;
@@ -211,11 +211,7 @@ impl InteractionRepository for PgInteractionRepository {
                 let mut conn = connect(&self.pool).await?;
                 let live = interactions::table
                     .filter(interactions::id.eq(interaction.id).and(interactions::deleted_at.is_null()));
-                match diesel::select(diesel::dsl::exists(live)).get_result::<bool>(&mut conn).await {
-                    Ok(true) => Err(RepoError::Stale),
-                    Ok(false) => Err(RepoError::NotFound),
-                    Err(error) => Err(from_diesel(error)),
-                }
+                Err(stale_or_missing(diesel::select(diesel::dsl::exists(live)).get_result(&mut conn).await))
             }
             Some(Some(row)) => Interaction::try_from(row),
         }

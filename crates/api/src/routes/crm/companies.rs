@@ -1,7 +1,7 @@
 //! Companies: the organisations a `company_id` names (decisions §6).
 
 use actix_web::{web, HttpResponse};
-use crm_domain::{Company, CompanyChanges, CompanyFilter, NewCompany, RepoError};
+use crm_domain::{Company, CompanyChanges, CompanyFilter, NewCompany};
 use uuid::Uuid;
 
 use super::requests::{CompanyListQuery, CreateCompanyBody, UpdateCompanyBody};
@@ -87,12 +87,8 @@ pub async fn update_company(
         |company| {
             let next = company.update(changes.clone(), now()).map_err(company_error);
             async move {
-                match state.crm.companies.update(&next?).await {
-                    Ok(saved) => Ok(Attempt::Done(saved)),
-                    Err(RepoError::Stale) => Ok(Attempt::Stale),
-                    Err(RepoError::NotFound) => Err(ApiError::not_found("no such company")),
-                    Err(other) => Err(ApiError::from(other)),
-                }
+                let saved = state.crm.companies.update(&next?).await;
+                Attempt::of(saved, |error| ApiError::storage_or(error, || ApiError::not_found("no such company")))
             }
         },
     )

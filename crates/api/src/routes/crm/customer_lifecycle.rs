@@ -162,11 +162,7 @@ pub async fn change_tier(
     let saved = until_settled(|| async move {
         let customer = existing_customer(state, id).await?;
         let change = customer.change_tier(tier, now()).map_err(customer_error)?;
-        match state.crm.customers.save_tier_change(&change).await {
-            Ok(saved) => Ok(Attempt::Done(saved)),
-            Err(RepoError::Stale) => Ok(Attempt::Stale),
-            Err(error) => Err(customer_write_error(error)),
-        }
+        Attempt::of(state.crm.customers.save_tier_change(&change).await, customer_write_error)
     })
     .await?;
     state.outbox.notify();

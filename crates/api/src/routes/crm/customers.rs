@@ -55,11 +55,8 @@ pub(crate) async fn customer_edit(
         read,
         || existing_customer(state, id),
         |customer| async move {
-            match state.crm.customers.update(&decide(&customer).map_err(customer_error)?).await {
-                Ok(saved) => Ok(Attempt::Done(saved)),
-                Err(RepoError::Stale) => Ok(Attempt::Stale),
-                Err(error) => Err(customer_write_error(error)),
-            }
+            let saved = state.crm.customers.update(&decide(&customer).map_err(customer_error)?).await;
+            Attempt::of(saved, customer_write_error)
         },
     )
     .await

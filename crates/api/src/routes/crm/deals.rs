@@ -2,7 +2,7 @@
 //! Stage moves (`/stage`, `/win`, `/lose`) are in `deal_stages.rs`.
 
 use actix_web::{web, HttpResponse};
-use crm_domain::{Deal, DealError, DealFilter, DealStage, NewDeal, RepoError};
+use crm_domain::{Deal, DealError, DealFilter, DealStage, NewDeal};
 use uuid::Uuid;
 
 use super::change_views::{DealBasicInfoChanged, DealValueChanged, PipelineStats, WonStats};
@@ -46,12 +46,8 @@ async fn edit_open(
         read,
         || existing_deal(state, id),
         |deal| async move {
-            match state.crm.deals.update_open(&decide(&deal).map_err(deal_error)?).await {
-                Ok(saved) => Ok(Attempt::Done(saved)),
-                Err(RepoError::Stale) => Ok(Attempt::Stale),
-                Err(RepoError::NotFound) => Err(ApiError::not_found("no such deal")),
-                Err(other) => Err(ApiError::from(other)),
-            }
+            let saved = state.crm.deals.update_open(&decide(&deal).map_err(deal_error)?).await;
+            Attempt::of(saved, |error| ApiError::storage_or(error, || ApiError::not_found("no such deal")))
         },
     )
     .await

@@ -23,6 +23,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(resource("attendees/{attendee_id}").route(web::delete().to(remove_attendee)));
 }
 
+/// Storage errors of an interaction write, with a missing row reported as `NOT_FOUND`.
+fn write_error(error: RepoError) -> ApiError {
+    ApiError::storage_or(error, || ApiError::not_found("no such interaction"))
+}
+
 /// Saves the edit `decide` makes of `read` over the version it was read at; a change made meanwhile
 /// is re-read and the edit decided again, so concurrent edits (two attendees added at once, an
 /// outcome set while the content changes) all land. `decide` answers `None` when nothing changes.
@@ -37,12 +42,7 @@ async fn edit(
         || existing_interaction(state, id),
         |interaction| async move {
             let Some(next) = decide(&interaction)? else { return Ok(Attempt::Done(interaction)) };
-            match state.crm.interactions.update(&next).await {
-                Ok(saved) => Ok(Attempt::Done(saved)),
-                Err(RepoError::Stale) => Ok(Attempt::Stale),
-                Err(RepoError::NotFound) => Err(ApiError::not_found("no such interaction")),
-                Err(other) => Err(ApiError::from(other)),
-            }
+            Attempt::of(state.crm.interactions.update(&next).await, write_error)
         },
     )
     .await?;
@@ -97,12 +97,8 @@ pub async fn end_interaction(
     let saved = until_settled(|| async move {
         let interaction = existing_interaction(state, id).await?;
         let ended = interaction.end(ended_at, now()).map_err(interaction_error)?;
-        match state.crm.interactions.save_end(&ended).await {
-            Ok(saved) => Ok(Attempt::Done(saved)),
-            // Ended meanwhile: the re-run answers INTERACTION_ALREADY_ENDED.
-            Err(RepoError::Stale) => Ok(Attempt::Stale),
-            Err(error) => Err(ApiError::storage_or(error, || ApiError::not_found("no such interaction"))),
-        }
+        // Ended meanwhile (stale): the re-run answers INTERACTION_ALREADY_ENDED.
+        Attempt::of(state.crm.interactions.save_end(&ended).await, write_error)
     })
     .await?;
     Ok(ok_tagged::<InteractionView, _>(saved))
