@@ -10,10 +10,10 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::errors::corrupt;
-use super::schema::{customer_status_history, customers};
-use crate::prepared::PreparedIfFew;
+use super::schema::customers;
+use crate::prepared::Prepared;
 
-#[derive(Queryable, Selectable)]
+#[derive(Queryable, QueryableByName, Selectable)]
 #[diesel(table_name = customers)]
 pub(crate) struct CustomerRow {
     id: Uuid,
@@ -64,70 +64,26 @@ pub(crate) fn to_customers(rows: Vec<CustomerRow>) -> Result<Vec<Customer>, Repo
     rows.into_iter().map(Customer::try_from).collect()
 }
 
-/// A customer as inserted. `None` is written as NULL, not `DEFAULT` (no optional column has another
-/// default), so a statement's text depends only on its number of rows.
-#[derive(Insertable)]
-#[diesel(table_name = customers, treat_none_as_default_value = false)]
-struct NewCustomerRow<'a> {
-    id: Uuid,
-    user_id: Option<Uuid>,
-    company_id: Option<Uuid>,
-    name: &'a str,
-    email: &'a str,
-    phone: Option<&'a str>,
-    status: &'a str,
-    tier: &'a str,
-    source: Option<&'a str>,
-    assigned_to: Option<Uuid>,
-    tags: &'a [String],
-    created_at: OffsetDateTime,
-    updated_at: OffsetDateTime,
-    churned_at: Option<OffsetDateTime>,
-}
+/// New customers, one array per column, a row per element. One text for any number of rows, so the
+/// statement stays prepared (docs/performance.md). A row's tags are its slice of one flat array, from
+/// `tags_from` to `tags_to` (an empty slice when `tags_to < tags_from`): unnest cannot take an array
+/// of arrays of different lengths.
+const INSERT_CUSTOMERS: &str = "INSERT INTO customers (id, user_id, company_id, name, email, phone, status, tier, \
+     source, assigned_to, tags, created_at, updated_at, churned_at) \
+     SELECT v.id, v.user_id, v.company_id, v.name, v.email, v.phone, v.status, v.tier, v.source, v.assigned_to, \
+            ($11::text[])[v.tags_from:v.tags_to], v.created_at, v.updated_at, v.churned_at \
+     FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], \
+                 $9::text[], $10::uuid[], $12::int4[], $13::int4[], $14::timestamptz[], $15::timestamptz[], \
+                 $16::timestamptz[]) \
+       AS v(id, user_id, company_id, name, email, phone, status, tier, source, assigned_to, tags_from, tags_to, \
+            created_at, updated_at, churned_at) \
+     RETURNING id, user_id, company_id, name, email, phone, status, tier, source, assigned_to, tags, created_at, \
+               updated_at, churned_at, deleted_at, version";
 
-impl<'a> From<&'a Customer> for NewCustomerRow<'a> {
-    fn from(c: &'a Customer) -> Self {
-        Self {
-            id: c.id,
-            user_id: c.user_id,
-            company_id: c.company_id,
-            name: &c.name,
-            email: c.email.as_str(),
-            phone: c.phone.as_deref(),
-            status: c.status.as_str(),
-            tier: c.tier.as_str(),
-            source: c.source.as_deref(),
-            assigned_to: c.assigned_to,
-            tags: &c.tags,
-            created_at: c.created_at,
-            updated_at: c.updated_at,
-            churned_at: c.churned_at,
-        }
-    }
-}
-
-/// A history row as inserted.
-#[derive(Insertable)]
-#[diesel(table_name = customer_status_history, treat_none_as_default_value = false)]
-struct NewHistoryRow<'a> {
-    customer_id: Uuid,
-    from_status: Option<&'a str>,
-    to_status: &'a str,
-    reason: Option<&'a str>,
-    changed_at: OffsetDateTime,
-}
-
-impl<'a> NewHistoryRow<'a> {
-    fn new(customer_id: Uuid, change: &'a StatusChange) -> Self {
-        Self {
-            customer_id,
-            from_status: change.from.map(CustomerStatus::as_str),
-            to_status: change.to.as_str(),
-            reason: change.reason.as_deref(),
-            changed_at: change.at,
-        }
-    }
-}
+/// Status changes, one array per column, as [`INSERT_CUSTOMERS`] takes customers.
+const INSERT_HISTORY: &str =
+    "INSERT INTO customer_status_history (customer_id, from_status, to_status, reason, changed_at) \
+     SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[])";
 
 /// Inserts the customer, its first history row and its events; call inside a transaction.
 pub(crate) async fn insert_customer(conn: &AsyncPgConnection, created: &CustomerCreated) -> QueryResult<CustomerRow> {
@@ -141,9 +97,8 @@ pub(crate) async fn insert_customers(
     conn: &AsyncPgConnection,
     created: &[&CustomerCreated],
 ) -> QueryResult<Vec<CustomerRow>> {
-    let rows: Vec<NewCustomerRow<'_>> = created.iter().map(|c| NewCustomerRow::from(&c.customer)).collect();
-    let history: Vec<NewHistoryRow<'_>> =
-        created.iter().map(|c| NewHistoryRow::new(c.customer.id, &c.history)).collect();
+    let rows: Vec<&Customer> = created.iter().map(|c| &c.customer).collect();
+    let history: Vec<(Uuid, &StatusChange)> = created.iter().map(|c| (c.customer.id, &c.history)).collect();
     let events: Vec<EventEnvelope> = created.iter().flat_map(|c| c.events.iter().cloned()).collect();
     // The three inserts are sent at once, pipelined on the connection: one round trip instead of
     // three. They run in order, so the history rows' foreign key finds the customers; if the customer
@@ -159,14 +114,54 @@ pub(crate) async fn insert_customers(
     created.iter().map(|c| by_id.remove(&c.customer.id).ok_or(diesel::result::Error::NotFound)).collect()
 }
 
-async fn insert_rows(mut conn: &AsyncPgConnection, rows: &[NewCustomerRow<'_>]) -> QueryResult<Vec<CustomerRow>> {
-    let insert = diesel::insert_into(customers::table).values(rows).returning(CustomerRow::as_returning());
-    PreparedIfFew::new(insert, rows.len()).get_results(&mut conn).await
+async fn insert_rows(mut conn: &AsyncPgConnection, rows: &[&Customer]) -> QueryResult<Vec<CustomerRow>> {
+    use diesel::sql_types::{Array, Int4, Nullable, Text, Timestamptz, Uuid as SqlUuid};
+    let mut tags: Vec<&str> = Vec::new();
+    let (mut tags_from, mut tags_to) = (Vec::with_capacity(rows.len()), Vec::with_capacity(rows.len()));
+    for c in rows {
+        // PostgreSQL arrays count from 1; at most 50 tags a customer, so the bounds fit an int4.
+        tags_from.push(tags.len() as i32 + 1);
+        tags.extend(c.tags.iter().map(String::as_str));
+        tags_to.push(tags.len() as i32);
+    }
+    let column = |f: &dyn Fn(&Customer) -> Option<Uuid>| rows.iter().map(|c| f(c)).collect::<Vec<_>>();
+    Prepared(
+        diesel::sql_query(INSERT_CUSTOMERS)
+            .bind::<Array<SqlUuid>, _>(rows.iter().map(|c| c.id).collect::<Vec<_>>())
+            .bind::<Array<Nullable<SqlUuid>>, _>(column(&|c| c.user_id))
+            .bind::<Array<Nullable<SqlUuid>>, _>(column(&|c| c.company_id))
+            .bind::<Array<Text>, _>(rows.iter().map(|c| c.name.as_str()).collect::<Vec<_>>())
+            .bind::<Array<Text>, _>(rows.iter().map(|c| c.email.as_str()).collect::<Vec<_>>())
+            .bind::<Array<Nullable<Text>>, _>(rows.iter().map(|c| c.phone.as_deref()).collect::<Vec<_>>())
+            .bind::<Array<Text>, _>(rows.iter().map(|c| c.status.as_str()).collect::<Vec<_>>())
+            .bind::<Array<Text>, _>(rows.iter().map(|c| c.tier.as_str()).collect::<Vec<_>>())
+            .bind::<Array<Nullable<Text>>, _>(rows.iter().map(|c| c.source.as_deref()).collect::<Vec<_>>())
+            .bind::<Array<Nullable<SqlUuid>>, _>(column(&|c| c.assigned_to))
+            .bind::<Array<Text>, _>(tags)
+            .bind::<Array<Int4>, _>(tags_from)
+            .bind::<Array<Int4>, _>(tags_to)
+            .bind::<Array<Timestamptz>, _>(rows.iter().map(|c| c.created_at).collect::<Vec<_>>())
+            .bind::<Array<Timestamptz>, _>(rows.iter().map(|c| c.updated_at).collect::<Vec<_>>())
+            .bind::<Array<Nullable<Timestamptz>>, _>(rows.iter().map(|c| c.churned_at).collect::<Vec<_>>()),
+    )
+    .get_results(&mut conn)
+    .await
 }
 
-async fn insert_history_rows(mut conn: &AsyncPgConnection, rows: &[NewHistoryRow<'_>]) -> QueryResult<()> {
-    let insert = diesel::insert_into(customer_status_history::table).values(rows);
-    PreparedIfFew::new(insert, rows.len()).execute(&mut conn).await?;
+async fn insert_history_rows(mut conn: &AsyncPgConnection, rows: &[(Uuid, &StatusChange)]) -> QueryResult<()> {
+    use diesel::sql_types::{Array, Nullable, Text, Timestamptz, Uuid as SqlUuid};
+    Prepared(
+        diesel::sql_query(INSERT_HISTORY)
+            .bind::<Array<SqlUuid>, _>(rows.iter().map(|(id, _)| *id).collect::<Vec<_>>())
+            .bind::<Array<Nullable<Text>>, _>(
+                rows.iter().map(|(_, c)| c.from.map(CustomerStatus::as_str)).collect::<Vec<_>>(),
+            )
+            .bind::<Array<Text>, _>(rows.iter().map(|(_, c)| c.to.as_str()).collect::<Vec<_>>())
+            .bind::<Array<Nullable<Text>>, _>(rows.iter().map(|(_, c)| c.reason.as_deref()).collect::<Vec<_>>())
+            .bind::<Array<Timestamptz>, _>(rows.iter().map(|(_, c)| c.at).collect::<Vec<_>>()),
+    )
+    .execute(&mut conn)
+    .await?;
     Ok(())
 }
 
@@ -176,7 +171,7 @@ pub(crate) async fn insert_history(
     customer_id: Uuid,
     change: &StatusChange,
 ) -> QueryResult<()> {
-    insert_history_rows(conn, &[NewHistoryRow::new(customer_id, change)]).await
+    insert_history_rows(conn, &[(customer_id, change)]).await
 }
 
 /// The non-deleted customer `id`.

@@ -1,46 +1,40 @@
 //! Writing events into the outbox, inside the caller's transaction.
 
-use diesel::prelude::*;
+use diesel::QueryResult;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use shared_kernel::EventEnvelope;
 
 use crate::events::handoff;
-use crate::prepared::PreparedIfFew;
-use crate::schema::outbox_events;
+use crate::prepared::Prepared;
 
-#[derive(Insertable)]
-#[diesel(table_name = outbox_events)]
-struct NewOutboxRow<'a> {
-    id: uuid::Uuid,
-    name: &'a str,
-    aggregate_id: uuid::Uuid,
-    occurred_at: time::OffsetDateTime,
-    data: &'a serde_json::Value,
-    /// Set when the events go to the bus from memory after the commit (`handoff`), so the relay
-    /// leaves them alone; else the relay claims them.
-    published_at: Option<time::OffsetDateTime>,
-}
+/// Every event of a change, or of a batch of changes, in one statement whose text does not depend on
+/// their number: kept prepared on the connection, so a batch of any size is neither parsed nor
+/// planned again (a multi-row `VALUES` list is a new text for every count of rows).
+const INSERT_EVENTS: &str = "INSERT INTO outbox_events (id, name, aggregate_id, occurred_at, data, published_at) \
+     SELECT v.id, v.name, v.aggregate_id, v.occurred_at, v.data, $6 \
+     FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::timestamptz[], $5::jsonb[]) \
+       AS v(id, name, aggregate_id, occurred_at, data)";
 
 /// Records `events` on `conn`. Call it inside the transaction that makes
 /// the change, so the change and its events commit or roll back together.
 pub async fn record_event(mut conn: &AsyncPgConnection, events: &[EventEnvelope]) -> QueryResult<()> {
+    use diesel::sql_types::{Array, Jsonb, Nullable, Text, Timestamptz, Uuid};
     if events.is_empty() {
         return Ok(());
     }
+    // Set when the events go to the bus from memory after the commit (`handoff`), so the relay leaves
+    // them alone; else the relay claims them.
     let published_at = handoff::will_hand_over(events).then(time::OffsetDateTime::now_utc);
-    let rows: Vec<NewOutboxRow<'_>> = events
-        .iter()
-        .map(|e| NewOutboxRow {
-            id: e.id,
-            name: &e.name,
-            aggregate_id: e.aggregate_id,
-            occurred_at: e.occurred_at,
-            data: &e.data,
-            published_at,
-        })
-        .collect();
-    let insert = diesel::insert_into(outbox_events::table).values(&rows);
-    // A change records one event or a few: kept prepared, one statement per count of them.
-    PreparedIfFew::new(insert, rows.len()).execute(&mut conn).await?;
+    Prepared(
+        diesel::sql_query(INSERT_EVENTS)
+            .bind::<Array<Uuid>, _>(events.iter().map(|e| e.id).collect::<Vec<_>>())
+            .bind::<Array<Text>, _>(events.iter().map(|e| e.name.as_str()).collect::<Vec<_>>())
+            .bind::<Array<Uuid>, _>(events.iter().map(|e| e.aggregate_id).collect::<Vec<_>>())
+            .bind::<Array<Timestamptz>, _>(events.iter().map(|e| e.occurred_at).collect::<Vec<_>>())
+            .bind::<Array<Jsonb>, _>(events.iter().map(|e| &e.data).collect::<Vec<_>>())
+            .bind::<Nullable<Timestamptz>, _>(published_at),
+    )
+    .execute(&mut conn)
+    .await?;
     Ok(())
 }
