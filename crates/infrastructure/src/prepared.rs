@@ -8,16 +8,13 @@
 //! query id), so a run whose text differs is simply another cached statement. That is sound, but
 //! diesel's cache never evicts, so only statements with few texts may use it: a changeset of fixed
 //! shape, a row with at most six optional columns (an insert writes `DEFAULT` for each `None`: at
-//! most 64 texts), a batch of a few rows. Not a batch whose size a client chooses, nor a changeset or
-//! a row whose text follows which of many optional fields a client sent (a profile's fifteen).
+//! most 64 texts). Not a multi-row `VALUES` list (a text per number of rows: batches go as one array
+//! per column through `unnest`), nor a changeset or a row whose text follows which of many optional
+//! fields a client sent (a profile's fifteen).
 
 use diesel::pg::Pg;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::QueryResult;
-
-/// The most rows a multi-row statement may have and still be kept prepared: one text per count up to
-/// this (outbox events, inbox claims, holds and movements of a small batch).
-pub(crate) const FEW_ROWS: usize = 4;
 
 /// `statement`, kept prepared on the connection once run (see the module's documentation).
 #[derive(Debug, Clone)]
@@ -42,43 +39,6 @@ impl<Q: Query> Query for Prepared<Q> {
     type SqlType = Q::SqlType;
 }
 
-/// `statement`, kept prepared when it has at most [`FEW_ROWS`] rows, and left to diesel's own answer
-/// otherwise (a multi-row statement's text changes with its number of rows).
-#[derive(Debug, Clone)]
-pub(crate) struct PreparedIfFew<Q> {
-    statement: Q,
-    few: bool,
-}
-
-impl<Q> PreparedIfFew<Q> {
-    pub(crate) fn new(statement: Q, rows: usize) -> Self {
-        Self { statement, few: rows <= FEW_ROWS }
-    }
-}
-
-impl<Q: QueryFragment<Pg>> QueryFragment<Pg> for PreparedIfFew<Q> {
-    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
-        self.statement.walk_ast(out)
-    }
-
-    fn is_safe_to_cache_prepared(&self, backend: &Pg) -> QueryResult<bool> {
-        if self.few {
-            Ok(true)
-        } else {
-            self.statement.is_safe_to_cache_prepared(backend)
-        }
-    }
-}
-
-impl<Q> QueryId for PreparedIfFew<Q> {
-    type QueryId = ();
-    const HAS_STATIC_QUERY_ID: bool = false;
-}
-
-impl<Q: Query> Query for PreparedIfFew<Q> {
-    type SqlType = Q::SqlType;
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,16 +58,5 @@ mod tests {
         assert!(sql.starts_with("UPDATE \"outbox_events\" SET \"published_at\" = CURRENT_TIMESTAMP"), "{sql}");
         // A list of ids is one array parameter, so any number of them is one text.
         assert!(sql.contains("= ANY($1)"), "{sql}");
-    }
-
-    #[test]
-    fn a_statement_of_few_rows_is_kept_prepared_and_a_longer_one_is_not() {
-        let rows: Vec<_> = (0..=FEW_ROWS).map(|_| outbox_events::name.eq("e")).collect();
-        let few = PreparedIfFew::new(diesel::insert_into(outbox_events::table).values(&rows[..FEW_ROWS]), FEW_ROWS);
-        assert!(few.is_safe_to_cache_prepared(&Pg).expect("walks"));
-        let more = diesel::insert_into(outbox_events::table).values(&rows);
-        let diesels_answer = more.is_safe_to_cache_prepared(&Pg).expect("walks");
-        let more = PreparedIfFew::new(more, rows.len());
-        assert_eq!(more.is_safe_to_cache_prepared(&Pg).expect("walks"), diesels_answer);
     }
 }

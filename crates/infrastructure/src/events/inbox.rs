@@ -8,11 +8,22 @@
 use std::collections::HashSet;
 
 use diesel::prelude::*;
+use diesel::sql_types::{Array, Text};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use uuid::Uuid;
 
-use crate::prepared::PreparedIfFew;
-use crate::schema::inbox;
+use crate::prepared::Prepared;
+
+/// Claims deliveries of one handler, in the order of the ids given; one text for any number of them.
+const CLAIM_EVENTS: &str = "INSERT INTO inbox (event_id, handler) \
+     SELECT v.event_id, $2 FROM unnest($1::uuid[]) WITH ORDINALITY AS v(event_id, n) ORDER BY v.n \
+     ON CONFLICT DO NOTHING RETURNING event_id";
+
+#[derive(QueryableByName)]
+struct ClaimedEvent {
+    #[diesel(sql_type = diesel::sql_types::Uuid)]
+    event_id: Uuid,
+}
 
 /// One delivery of an event to a handler: the inbox key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,19 +45,22 @@ impl Delivery {
         Ok(Self::claim_all(conn, self.handler, &[self.event_id]).await?.contains(&self.event_id))
     }
 
-    /// `claim` for several events of one handler in one statement (one text per count, kept prepared
-    /// for a few): the ids this call claimed, i.e. those no earlier delivery handled.
+    /// `claim` for several events of one handler in one statement, kept prepared whatever their
+    /// number: the ids this call claimed, i.e. those no earlier delivery handled.
     pub async fn claim_all(
         mut conn: &AsyncPgConnection,
         handler: &'static str,
         event_ids: &[Uuid],
     ) -> QueryResult<HashSet<Uuid>> {
-        // In id order, so two batches claiming some of the same events cannot deadlock.
+        // In id order (the statement inserts in the array's order), so two batches claiming some of
+        // the same events cannot deadlock.
         let mut sorted = event_ids.to_vec();
         sorted.sort_unstable();
-        let rows: Vec<_> = sorted.into_iter().map(|id| (inbox::event_id.eq(id), inbox::handler.eq(handler))).collect();
-        let insert = diesel::insert_into(inbox::table).values(rows).on_conflict_do_nothing().returning(inbox::event_id);
-        let claimed: Vec<Uuid> = PreparedIfFew::new(insert, event_ids.len()).get_results(&mut conn).await?;
-        Ok(claimed.into_iter().collect())
+        let claimed: Vec<ClaimedEvent> = Prepared(
+            diesel::sql_query(CLAIM_EVENTS).bind::<Array<diesel::sql_types::Uuid>, _>(sorted).bind::<Text, _>(handler),
+        )
+        .get_results(&mut conn)
+        .await?;
+        Ok(claimed.into_iter().map(|c| c.event_id).collect())
     }
 }

@@ -13,7 +13,7 @@ use warehouse_domain::{InventoryChange, InventoryRecord, Quantities};
 use super::rows::{InventoryRow, MovementRow};
 use super::schema::{inventory, stock_movements};
 use crate::pipeline::write_with_followers;
-use crate::prepared::{Prepared, PreparedIfFew};
+use crate::prepared::Prepared;
 
 /// Writes the new quantities `WHERE` they still equal `change.before`, and appends the movement in
 /// the same trip (pipelined). For a record that was read (a row is only ever marked deleted, so its
@@ -70,15 +70,53 @@ async fn write_quantities(
     .await
 }
 
-/// The most movements one insert writes: 18 parameters a row, far under PostgreSQL's 65 535.
-const MOVEMENTS_PER_INSERT: usize = 1_000;
+/// Movements, one array per column: one text for any number of them, kept prepared.
+const INSERT_MOVEMENTS: &str = "INSERT INTO stock_movements (id, inventory_id, product_id, location_id, type, \
+     quantity, quantity_before, quantity_after, reserved_before, reserved_after, unit_cost, \
+     total_cost, currency, reference_type, reference_id, reason, created_by, created_at) \
+     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::int8[], $7::int8[], \
+                          $8::int8[], $9::int8[], $10::int8[], $11::int8[], $12::int8[], $13::text[], $14::text[], \
+                          $15::uuid[], $16::text[], $17::uuid[], $18::timestamptz[])";
+
+async fn insert_movements(mut conn: &AsyncPgConnection, rows: &[MovementRow]) -> QueryResult<usize> {
+    use diesel::sql_types::{Array, BigInt, Nullable, Text, Timestamptz, Uuid as SqlUuid};
+    if rows.is_empty() {
+        return Ok(0);
+    }
+    let uuids = |f: &dyn Fn(&MovementRow) -> Uuid| rows.iter().map(f).collect::<Vec<_>>();
+    let counts = |f: &dyn Fn(&MovementRow) -> i64| rows.iter().map(f).collect::<Vec<_>>();
+    let costs = |f: &dyn Fn(&MovementRow) -> Option<i64>| rows.iter().map(f).collect::<Vec<_>>();
+    Prepared(
+        diesel::sql_query(INSERT_MOVEMENTS)
+            .bind::<Array<SqlUuid>, _>(uuids(&|m| m.id))
+            .bind::<Array<SqlUuid>, _>(uuids(&|m| m.inventory_id))
+            .bind::<Array<SqlUuid>, _>(uuids(&|m| m.product_id))
+            .bind::<Array<SqlUuid>, _>(uuids(&|m| m.location_id))
+            .bind::<Array<Text>, _>(rows.iter().map(|m| m.movement_type.as_str()).collect::<Vec<_>>())
+            .bind::<Array<BigInt>, _>(counts(&|m| m.quantity))
+            .bind::<Array<BigInt>, _>(counts(&|m| m.quantity_before))
+            .bind::<Array<BigInt>, _>(counts(&|m| m.quantity_after))
+            .bind::<Array<BigInt>, _>(counts(&|m| m.reserved_before))
+            .bind::<Array<BigInt>, _>(counts(&|m| m.reserved_after))
+            .bind::<Array<Nullable<BigInt>>, _>(costs(&|m| m.unit_cost))
+            .bind::<Array<Nullable<BigInt>>, _>(costs(&|m| m.total_cost))
+            .bind::<Array<Nullable<Text>>, _>(rows.iter().map(|m| m.currency.as_deref()).collect::<Vec<_>>())
+            .bind::<Array<Text>, _>(rows.iter().map(|m| m.reference_type.as_str()).collect::<Vec<_>>())
+            .bind::<Array<Nullable<SqlUuid>>, _>(rows.iter().map(|m| m.reference_id).collect::<Vec<_>>())
+            .bind::<Array<Nullable<Text>>, _>(rows.iter().map(|m| m.reason.as_deref()).collect::<Vec<_>>())
+            .bind::<Array<Nullable<SqlUuid>>, _>(rows.iter().map(|m| m.created_by).collect::<Vec<_>>())
+            .bind::<Array<Timestamptz>, _>(rows.iter().map(|m| m.created_at).collect::<Vec<_>>()),
+    )
+    .execute(&mut conn)
+    .await
+}
 
 /// `apply_change` for records the transaction holds locked (`lock_by_ids`, the order flow's
 /// candidates), where the compare-and-set cannot miss. The changes may follow one another on a record
 /// (several orders reserved in one transaction): each record is written once, with its last change's
 /// quantities, compared with those its first change was computed from (so the database's version
-/// counts one update per record and transaction); the movements, one per change, go in as few inserts
-/// as their parameters allow (one text per count, kept prepared for a few). Everything is sent at once,
+/// counts one update per record and transaction); the movements, one per change, go in one insert
+/// (`INSERT_MOVEMENTS`). Everything is sent at once,
 /// pipelined. Returns `false` if an update missed all the same; the caller must then abort its
 /// transaction, which takes the movements sent beside it back too.
 pub(crate) async fn apply_locked_changes(shared: &AsyncPgConnection, changes: &[InventoryChange]) -> QueryResult<bool> {
@@ -97,17 +135,9 @@ pub(crate) async fn apply_locked_changes(shared: &AsyncPgConnection, changes: &[
         write_quantities(shared, first.before, first.inventory.version - 1, last.inventory.record())
     });
     let rows: Vec<MovementRow> = changes.iter().map(|c| MovementRow::of(c.movement.record())).collect();
-    let inserts = rows.chunks(MOVEMENTS_PER_INSERT).map(|chunk| async move {
-        let mut conn = shared;
-        PreparedIfFew::new(diesel::insert_into(stock_movements::table).values(chunk), chunk.len())
-            .execute(&mut conn)
-            .await
-    });
-    let (updated, _) = futures_util::future::try_join(
-        futures_util::future::try_join_all(updates),
-        futures_util::future::try_join_all(inserts),
-    )
-    .await?;
+    let (updated, _) =
+        futures_util::future::try_join(futures_util::future::try_join_all(updates), insert_movements(shared, &rows))
+            .await?;
     Ok(updated.into_iter().all(|written| written == 1))
 }
 

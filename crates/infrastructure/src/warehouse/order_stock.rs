@@ -27,7 +27,7 @@ use super::rows::{InventoryRow, MovementRow};
 use super::schema::{inventory, locations, order_stock_holds, stock_movements};
 use crate::events::{handing_over, record_event, Delivery};
 use crate::pipeline::transaction;
-use crate::prepared::{Prepared, PreparedIfFew};
+use crate::prepared::Prepared;
 use crate::storage::connect;
 use crate::DbPool;
 use shared_kernel::StorageError;
@@ -62,26 +62,33 @@ async fn first_delivery(conn: &AsyncPgConnection, delivery: Option<Delivery>) ->
     }
 }
 
-/// Locks the holds of several orders in one statement, creating `pending` placeholders where absent,
-/// and returns each one's stored status (`None`: no decision yet). One text per count, kept prepared
-/// for a few. Pass the ids sorted: rows are locked in that order, so two batches cannot deadlock.
+/// Locks the holds of orders, creating `pending` placeholders where absent, in the order of the ids
+/// given; one text for any number of them. The no-op update takes the row lock an existing row needs.
+const CLAIM_HOLDS: &str = "INSERT INTO order_stock_holds (order_id, status) \
+     SELECT v.order_id, 'pending' FROM unnest($1::uuid[]) WITH ORDINALITY AS v(order_id, n) ORDER BY v.n \
+     ON CONFLICT (order_id) DO UPDATE SET updated_at = order_stock_holds.updated_at \
+     RETURNING order_id, status";
+
+#[derive(QueryableByName)]
+#[diesel(table_name = order_stock_holds)]
+struct ClaimedHold {
+    order_id: Uuid,
+    status: String,
+}
+
+/// Locks the holds of several orders in one statement (`CLAIM_HOLDS`), kept prepared, and returns
+/// each one's stored status (`None`: no decision yet). Pass the ids sorted: rows are locked in that
+/// order, so two batches cannot deadlock.
 pub(super) async fn claim_holds(
     mut conn: &AsyncPgConnection,
     sorted_orders: &[Uuid],
 ) -> Result<HashMap<Uuid, Option<HoldStatus>>, TxError> {
-    let rows: Vec<_> = sorted_orders
-        .iter()
-        .map(|&id| (order_stock_holds::order_id.eq(id), order_stock_holds::status.eq("pending")))
-        .collect();
-    let insert = diesel::insert_into(order_stock_holds::table)
-        .values(rows)
-        .on_conflict(order_stock_holds::order_id)
-        .do_update()
-        // A no-op write: it takes the row lock an existing row needs.
-        .set(order_stock_holds::updated_at.eq(order_stock_holds::updated_at))
-        .returning((order_stock_holds::order_id, order_stock_holds::status));
-    let claimed: Vec<(Uuid, String)> = PreparedIfFew::new(insert, sorted_orders.len()).get_results(&mut conn).await?;
-    claimed.into_iter().map(|(id, status)| Ok((id, stored_hold(&status)?))).collect()
+    let claimed: Vec<ClaimedHold> = Prepared(
+        diesel::sql_query(CLAIM_HOLDS).bind::<diesel::sql_types::Array<diesel::sql_types::Uuid>, _>(sorted_orders),
+    )
+    .get_results(&mut conn)
+    .await?;
+    claimed.into_iter().map(|c| Ok((c.order_id, stored_hold(&c.status)?))).collect()
 }
 
 /// A stored hold status: `None` for the `pending` placeholder (no decision stored yet).
