@@ -86,11 +86,11 @@ pub async fn handing_over<F: Future>(pool: &DbPool, work: F) -> F::Output {
 
 /// Called by `record_event` inside a transaction: whether `events` will be handed over from memory
 /// after the commit (then they are inserted published).
-pub(crate) fn will_hand_over(events: &[EventEnvelope]) -> bool {
+pub(crate) fn will_hand_over<E: std::borrow::Borrow<EventEnvelope>>(events: &[E]) -> bool {
     with_collected(|collected| {
         let takes = collected.open == 1 && collected.primary_open && collected.queue.has_room();
         if takes {
-            collected.pending.extend_from_slice(events);
+            collected.pending.extend(events.iter().map(|e| e.borrow().clone()));
         }
         takes
     })

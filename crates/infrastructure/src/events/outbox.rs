@@ -1,5 +1,7 @@
 //! Writing events into the outbox, inside the caller's transaction.
 
+use std::borrow::Borrow;
+
 use diesel::QueryResult;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use shared_kernel::EventEnvelope;
@@ -17,7 +19,12 @@ const INSERT_EVENTS: &str = "INSERT INTO outbox_events (id, name, aggregate_id, 
 
 /// Records `events` on `conn`. Call it inside the transaction that makes
 /// the change, so the change and its events commit or roll back together.
-pub async fn record_event(mut conn: &AsyncPgConnection, events: &[EventEnvelope]) -> QueryResult<()> {
+/// `events` may be borrowed (`&[&EventEnvelope]`): a batch of changes records its events without
+/// copying them.
+pub async fn record_event<E: Borrow<EventEnvelope> + Sync>(
+    mut conn: &AsyncPgConnection,
+    events: &[E],
+) -> QueryResult<()> {
     use diesel::sql_types::{Array, Jsonb, Nullable, Text, Timestamptz, Uuid};
     if events.is_empty() {
         return Ok(());
@@ -27,11 +34,11 @@ pub async fn record_event(mut conn: &AsyncPgConnection, events: &[EventEnvelope]
     let published_at = handoff::will_hand_over(events).then(time::OffsetDateTime::now_utc);
     Prepared(
         diesel::sql_query(INSERT_EVENTS)
-            .bind::<Array<Uuid>, _>(events.iter().map(|e| e.id).collect::<Vec<_>>())
-            .bind::<Array<Text>, _>(events.iter().map(|e| e.name.as_str()).collect::<Vec<_>>())
-            .bind::<Array<Uuid>, _>(events.iter().map(|e| e.aggregate_id).collect::<Vec<_>>())
-            .bind::<Array<Timestamptz>, _>(events.iter().map(|e| e.occurred_at).collect::<Vec<_>>())
-            .bind::<Array<Jsonb>, _>(events.iter().map(|e| &e.data).collect::<Vec<_>>())
+            .bind::<Array<Uuid>, _>(events.iter().map(|e| e.borrow().id).collect::<Vec<_>>())
+            .bind::<Array<Text>, _>(events.iter().map(|e| e.borrow().name.as_str()).collect::<Vec<_>>())
+            .bind::<Array<Uuid>, _>(events.iter().map(|e| e.borrow().aggregate_id).collect::<Vec<_>>())
+            .bind::<Array<Timestamptz>, _>(events.iter().map(|e| e.borrow().occurred_at).collect::<Vec<_>>())
+            .bind::<Array<Jsonb>, _>(events.iter().map(|e| &e.borrow().data).collect::<Vec<_>>())
             .bind::<Nullable<Timestamptz>, _>(published_at),
     )
     .execute(&mut conn)

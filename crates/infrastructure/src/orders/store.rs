@@ -139,7 +139,7 @@ pub(crate) async fn write_changes(conn: &AsyncPgConnection, changes: &[&OrderCha
     )
     .execute(&mut shared)
     .map_ok(|updated| (updated == changes.len()).then_some(()));
-    let events: Vec<shared_kernel::EventEnvelope> = changes.iter().flat_map(|c| c.events.iter().cloned()).collect();
+    let events: Vec<&shared_kernel::EventEnvelope> = changes.iter().flat_map(|c| &c.events).collect();
     let lines =
         futures_util::future::try_join_all(changes.iter().map(|c| write_line(shared, c.order.id, c.line.as_ref())));
     let written = write_with_followers(update, try_join(lines, record_event(shared, &events))).await?;
