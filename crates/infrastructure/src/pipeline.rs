@@ -146,9 +146,31 @@ pub(crate) async fn write_with_followers<T, F, E>(
     }
 }
 
+/// [`write_with_followers`] for an update that returns its row (`get_result`), inside a transaction:
+/// a miss (no row) answers `RollbackTransaction`, so the transaction and the followers roll back and
+/// the caller tells a stale row from a gone one.
+pub(crate) async fn row_or_roll_back<T, F>(
+    update: impl Future<Output = Result<T, DieselError>>,
+    followers: impl Future<Output = Result<F, DieselError>>,
+) -> Result<T, DieselError> {
+    use diesel::OptionalExtension;
+    write_with_followers(async { update.await.optional() }, followers).await?.ok_or(DieselError::RollbackTransaction)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_returned_row_stands_and_a_missing_one_rolls_back() {
+        let found = row_or_roll_back(async { Ok(7) }, async { Ok(()) }).await;
+        assert!(matches!(found, Ok(7)));
+        let missed = row_or_roll_back(async { Err::<i32, _>(DieselError::NotFound) }, async { Ok(()) }).await;
+        assert!(matches!(missed, Err(DieselError::RollbackTransaction)), "{missed:?}");
+        let follower_failed =
+            row_or_roll_back(async { Ok(7) }, async { Err::<(), _>(DieselError::BrokenTransactionManager) }).await;
+        assert!(matches!(follower_failed, Err(DieselError::BrokenTransactionManager)), "{follower_failed:?}");
+    }
 
     #[tokio::test]
     async fn a_write_that_landed_waits_for_its_followers() {

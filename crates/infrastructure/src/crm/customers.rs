@@ -10,7 +10,6 @@ use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use futures_util::future::try_join;
-use futures_util::FutureExt;
 use shared_kernel::{Page, PageRequest};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -22,7 +21,7 @@ use super::errors::{contains_pattern, from_diesel, stale_or_missing, CONSTRAINTS
 use super::schema::customers;
 use crate::db::{escape_like, lower, strpos};
 use crate::events::record_event;
-use crate::pipeline::{transaction, write_with_followers};
+use crate::pipeline::{row_or_roll_back, transaction};
 use crate::prepared::Prepared;
 use crate::shared_commit::{SharedCommit, TransactionWrite};
 use crate::storage::connect;
@@ -302,9 +301,7 @@ impl CustomerRepository for PgCustomerRepository {
                     insert_history(shared, next.id, &transition.history),
                     record_event(shared, &transition.events),
                 );
-                write_with_followers(update.map(OptionalExtension::optional), followers)
-                    .await?
-                    .ok_or(diesel::result::Error::RollbackTransaction)
+                row_or_roll_back(update, followers).await
             },
         )
         .await;
@@ -325,9 +322,7 @@ impl CustomerRepository for PgCustomerRepository {
                         .returning(CustomerRow::as_returning()),
                 )
                 .get_result(&mut shared);
-                write_with_followers(update.map(OptionalExtension::optional), record_event(shared, &change.events))
-                    .await?
-                    .ok_or(diesel::result::Error::RollbackTransaction)
+                row_or_roll_back(update, record_event(shared, &change.events)).await
             },
         )
         .await;

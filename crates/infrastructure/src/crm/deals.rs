@@ -1,7 +1,7 @@
 //! PostgreSQL adapter of `DealRepository`, with the pipeline statistics as SQL aggregates.
 
 use crate::counting;
-use crate::pipeline::{transaction, write_with_followers};
+use crate::pipeline::{row_or_roll_back, transaction};
 use std::collections::BTreeMap;
 
 use async_trait::async_trait;
@@ -11,7 +11,6 @@ use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use futures_util::future::{try_join, try_join3};
-use futures_util::FutureExt;
 use shared_kernel::{CurrencyCode, Page, PageRequest};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -177,9 +176,7 @@ impl DealRepository for PgDealRepository {
                     insert_history(conn, next.id, &transition.history),
                     record_event(conn, &transition.events),
                 );
-                write_with_followers(update.map(OptionalExtension::optional), followers)
-                    .await?
-                    .ok_or(diesel::result::Error::RollbackTransaction)
+                row_or_roll_back(update, followers).await
             })
             .await;
         match saved {
