@@ -89,7 +89,7 @@ scraper=$!
 echo "POST /customers (row + outbox event): $(load create_customer.lua "$DUR" TOKEN="$token" RUN="$RANDOM")"
 kill $scraper 2>/dev/null; wait $scraper 2>/dev/null || true
 drain_began=$(now_ms)
-until [ "$(poll "SELECT count(*) FROM outbox_events WHERE completed_at IS NULL")" = 0 ]; do sleep 0.05; done
+until [ "$(poll "SELECT (SELECT count(*) FROM outbox_events WHERE published_at IS NULL) + (SELECT count(*) FROM outbox_in_flight)")" = 0 ]; do sleep 0.05; done
 echo "outbox lag during the writes: max $(sort -g "$work/lag" | tail -1) ms (scraped every 0.25 s);" \
      "every event handled $(($(now_ms) - drain_began)) ms after the load stopped"
 sql -c "SELECT '/api/v1/customer-mgmt/customers/' || id FROM customers ORDER BY random() LIMIT 20000" >"$work/reads"

@@ -81,7 +81,7 @@ state() {
   sql -c "SELECT count(*) FILTER (WHERE status = 'confirmed') || ' confirmed, ' ||
             count(*) FILTER (WHERE reservation_status = 'reserved') || ' reserved, ' ||
             count(*) FILTER (WHERE reservation_status = 'failed') || ' failed, ' ||
-            (SELECT count(*) FROM outbox_events WHERE completed_at IS NULL) || ' events unhandled'
+            ((SELECT count(*) FROM outbox_events WHERE published_at IS NULL) + (SELECT count(*) FROM outbox_in_flight)) || ' events unhandled'
           FROM orders WHERE order_number LIKE 'ORD-2099-%'"
 }
 last=; still=0
@@ -103,7 +103,9 @@ check "every confirmed order reserved or failed" \
   "SELECT bool_and(reservation_status IN ('reserved', 'failed')) $orders"
 check "some reservations failed on the scarce stock (the check has teeth)" \
   "SELECT count(*) FILTER (WHERE reservation_status = 'failed') > 0 $orders"
-check "every event handled" "SELECT count(*) = 0 FROM outbox_events WHERE completed_at IS NULL"
+check "every event handled" \
+  "SELECT NOT EXISTS (SELECT 1 FROM outbox_events WHERE published_at IS NULL)
+     AND NOT EXISTS (SELECT 1 FROM outbox_in_flight)"
 check "nothing oversold" \
   "SELECT bool_and(quantity_reserved BETWEEN 0 AND quantity_on_hand) FROM inventory"
 check "stock reserved is exactly the reserved orders' lines" \

@@ -61,7 +61,12 @@ diesel::table! {
         occurred_at -> Timestamptz,
         data -> Jsonb,
         published_at -> Nullable<Timestamptz>,
-        completed_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    outbox_in_flight (event_id) {
+        event_id -> Uuid,
     }
 }
 

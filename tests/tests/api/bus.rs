@@ -205,7 +205,13 @@ async fn events_lost_in_a_crash_are_handed_over_again_at_start() {
         let mut conn = pool.get().await.expect("conn");
         record_event(&conn, std::slice::from_ref(&crashed)).await.expect("record");
         // The relay had handed it to the in-process bus, then the process died.
-        diesel::sql_query("UPDATE outbox_events SET published_at = now()").execute(&mut conn).await.expect("mark");
+        diesel::sql_query(
+            "WITH claimed AS (UPDATE outbox_events SET published_at = now() RETURNING id) \
+             INSERT INTO outbox_in_flight (event_id) SELECT id FROM claimed",
+        )
+        .execute(&mut conn)
+        .await
+        .expect("mark");
     }
     let handler = RecordingHandler::new("test.recovery", "test.after_crash");
     let settings = settings_for(&db.url, &TestOptions::default().env);
@@ -220,11 +226,14 @@ async fn events_lost_in_a_crash_are_handed_over_again_at_start() {
     }
     let mut conn = pool.get().await.expect("conn");
     // The replayed event's row (the start-up's own events, such as the admin's, may still be on their way).
-    let row: Done = diesel::sql_query("SELECT completed_at IS NOT NULL AS done FROM outbox_events WHERE id = $1")
-        .bind::<diesel::sql_types::Uuid, _>(crashed.id)
-        .get_result(&mut conn)
-        .await
-        .expect("row");
+    let row: Done = diesel::sql_query(
+        "SELECT published_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM outbox_in_flight WHERE event_id = id) AS done \
+         FROM outbox_events WHERE id = $1",
+    )
+    .bind::<diesel::sql_types::Uuid, _>(crashed.id)
+    .get_result(&mut conn)
+    .await
+    .expect("row");
     assert!(row.done, "handled events are marked complete");
 }
 

@@ -64,15 +64,17 @@ fn event(name: &str) -> EventEnvelope {
 struct RowState {
     #[diesel(sql_type = Bool)]
     published: bool,
+    /// Listed in `outbox_in_flight`: handed to the bus, its handlers not all done.
     #[diesel(sql_type = Bool)]
-    completed: bool,
+    in_flight: bool,
 }
 
 /// The outbox row's state, `None` when there is no row.
 async fn row_state(pool: &DbPool, id: Uuid) -> Option<RowState> {
     let mut conn = pool.get().await.expect("connection");
     diesel::sql_query(
-        "SELECT published_at IS NOT NULL AS published, completed_at IS NOT NULL AS completed \
+        "SELECT published_at IS NOT NULL AS published, \
+           EXISTS (SELECT 1 FROM outbox_in_flight WHERE event_id = id) AS in_flight \
          FROM outbox_events WHERE id = $1::text::uuid",
     )
     .bind::<Text, _>(id.to_string())
@@ -110,7 +112,7 @@ async fn committed_events_are_handed_over_inserted_published() {
     for id in [first.id, second.id] {
         assert_eq!(
             row_state(&pool, id).await,
-            Some(RowState { published: true, completed: false }),
+            Some(RowState { published: true, in_flight: true }),
             "published for the relay to leave alone, incomplete until the handlers are done"
         );
     }
@@ -144,7 +146,7 @@ async fn a_queue_at_its_mark_leaves_the_events_to_the_relay() {
     write(&pool, std::slice::from_ref(&waiting), false).await.expect("write");
 
     assert!(queue.offered().is_empty());
-    assert_eq!(row_state(&pool, waiting.id).await, Some(RowState { published: false, completed: false }));
+    assert_eq!(row_state(&pool, waiting.id).await, Some(RowState { published: false, in_flight: false }));
 }
 
 #[actix_web::test]
@@ -170,12 +172,12 @@ async fn work_outside_a_hand_over_or_without_a_queue_leaves_events_to_the_relay(
     transaction(&mut conn, async |conn: &AsyncPgConnection| record_event(conn, std::slice::from_ref(&outside)).await)
         .await
         .expect("write");
-    assert_eq!(row_state(&pool, outside.id).await, Some(RowState { published: false, completed: false }));
+    assert_eq!(row_state(&pool, outside.id).await, Some(RowState { published: false, in_flight: false }));
 
     let unregistered = build_pool(&PoolSettings::new(&db.url, 1)).expect("pool");
     let no_queue = event("test.no_queue");
     write(&unregistered, std::slice::from_ref(&no_queue), false).await.expect("write");
-    assert_eq!(row_state(&pool, no_queue.id).await, Some(RowState { published: false, completed: false }));
+    assert_eq!(row_state(&pool, no_queue.id).await, Some(RowState { published: false, in_flight: false }));
     assert!(queue.offered().is_empty());
 }
 
@@ -212,7 +214,7 @@ async fn a_cancelled_hand_over_hands_nothing_over_and_leaves_no_row() {
 /// Polls until the row of `id` is unpublished (returned to the relay), or fails after 5 s.
 async fn eventually_unpublished(pool: &DbPool, id: Uuid) {
     for _ in 0..100 {
-        if row_state(pool, id).await == Some(RowState { published: false, completed: false }) {
+        if row_state(pool, id).await == Some(RowState { published: false, in_flight: false }) {
             return;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -245,8 +247,8 @@ async fn a_second_transaction_beside_the_first_leaves_its_events_to_the_relay() 
     .expect("both committed");
 
     assert_eq!(queue.offered(), vec![outer.id]);
-    assert_eq!(row_state(&pool, outer.id).await, Some(RowState { published: true, completed: false }));
-    assert_eq!(row_state(&pool, inner.id).await, Some(RowState { published: false, completed: false }));
+    assert_eq!(row_state(&pool, outer.id).await, Some(RowState { published: true, in_flight: true }));
+    assert_eq!(row_state(&pool, inner.id).await, Some(RowState { published: false, in_flight: false }));
 }
 
 #[actix_web::test]
@@ -285,11 +287,11 @@ async fn an_event_whose_commit_landed_after_the_work_was_dropped_goes_to_the_rel
     // The commit lands about 1.5 s later; the hand-over waits for the transaction's end, then
     // returns the event to the relay. Nothing was handed over from memory.
     for _ in 0..100 {
-        if row_state(&pool, slow.id).await == Some(RowState { published: false, completed: false }) {
+        if row_state(&pool, slow.id).await == Some(RowState { published: false, in_flight: false }) {
             break;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert_eq!(row_state(&pool, slow.id).await, Some(RowState { published: false, completed: false }));
+    assert_eq!(row_state(&pool, slow.id).await, Some(RowState { published: false, in_flight: false }));
     assert!(queue.offered().is_empty(), "{:?}", queue.offered());
 }

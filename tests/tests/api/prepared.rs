@@ -36,7 +36,7 @@ async fn an_event_insert_stays_prepared_whatever_its_number_of_events() {
     // Each run of a prepared statement uses a generic or a custom plan: their sum counts its runs.
     let kept: Kept = diesel::sql_query(
         "SELECT count(*) AS statements, coalesce(sum(generic_plans + custom_plans), 0)::int8 AS runs \
-         FROM pg_prepared_statements WHERE statement LIKE 'INSERT INTO outbox_events%'",
+         FROM pg_prepared_statements WHERE statement LIKE 'WITH in_flight AS %INSERT INTO outbox_events %'",
     )
     .get_result(&mut conn)
     .await

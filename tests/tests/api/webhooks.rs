@@ -33,7 +33,8 @@ pub async fn quiet(t: &TestApp) {
         busy: bool,
     }
     let sql = "SELECT NOT EXISTS (SELECT 1 FROM customers) \
-               OR EXISTS (SELECT 1 FROM outbox_events WHERE completed_at IS NULL) AS busy";
+               OR EXISTS (SELECT 1 FROM outbox_events WHERE published_at IS NULL) \
+               OR EXISTS (SELECT 1 FROM outbox_in_flight) AS busy";
     wait_for("the start-up's events are handled", || async {
         let mut conn = t.state.pool.get().await.expect("conn");
         let row: Busy = diesel_async::RunQueryDsl::get_result(diesel::sql_query(sql), &mut conn).await.expect("busy");

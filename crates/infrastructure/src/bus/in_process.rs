@@ -1,9 +1,9 @@
 //! In-process bus: a bounded queue, a dispatcher and a pool of workers.
 //!
 //! Not durable: an event queued here is lost if the process dies. The
-//! outbox covers that: rows stay "incomplete" until every handler is done,
-//! and start-up hands incomplete rows to the bus again (the inbox keeps the
-//! replay harmless).
+//! outbox covers that: an event stays in `outbox_in_flight` until every
+//! handler is done, and start-up hands those events to the bus again (the
+//! inbox keeps the replay harmless).
 
 use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};

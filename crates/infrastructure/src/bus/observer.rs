@@ -10,7 +10,7 @@ use uuid::Uuid;
 use crate::events::dead_letters::DeadLetterSink;
 use crate::events::{OutboxSignal, PgDeadLetterStore};
 use crate::prepared::Prepared;
-use crate::schema::outbox_events;
+use crate::schema::outbox_in_flight;
 use crate::DbPool;
 
 #[async_trait]
@@ -85,8 +85,9 @@ const MARKS_PER_STATEMENT: usize = 1_000;
 /// after a crash: a few milliseconds' delay costs nothing, a statement per event would.
 const MARK_GATHER: std::time::Duration = std::time::Duration::from_millis(10);
 
-/// Completion marks written in batches: one `UPDATE` covers every mark that
-/// arrived while the previous one ran or within [`MARK_GATHER`] of the first,
+/// Completion marks written in batches: one `DELETE` from `outbox_in_flight` (the event's outbox row
+/// is left as it is) covers every mark that arrived while the previous one ran or within
+/// [`MARK_GATHER`] of the first,
 /// so a burst of events costs a handful of statements, not one per event; it
 /// commits without waiting for its WAL flush (`pipeline::bookkeeping`). A mark lost to a crash only means the
 /// event is handed to the bus again at the next start, where the inbox keeps
@@ -145,13 +146,9 @@ impl CompletionMarks {
 async fn write_marks(pool: &DbPool, ids: &[Uuid]) -> Result<(), crate::DbError> {
     let mut conn = pool.get().await?;
     crate::pipeline::bookkeeping(&mut conn, async |mut conn: &diesel_async::AsyncPgConnection| {
-        Prepared(
-            diesel::update(outbox_events::table.filter(outbox_events::id.eq_any(ids)))
-                .filter(outbox_events::completed_at.is_null())
-                .set(outbox_events::completed_at.eq(diesel::dsl::now)),
-        )
-        .execute(&mut conn)
-        .await
+        Prepared(diesel::delete(outbox_in_flight::table.filter(outbox_in_flight::event_id.eq_any(ids))))
+            .execute(&mut conn)
+            .await
     })
     .await?;
     Ok(())

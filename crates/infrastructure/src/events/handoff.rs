@@ -4,9 +4,9 @@
 //! an entry in every outbox index, a commit with its WAL flush) before the bus gets it. Work that
 //! runs inside [`handing_over`] skips all of that: [`record_event`](super::record_event) inserts its
 //! events already marked published, and once their transaction has committed they go to the bus's
-//! queue from memory. What a crash loses is safe as before: the rows stay published but incomplete,
-//! and start-up hands them to the bus again (`OutboxRelay::requeue_incomplete`; the inbox makes the
-//! second delivery harmless).
+//! queue from memory. What a crash loses is safe as before: the events stay in `outbox_in_flight`
+//! (the insert enters them there), and start-up hands them to the bus again
+//! (`OutboxRelay::requeue_incomplete`; the inbox makes the second delivery harmless).
 //!
 //! An event goes the relay's way instead (inserted unpublished) when no bus queue is registered on
 //! the pool (a durable bus publishes while its rows are locked), when the queue holds the relay's

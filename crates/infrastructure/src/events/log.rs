@@ -20,7 +20,6 @@ pub struct RecordedEvent {
     pub occurred_at: OffsetDateTime,
     pub data: serde_json::Value,
     pub published_at: Option<OffsetDateTime>,
-    pub completed_at: Option<OffsetDateTime>,
 }
 
 #[derive(Debug, Clone, Default)]

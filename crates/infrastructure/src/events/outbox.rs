@@ -11,8 +11,12 @@ use crate::prepared::Prepared;
 
 /// Every event of a change, or of a batch of changes, in one statement whose text does not depend on
 /// their number: kept prepared on the connection, so a batch of any size is neither parsed nor
-/// planned again (a multi-row `VALUES` list is a new text for every count of rows).
-const INSERT_EVENTS: &str = "INSERT INTO outbox_events (id, name, aggregate_id, occurred_at, data, published_at) \
+/// planned again (a multi-row `VALUES` list is a new text for every count of rows). Events handed
+/// over from memory (`$6`, their publication, set) are in flight from the start: the same statement
+/// enters them in `outbox_in_flight`, which their completion empties again.
+const INSERT_EVENTS: &str = "WITH in_flight AS ( \
+       INSERT INTO outbox_in_flight (event_id) SELECT unnest($1::uuid[]) WHERE $6::timestamptz IS NOT NULL) \
+     INSERT INTO outbox_events (id, name, aggregate_id, occurred_at, data, published_at) \
      SELECT v.id, v.name, v.aggregate_id, v.occurred_at, v.data, $6 \
      FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::timestamptz[], $5::jsonb[]) \
        AS v(id, name, aggregate_id, occurred_at, data)";

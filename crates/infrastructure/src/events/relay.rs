@@ -64,20 +64,14 @@ impl OutboxRelay {
     }
 
     /// With a non-durable bus, events handed over before a crash may never
-    /// have been handled: hand them over again. The inbox makes that safe.
+    /// have been handled (they are still in `outbox_in_flight`): hand them over again. The inbox
+    /// makes that safe.
     pub async fn requeue_incomplete(&self) -> Result<usize, DbError> {
         if self.bus.is_durable() {
             return Ok(0);
         }
         let mut conn = self.pool.get().await?;
-        let reset = Prepared(
-            diesel::update(outbox_events::table)
-                .filter(outbox_events::published_at.is_not_null())
-                .filter(outbox_events::completed_at.is_null())
-                .set(outbox_events::published_at.eq(None::<time::OffsetDateTime>)),
-        )
-        .execute(&mut conn)
-        .await?;
+        let reset = Prepared(diesel::sql_query(REQUEUE_ALL)).execute(&mut conn).await?;
         if reset > 0 {
             tracing::info!(count = reset, "re-queued events whose handling did not finish before the last stop");
         }
@@ -116,7 +110,7 @@ impl OutboxRelay {
                 let now = time::OffsetDateTime::now_utc();
                 Prepared(
                     diesel::update(outbox_events::table.filter(outbox_events::id.eq_any(&sent)))
-                        .set((outbox_events::published_at.eq(now), outbox_events::completed_at.eq(now))),
+                        .set(outbox_events::published_at.eq(now)),
                 )
                 .execute(&mut conn)
                 .await?;
@@ -132,22 +126,8 @@ impl OutboxRelay {
     /// crash are re-queued at start (`requeue_incomplete`).
     async fn relay_batch_claimed(&self) -> Result<usize, DbError> {
         let mut conn = self.pool.get().await?;
-        // The same table inside and outside: diesel needs the inner one aliased.
-        let queued = diesel::alias!(outbox_events as queued);
-        let claimable = queued
-            .select(queued.field(outbox_events::id))
-            .filter(queued.field(outbox_events::published_at).is_null())
-            .order((queued.field(outbox_events::occurred_at).asc(), queued.field(outbox_events::id).asc()))
-            .limit(self.batch_size)
-            .for_update()
-            .skip_locked();
-        // Query DSL rather than SQL text, so the statement is prepared once per connection.
-        let claim = Prepared(
-            diesel::update(outbox_events::table)
-                .filter(outbox_events::id.eq_any(claimable))
-                .set(outbox_events::published_at.eq(diesel::dsl::now))
-                .returning(RecordedEvent::as_returning()),
-        );
+        let claim =
+            Prepared(diesel::sql_query(CLAIM_FOR_THE_BUS).bind::<diesel::sql_types::BigInt, _>(self.batch_size));
         let mut rows: Vec<RecordedEvent> =
             bookkeeping(&mut conn, async |mut conn: &AsyncPgConnection| claim.get_results(&mut conn).await).await?;
         rows.sort_by_key(|row| (row.occurred_at, row.id));
@@ -203,15 +183,32 @@ impl OutboxRelay {
     }
 }
 
-/// Marks the events `ids` that are not done unpublished again, for the relay to deliver.
+/// The oldest unpublished events, claimed for the in-process bus: published, and in flight until
+/// their handlers are done. `ON CONFLICT`: an event can only be in flight already if its row was
+/// reset by hand; it is claimed all the same.
+const CLAIM_FOR_THE_BUS: &str = "WITH claimed AS ( \
+       UPDATE outbox_events SET published_at = now() \
+       WHERE id IN (SELECT id FROM outbox_events WHERE published_at IS NULL \
+                    ORDER BY occurred_at, id LIMIT $1 FOR UPDATE SKIP LOCKED) \
+       RETURNING id, name, aggregate_id, occurred_at, data, published_at), \
+     in_flight AS (INSERT INTO outbox_in_flight (event_id) SELECT id FROM claimed ON CONFLICT DO NOTHING) \
+     SELECT id, name, aggregate_id, occurred_at, data, published_at FROM claimed";
+
+/// Every event still in flight, unpublished again (start-up, after a crash).
+const REQUEUE_ALL: &str = "WITH unfinished AS (DELETE FROM outbox_in_flight RETURNING event_id) \
+     UPDATE outbox_events SET published_at = NULL WHERE id IN (SELECT event_id FROM unfinished)";
+
+/// The events of `ids` still in flight (not done), taken out of flight.
+const UNPUBLISH: &str = "WITH unfinished AS ( \
+       DELETE FROM outbox_in_flight WHERE event_id = ANY($1) RETURNING event_id) \
+     UPDATE outbox_events SET published_at = NULL WHERE id IN (SELECT event_id FROM unfinished)";
+
+/// Marks the events `ids` that are not done unpublished again, for the relay to deliver. An event
+/// whose handlers finished meanwhile has left `outbox_in_flight` and stays as it is.
 pub(crate) async fn unpublish(mut conn: &AsyncPgConnection, ids: &[Uuid]) -> QueryResult<usize> {
-    Prepared(
-        diesel::update(outbox_events::table.filter(outbox_events::id.eq_any(ids)))
-            .filter(outbox_events::completed_at.is_null())
-            .set(outbox_events::published_at.eq(None::<time::OffsetDateTime>)),
-    )
-    .execute(&mut conn)
-    .await
+    Prepared(diesel::sql_query(UNPUBLISH).bind::<diesel::sql_types::Array<diesel::sql_types::Uuid>, _>(ids))
+        .execute(&mut conn)
+        .await
 }
 
 /// Publishes in order and stops at the first refusal, so a later event never
