@@ -122,11 +122,16 @@ impl<W: TransactionWrite> SharedCommit<W> {
     /// Writes `write` and commits it, with whatever other writes of this kind are waiting.
     pub async fn write(&self, write: W) -> Result<W::Written, WriteError> {
         if in_request_transaction() {
-            // Part of the request's transaction (a savepoint of it), committed with it.
-            let mut conn = connect(&self.pool).await.map_err(WriteError::Storage)?;
-            return transaction(&mut conn, async |conn| write.write(conn).await).await.map_err(WriteError::Db);
+            // Boxed: this rarer path's state would otherwise sit in every queued write's future.
+            return Box::pin(self.write_in_request_transaction(write)).await;
         }
         self.queue().submit(write).await
+    }
+
+    /// Part of the request's transaction (a savepoint of it), committed with it.
+    async fn write_in_request_transaction(&self, write: W) -> Result<W::Written, WriteError> {
+        let mut conn = connect(&self.pool).await.map_err(WriteError::Storage)?;
+        transaction(&mut conn, async |conn| write.write(conn).await).await.map_err(WriteError::Db)
     }
 
     /// (transactions, writes) the queues have committed or tried so far.

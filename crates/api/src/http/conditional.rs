@@ -234,6 +234,18 @@ pub async fn preconditions(
     let (Some(if_match), Some(state)) = (if_match, state) else {
         return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
     };
+    // Boxed: the guarded write's state (a transaction, the check) would otherwise sit in the future
+    // of every request in flight, used or not (docs/performance.md, "Memory per connection").
+    Box::pin(guarded_write(req, next, if_match, state)).await
+}
+
+/// A write carrying `If-Match`: checked under a row lock, then run in the same transaction.
+async fn guarded_write(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+    if_match: HeaderValue,
+    state: Data<AppState>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     let guarded = matched_pattern(&req).and_then(|pattern| guarded_row(&pattern, req.match_info().as_str()));
     let Some((table, id)) = guarded else {
         return next.call(req).await.map(ServiceResponse::map_into_boxed_body);

@@ -118,7 +118,7 @@ fn replay(stored: StoredResponse) -> HttpResponse {
 
 /// Middleware: keyed POSTs are claimed, run and saved in one transaction; everything else passes.
 pub async fn replay_or_run(
-    mut req: ServiceRequest,
+    req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     let header = req.headers().get(&IDEMPOTENCY_KEY).cloned();
@@ -126,6 +126,18 @@ pub async fn replay_or_run(
     let (Some(header), Some(state), true) = (header, state, req.method() == Method::POST) else {
         return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
     };
+    // Boxed: a keyed request's state (its transaction, the kept answer) would otherwise sit in the
+    // future of every request in flight, keyed or not (docs/performance.md, "Memory per connection").
+    Box::pin(keyed(req, next, header, state)).await
+}
+
+/// A keyed POST: claimed, run and saved in one transaction.
+async fn keyed(
+    mut req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+    header: HeaderValue,
+    state: Data<AppState>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     let key = match parse_key(&header) {
         Ok(key) => key,
         Err(error) => return Ok(req.error_response(error)),
