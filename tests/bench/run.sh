@@ -104,7 +104,7 @@ began=$(now_ms)
 # customers alone (docs/performance.md, "Lists after the hot paths").
 sql -c "SET client_min_messages = warning; TRUNCATE customers CASCADE"
 sql -v customers="$CUSTOMERS" -f "$here/seed_customers.sql"
-sql -c "VACUUM (ANALYZE) customers"  # what autovacuum would have done by now: index-only counts
+sql -c "VACUUM (ANALYZE) customers, customer_tags"  # what autovacuum would have done by now: index-only counts
 echo "(seeded in $(($(now_ms) - began)) ms)"
 list=/api/v1/customer-mgmt/customers
 rep=$(sql -c "SELECT md5('rep7')::uuid")

@@ -109,6 +109,16 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    /// Each tag of every non-deleted customer with the customer's status rank: written only by the
+    /// triggers of migration `…_customer_tags`, read to count tag filters (`customers::counted`).
+    customer_tags (customer_id, tag) {
+        customer_id -> Uuid,
+        tag -> Text,
+        status_rank -> Int2,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     companies,
     customers,
