@@ -162,8 +162,8 @@ async fn long_lists_count_up_to_a_bound_and_say_so() {
 /// out of such a list, and the table holds exactly the tags of the non-deleted customers.
 #[actix_web::test]
 async fn tag_totals_follow_every_write() {
+    use crate::commerce_support::scalar;
     use crate::crm_support::{delete, patch, put};
-    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
     let t = TestApp::start().await;
     let app = init_service(build_app(t.state.clone())).await;
     let admin = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
@@ -177,10 +177,9 @@ async fn tag_totals_follow_every_write() {
         ids.push(id_of(&new_customer(&app, &admin, body).await));
     }
     let (ann, ben, cid, dee) = (ids[0], ids[1], ids[2], ids[3]);
-    let mut conn = AsyncPgConnection::establish(&t.db.url).await.expect("connect");
     let app = &app;
     let admin = admin.as_str();
-    let mut check = async |expected: &[(&str, &[&str])]| {
+    let check = async |expected: &[(&str, &[&str])]| {
         for (query, names_expected) in expected {
             let (status, _, body) = call(app, get(&format!("{BASE}/customers?{query}&sort=name"), admin)).await;
             assert_eq!(status.as_u16(), 200, "{query}: {body}");
@@ -188,21 +187,15 @@ async fn tag_totals_follow_every_write() {
             assert_eq!(body["pagination"]["total"], json!(names_expected.len()), "{query}: {body}");
             assert_eq!(body["pagination"]["total_exact"], json!(true), "{query}: {body}");
         }
-        #[derive(diesel::QueryableByName)]
-        struct Count {
-            #[diesel(sql_type = diesel::sql_types::BigInt)]
-            n: i64,
-        }
-        let astray: Count = diesel::sql_query(
+        let astray = scalar(
+            &t.state.pool,
             "WITH kept AS (SELECT customer_id, tag, status_rank FROM customer_tags),
                   derived AS (SELECT id, unnest(tags), status_rank FROM customers WHERE deleted_at IS NULL)
              SELECT (SELECT count(*) FROM (TABLE kept EXCEPT TABLE derived) a)
                   + (SELECT count(*) FROM (TABLE derived EXCEPT TABLE kept) b) AS n",
         )
-        .get_result(&mut conn)
-        .await
-        .expect("compare");
-        assert_eq!(astray.n, 0, "customer_tags differs from the customers' tags");
+        .await;
+        assert_eq!(astray, 0, "customer_tags differs from the customers' tags");
     };
     check(&[
         ("tags=vip", &["Ann", "Ben"]),

@@ -111,7 +111,7 @@ diesel::table! {
 
 diesel::table! {
     /// Each tag of every non-deleted customer with the customer's status rank: written only by the
-    /// triggers of migration `…_customer_tags`, read to count tag filters (`customers::counted`).
+    /// triggers of migration `…_customer_tags`, read to count tag filters (`customers::counted_by_tag`).
     customer_tags (customer_id, tag) {
         customer_id -> Uuid,
         tag -> Text,
