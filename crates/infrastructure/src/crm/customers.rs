@@ -8,6 +8,7 @@ use crm_domain::{
 };
 use diesel::pg::Pg;
 use diesel::prelude::*;
+use diesel::sql_types::Bool;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use futures_util::future::try_join;
 use shared_kernel::{Page, PageRequest};
@@ -125,30 +126,42 @@ fn filtered(filter: &CustomerFilter) -> customers::BoxedQuery<'_, Pg> {
         None => {}
     }
     if let Some(search) = &filter.search {
-        // Emails are stored lower-cased (CHECK), so LIKE against the lowered pattern matches exactly
-        // what ILIKE would, without folding every row's case again; phones hold only `+` and digits
-        // (CHECK), which no case folding changes. A name needs ILIKE (its index and estimates are on
-        // the column itself).
-        let pattern = contains_pattern(search);
-        let name = customers::name.ilike(pattern.clone());
-        let phone = customers::phone.assume_not_null().like(pattern.clone());
-        query = match search.split_once('@') {
-            // An address's domain is shared by most addresses, so its trigrams are in most entries of
-            // the email index, and asking the index for them reads a posting list per trigram for
-            // every candidate (1 700 pages at 10^6 customers, docs/performance.md). The index is asked
-            // for what comes before the first `@` (implied by the whole text); `strpos`, which no
-            // index serves, checks the whole text on the few rows found. A part too short to hold a
-            // trigram would leave the index nothing to search by: the whole text is asked for then.
-            Some((local, _)) if local.chars().count() >= LOCAL_PART_SEARCHED_ALONE => query.filter(
-                name.or(customers::email
-                    .like(lower(format!("%{}@%", escape_like(local))))
-                    .and(strpos(customers::email, lower(search.clone())).gt(0)))
-                    .or(phone),
-            ),
-            _ => query.filter(name.or(customers::email.like(lower(pattern))).or(phone)),
-        };
+        query = query.filter(searched(search));
+        if search.contains(SEARCH_FIELD_SEPARATOR) {
+            // Such text could match across two of `search_text`'s fields: each field is checked alone too.
+            let pattern = contains_pattern(search);
+            query = query.filter(
+                customers::name
+                    .ilike(pattern.clone())
+                    .or(customers::email.like(lower(pattern.clone())))
+                    .or(customers::phone.assume_not_null().like(pattern)),
+            );
+        }
     }
     query
+}
+
+/// What `search_text` puts between the lower-cased name, the email and the phone.
+const SEARCH_FIELD_SEPARATOR: char = '\u{1f}';
+
+/// Customers whose name (case-insensitively), email or phone contains `search`, from `search_text`:
+/// the email is stored lower-cased and the phone holds only `+` and digits (CHECKs), so a `LIKE`
+/// against the lowered pattern matches exactly what `ILIKE` on each field would, behind one trigram
+/// index and without folding any row's case again (docs/performance.md, "One search text a customer").
+fn searched(search: &str) -> Box<dyn BoxableExpression<customers::table, Pg, SqlType = Bool> + '_> {
+    let text = customers::search_text;
+    match search.split_once('@') {
+        // An address's domain is shared by most addresses, so its trigrams are in most entries of
+        // the index, and asking the index for them reads a posting list per trigram for every
+        // candidate (1 700 pages at 10^6 customers, docs/performance.md). The index is asked for what
+        // comes before the first `@` (implied by the whole text); `strpos`, which no index serves,
+        // checks the whole text on the few rows found. A part too short to hold a trigram would leave
+        // the index nothing to search by: the whole text is asked for then.
+        Some((local, _)) if local.chars().count() >= LOCAL_PART_SEARCHED_ALONE => Box::new(
+            text.like(lower(format!("%{}@%", escape_like(local)))).and(strpos(text, lower(search.to_owned())).gt(0)),
+        ),
+        _ => Box::new(text.like(lower(contains_pattern(search)))),
+    }
 }
 
 /// Whether `filter` leaves every non-deleted customer in the list.

@@ -37,6 +37,9 @@ diesel::table! {
         churned_at -> Nullable<Timestamptz>,
         deleted_at -> Nullable<Timestamptz>,
         version -> Int8,
+        /// Generated: `lower(name)`, `email` and `phone` joined by U+001F, what a search reads
+        /// (migration `…_customer_search_text`; read-only).
+        search_text -> Text,
     }
 }
 
