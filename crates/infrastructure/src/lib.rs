@@ -17,6 +17,7 @@ pub mod pipeline;
 pub mod preconditions;
 pub(crate) mod prepared;
 pub mod reference;
+pub(crate) mod rendered;
 pub mod request_tx;
 pub mod schema;
 pub mod shared_commit;

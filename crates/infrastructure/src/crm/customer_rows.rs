@@ -12,6 +12,7 @@ use uuid::Uuid;
 use super::errors::corrupt;
 use super::schema::customers;
 use crate::prepared::Prepared;
+use crate::rendered::RenderedOnce;
 
 #[derive(Queryable, QueryableByName, Selectable)]
 #[diesel(table_name = customers)]
@@ -176,10 +177,13 @@ pub(crate) async fn insert_history(
 
 /// The non-deleted customer `id`.
 pub(crate) async fn load_customer(conn: &mut AsyncPgConnection, id: Uuid) -> QueryResult<Option<CustomerRow>> {
-    customers::table
-        .filter(customers::id.eq(id).and(customers::deleted_at.is_null()))
-        .select(CustomerRow::as_select())
-        .first(conn)
-        .await
-        .optional()
+    RenderedOnce(
+        customers::table
+            .filter(customers::id.eq(id).and(customers::deleted_at.is_null()))
+            .select(CustomerRow::as_select())
+            .limit(1),
+    )
+    .get_result(conn)
+    .await
+    .optional()
 }

@@ -3,6 +3,7 @@
 
 use crate::counting;
 use crate::pipeline::transaction;
+use crate::rendered::RenderedOnce;
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
@@ -195,12 +196,15 @@ impl PgProfileRepository {
 }
 
 async fn load(mut conn: &AsyncPgConnection, id: Uuid) -> QueryResult<ProfileRecord> {
-    profiles::table
-        .filter(profiles::id.eq(id).and(profiles::deleted_at.is_null()))
-        .select(ProfileRow::as_select())
-        .first(&mut conn)
-        .await
-        .map(ProfileRecord::from)
+    RenderedOnce(
+        profiles::table
+            .filter(profiles::id.eq(id).and(profiles::deleted_at.is_null()))
+            .select(ProfileRow::as_select())
+            .limit(1),
+    )
+    .get_result(&mut conn)
+    .await
+    .map(ProfileRecord::from)
 }
 
 /// `INSERT … SELECT … WHERE NOT EXISTS (a banned profile of the user)`:
@@ -304,14 +308,17 @@ impl ProfileRepository for PgProfileRepository {
 
     async fn find_by_user(&self, user_id: Uuid) -> Result<Option<ProfileRecord>, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        profiles::table
-            .filter(profiles::user_id.eq(user_id).and(profiles::deleted_at.is_null()))
-            .select(ProfileRow::as_select())
-            .first(&mut conn)
-            .await
-            .optional()
-            .map(|row| row.map(ProfileRecord::from))
-            .map_err(from_diesel)
+        RenderedOnce(
+            profiles::table
+                .filter(profiles::user_id.eq(user_id).and(profiles::deleted_at.is_null()))
+                .select(ProfileRow::as_select())
+                .limit(1),
+        )
+        .get_result(&mut conn)
+        .await
+        .optional()
+        .map(|row| row.map(ProfileRecord::from))
+        .map_err(from_diesel)
     }
 
     async fn update(&self, owner: Uuid, id: Uuid, fields: ProfileFields) -> Result<ProfileRecord, RepoError> {
