@@ -171,19 +171,14 @@ pub fn build_app(
         .wrap(middleware::from_fn(crate::http::route_policy::enforce))
         .wrap(cors)
         .wrap(middleware::from_fn(observe))
-        .configure(routes::health::configure)
-        .configure(routes::operations::configure)
-        .service(web::resource("/docs").route(web::get().to(docs_redirect)))
-        // The UI loads the document from its URL; the document is served as text serialized once,
-        // not as a copy of the parsed tree per worker (megabytes each: docs/performance.md).
-        .service(SwaggerUi::new("/docs/{_:.*}").config(utoipa_swagger_ui::Config::from(OPENAPI_PATH)))
-        .service(web::resource(OPENAPI_PATH).route(web::get().to(openapi_json)))
         // One scope per context: the router (and the gate's pattern lookup) compares a context's
-        // prefix once instead of matching every other context's routes against the path.
+        // prefix once instead of matching every other context's routes against the path. The API
+        // scope comes first: routes are tried in the order they are registered, and it carries
+        // nearly every request (health, metrics and the docs are tried after it).
         .service(
             web::scope("/api/v1")
                 .service(web::scope("/shared").configure(routes::reference::configure))
-                .configure(routes::events::configure)
+                .service(web::scope("/events").configure(routes::events::configure))
                 .service(web::scope("/identity").configure(routes::identity::configure))
                 .service(
                     web::scope("/customer-mgmt")
@@ -192,11 +187,20 @@ pub fn build_app(
                 )
                 .service(web::scope("/order-mgmt").configure(routes::orders::configure))
                 .service(web::scope("/warehouse").configure(routes::warehouse::configure))
-                .configure(routes::webhooks::configure),
+                .configure(routes::webhooks::configure)
+                // The UI loads the document from its URL; the document is served as text serialized
+                // once, not as a copy of the parsed tree per worker (megabytes each: docs/performance.md).
+                .service(web::resource(OPENAPI_FILE).route(web::get().to(openapi_json))),
         )
+        .configure(routes::health::configure)
+        .configure(routes::operations::configure)
+        .service(web::resource("/docs").route(web::get().to(docs_redirect)))
+        .service(SwaggerUi::new("/docs/{_:.*}").config(utoipa_swagger_ui::Config::from(OPENAPI_PATH)))
         .default_service(web::to(no_route))
 }
 
+/// The published document, inside the `/api/v1` scope.
+const OPENAPI_FILE: &str = "/openapi.json";
 const OPENAPI_PATH: &str = "/api/v1/openapi.json";
 
 async fn openapi_json() -> actix_web::HttpResponse {

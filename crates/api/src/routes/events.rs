@@ -96,10 +96,11 @@ pub struct EventQuery {
     pub since: Option<String>,
 }
 
+/// Inside the `/api/v1/events` scope (`app.rs`).
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(web::resource("/events").route(web::get().to(events)))
-        .service(web::resource("/events/dead-letters").route(web::get().to(dead_letters)))
-        .service(web::resource("/events/dead-letters/{id}/retry").route(web::post().to(retry_dead_letter)));
+    cfg.service(web::resource("").route(web::get().to(events)))
+        .service(web::resource("/dead-letters").route(web::get().to(dead_letters)))
+        .service(web::resource("/dead-letters/{id}/retry").route(web::post().to(retry_dead_letter)));
 }
 
 #[utoipa::path(get, path = "/api/v1/events", tag = "events", params(EventQuery),
