@@ -14,9 +14,13 @@ use std::any::TypeId;
 use std::cell::RefCell;
 use std::collections::HashMap;
 
+use diesel::dsl::Limit;
 use diesel::pg::{Pg, PgQueryBuilder};
 use diesel::query_builder::{AstPass, Query, QueryBuilder, QueryFragment, QueryId};
 use diesel::QueryResult;
+use diesel_async::methods::LoadQuery;
+use diesel_async::return_futures::GetResult;
+use diesel_async::{AsyncConnectionCore, RunQueryDsl};
 
 thread_local! {
     /// The text of each statement type this thread has run.
@@ -47,6 +51,23 @@ impl<Q: QueryFragment<Pg> + QueryId> QueryFragment<Pg> for RenderedOnce<Q> {
         Ok(())
     }
 }
+
+/// diesel-async's `first`, its statement rendered once ([`RenderedOnce`]).
+pub(crate) trait FirstRenderedOnce: diesel::query_dsl::methods::LimitDsl + Sized {
+    fn first_rendered_once<'query, 'conn, Conn, U>(
+        self,
+        conn: &'conn mut Conn,
+    ) -> GetResult<'conn, 'query, RenderedOnce<Limit<Self>>, Conn, U>
+    where
+        U: Send + 'conn,
+        Conn: AsyncConnectionCore,
+        RenderedOnce<Limit<Self>>: LoadQuery<'query, Conn, U> + Send + 'query,
+    {
+        RenderedOnce(diesel::query_dsl::methods::LimitDsl::limit(self, 1)).get_result(conn)
+    }
+}
+
+impl<T: diesel::query_dsl::methods::LimitDsl> FirstRenderedOnce for T {}
 
 impl<Q: QueryId> QueryId for RenderedOnce<Q> {
     type QueryId = Q::QueryId;

@@ -1,7 +1,7 @@
 //! PostgreSQL adapter of `CompanyRepository`.
 
 use crate::counting;
-use crate::rendered::RenderedOnce;
+use crate::rendered::FirstRenderedOnce;
 use async_trait::async_trait;
 use crm_domain::{Company, CompanyFilter, CompanyRepository, RepoError};
 use diesel::pg::Pg;
@@ -102,17 +102,14 @@ impl CompanyRepository for PgCompanyRepository {
 
     async fn find_by_id(&self, id: Uuid) -> Result<Option<Company>, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        RenderedOnce(
-            companies::table
-                .filter(companies::id.eq(id).and(companies::deleted_at.is_null()))
-                .select(CompanyRow::as_select())
-                .limit(1),
-        )
-        .get_result(&mut conn)
-        .await
-        .optional()
-        .map(|row| row.map(Company::from))
-        .map_err(from_diesel)
+        companies::table
+            .filter(companies::id.eq(id).and(companies::deleted_at.is_null()))
+            .select(CompanyRow::as_select())
+            .first_rendered_once(&mut conn)
+            .await
+            .optional()
+            .map(|row| row.map(Company::from))
+            .map_err(from_diesel)
     }
 
     async fn list(&self, filter: &CompanyFilter, page: PageRequest) -> Result<Page<Company>, RepoError> {

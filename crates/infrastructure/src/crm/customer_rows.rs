@@ -12,7 +12,7 @@ use uuid::Uuid;
 use super::errors::corrupt;
 use super::schema::customers;
 use crate::prepared::Prepared;
-use crate::rendered::RenderedOnce;
+use crate::rendered::FirstRenderedOnce;
 
 #[derive(Queryable, QueryableByName, Selectable)]
 #[diesel(table_name = customers)]
@@ -177,13 +177,10 @@ pub(crate) async fn insert_history(
 
 /// The non-deleted customer `id`.
 pub(crate) async fn load_customer(conn: &mut AsyncPgConnection, id: Uuid) -> QueryResult<Option<CustomerRow>> {
-    RenderedOnce(
-        customers::table
-            .filter(customers::id.eq(id).and(customers::deleted_at.is_null()))
-            .select(CustomerRow::as_select())
-            .limit(1),
-    )
-    .get_result(conn)
-    .await
-    .optional()
+    customers::table
+        .filter(customers::id.eq(id).and(customers::deleted_at.is_null()))
+        .select(CustomerRow::as_select())
+        .first_rendered_once(conn)
+        .await
+        .optional()
 }

@@ -2,7 +2,7 @@
 
 use crate::counting;
 use crate::pipeline::{row_or_roll_back, transaction};
-use crate::rendered::RenderedOnce;
+use crate::rendered::FirstRenderedOnce;
 use std::collections::BTreeMap;
 
 use async_trait::async_trait;
@@ -99,16 +99,13 @@ impl DealRepository for PgDealRepository {
 
     async fn find_by_id(&self, id: Uuid) -> Result<Option<Deal>, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        let row = RenderedOnce(
-            deals::table
-                .filter(deals::id.eq(id).and(deals::deleted_at.is_null()))
-                .select(DealRow::as_select())
-                .limit(1),
-        )
-        .get_result(&mut conn)
-        .await
-        .optional()
-        .map_err(from_diesel)?;
+        let row = deals::table
+            .filter(deals::id.eq(id).and(deals::deleted_at.is_null()))
+            .select(DealRow::as_select())
+            .first_rendered_once(&mut conn)
+            .await
+            .optional()
+            .map_err(from_diesel)?;
         row.map(Deal::try_from).transpose()
     }
 

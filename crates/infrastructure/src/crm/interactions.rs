@@ -3,7 +3,7 @@
 
 use crate::counting;
 use crate::pipeline::transaction;
-use crate::rendered::RenderedOnce;
+use crate::rendered::FirstRenderedOnce;
 use async_trait::async_trait;
 use crm_domain::{FollowUpFilter, Interaction, InteractionFilter, InteractionRepository, InteractionView, RepoError};
 use diesel::prelude::*;
@@ -134,16 +134,13 @@ impl InteractionRepository for PgInteractionRepository {
 
     async fn find_by_id(&self, id: Uuid) -> Result<Option<Interaction>, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        let row = RenderedOnce(
-            interactions::table
-                .filter(interactions::id.eq(id).and(interactions::deleted_at.is_null()))
-                .select(InteractionRow::as_select())
-                .limit(1),
-        )
-        .get_result(&mut conn)
-        .await
-        .optional()
-        .map_err(from_diesel)?;
+        let row = interactions::table
+            .filter(interactions::id.eq(id).and(interactions::deleted_at.is_null()))
+            .select(InteractionRow::as_select())
+            .first_rendered_once(&mut conn)
+            .await
+            .optional()
+            .map_err(from_diesel)?;
         row.map(Interaction::try_from).transpose()
     }
 

@@ -3,7 +3,7 @@
 
 use crate::counting;
 use crate::pipeline::transaction;
-use crate::rendered::RenderedOnce;
+use crate::rendered::FirstRenderedOnce;
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
@@ -196,15 +196,12 @@ impl PgProfileRepository {
 }
 
 async fn load(mut conn: &AsyncPgConnection, id: Uuid) -> QueryResult<ProfileRecord> {
-    RenderedOnce(
-        profiles::table
-            .filter(profiles::id.eq(id).and(profiles::deleted_at.is_null()))
-            .select(ProfileRow::as_select())
-            .limit(1),
-    )
-    .get_result(&mut conn)
-    .await
-    .map(ProfileRecord::from)
+    profiles::table
+        .filter(profiles::id.eq(id).and(profiles::deleted_at.is_null()))
+        .select(ProfileRow::as_select())
+        .first_rendered_once(&mut conn)
+        .await
+        .map(ProfileRecord::from)
 }
 
 /// `INSERT … SELECT … WHERE NOT EXISTS (a banned profile of the user)`:
@@ -308,17 +305,14 @@ impl ProfileRepository for PgProfileRepository {
 
     async fn find_by_user(&self, user_id: Uuid) -> Result<Option<ProfileRecord>, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        RenderedOnce(
-            profiles::table
-                .filter(profiles::user_id.eq(user_id).and(profiles::deleted_at.is_null()))
-                .select(ProfileRow::as_select())
-                .limit(1),
-        )
-        .get_result(&mut conn)
-        .await
-        .optional()
-        .map(|row| row.map(ProfileRecord::from))
-        .map_err(from_diesel)
+        profiles::table
+            .filter(profiles::user_id.eq(user_id).and(profiles::deleted_at.is_null()))
+            .select(ProfileRow::as_select())
+            .first_rendered_once(&mut conn)
+            .await
+            .optional()
+            .map(|row| row.map(ProfileRecord::from))
+            .map_err(from_diesel)
     }
 
     async fn update(&self, owner: Uuid, id: Uuid, fields: ProfileFields) -> Result<ProfileRecord, RepoError> {

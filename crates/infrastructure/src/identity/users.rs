@@ -2,7 +2,7 @@
 
 use crate::counting;
 use crate::pipeline::transaction;
-use crate::rendered::RenderedOnce;
+use crate::rendered::FirstRenderedOnce;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -77,12 +77,12 @@ impl PgUserRepository {
 }
 
 async fn load_user(mut conn: &AsyncPgConnection, id: Uuid) -> Result<UserRecord, diesel::result::Error> {
-    RenderedOnce(
-        users::table.filter(users::id.eq(id).and(users::deleted_at.is_null())).select(UserRow::as_select()).limit(1),
-    )
-    .get_result(&mut conn)
-    .await
-    .map(UserRecord::from)
+    users::table
+        .filter(users::id.eq(id).and(users::deleted_at.is_null()))
+        .select(UserRow::as_select())
+        .first_rendered_once(&mut conn)
+        .await
+        .map(UserRecord::from)
 }
 
 async fn grant_roles(mut conn: &AsyncPgConnection, user_id: Uuid, roles: &[&str]) -> QueryResult<usize> {

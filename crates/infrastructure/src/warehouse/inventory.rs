@@ -3,7 +3,7 @@
 
 use crate::counting;
 use crate::pipeline::transaction;
-use crate::rendered::RenderedOnce;
+use crate::rendered::FirstRenderedOnce;
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Uuid as SqlUuid};
@@ -80,27 +80,24 @@ impl InventoryRepository for PgInventoryRepository {
 
     async fn get(&self, id: Uuid) -> Result<Inventory, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        let row: InventoryRow = RenderedOnce(
-            inventory::table.filter(inventory::id.eq(id).and(live())).select(InventoryRow::as_select()).limit(1),
-        )
-        .get_result(&mut conn)
-        .await
-        .map_err(from_diesel)?;
+        let row: InventoryRow = inventory::table
+            .filter(inventory::id.eq(id).and(live()))
+            .select(InventoryRow::as_select())
+            .first_rendered_once(&mut conn)
+            .await
+            .map_err(from_diesel)?;
         Ok(row.into_inventory())
     }
 
     async fn find(&self, product_id: Uuid, location_id: Uuid) -> Result<Option<Inventory>, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        let row: Option<InventoryRow> = RenderedOnce(
-            inventory::table
-                .filter(inventory::product_id.eq(product_id).and(inventory::location_id.eq(location_id)).and(live()))
-                .select(InventoryRow::as_select())
-                .limit(1),
-        )
-        .get_result(&mut conn)
-        .await
-        .optional()
-        .map_err(from_diesel)?;
+        let row: Option<InventoryRow> = inventory::table
+            .filter(inventory::product_id.eq(product_id).and(inventory::location_id.eq(location_id)).and(live()))
+            .select(InventoryRow::as_select())
+            .first_rendered_once(&mut conn)
+            .await
+            .optional()
+            .map_err(from_diesel)?;
         Ok(row.map(InventoryRow::into_inventory))
     }
 

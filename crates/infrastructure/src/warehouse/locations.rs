@@ -1,7 +1,7 @@
 //! `LocationRepository` on PostgreSQL. Codes are unique case-insensitively among live rows.
 
 use crate::counting;
-use crate::rendered::RenderedOnce;
+use crate::rendered::FirstRenderedOnce;
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Uuid as SqlUuid};
@@ -70,12 +70,12 @@ impl LocationRepository for PgLocationRepository {
 
     async fn get(&self, id: Uuid) -> Result<Location, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        let row: LocationRow = RenderedOnce(
-            locations::table.filter(locations::id.eq(id).and(live())).select(LocationRow::as_select()).limit(1),
-        )
-        .get_result(&mut conn)
-        .await
-        .map_err(from_diesel)?;
+        let row: LocationRow = locations::table
+            .filter(locations::id.eq(id).and(live()))
+            .select(LocationRow::as_select())
+            .first_rendered_once(&mut conn)
+            .await
+            .map_err(from_diesel)?;
         row.into_location()
     }
 

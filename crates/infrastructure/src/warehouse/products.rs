@@ -2,7 +2,7 @@
 //! (`products_sku_key` on `lower(sku)`), so a duplicate is refused by the insert itself.
 
 use crate::counting;
-use crate::rendered::RenderedOnce;
+use crate::rendered::FirstRenderedOnce;
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
@@ -62,12 +62,12 @@ impl ProductRepository for PgProductRepository {
 
     async fn get(&self, id: Uuid) -> Result<Product, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        let row: ProductRow = RenderedOnce(
-            products::table.filter(products::id.eq(id).and(live())).select(ProductRow::as_select()).limit(1),
-        )
-        .get_result(&mut conn)
-        .await
-        .map_err(from_diesel)?;
+        let row: ProductRow = products::table
+            .filter(products::id.eq(id).and(live()))
+            .select(ProductRow::as_select())
+            .first_rendered_once(&mut conn)
+            .await
+            .map_err(from_diesel)?;
         row.into_product()
     }
 
