@@ -14,6 +14,7 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection, Tr
 use futures_util::future::{join, join3};
 
 use crate::events::handoff;
+use crate::prepared::Prepared;
 
 type TxManager = <AsyncPgConnection as AsyncConnection>::TransactionManager;
 
@@ -57,8 +58,11 @@ where
                 return Ok(None);
             }
             let mut read_on = shared;
+            // Kept prepared: diesel would parse a literal's text again on every run.
             diesel_async::RunQueryDsl::get_result::<i64>(
-                diesel::select(diesel::dsl::sql::<diesel::sql_types::BigInt>("pg_current_xact_id()::text::bigint")),
+                Prepared(diesel::select(diesel::dsl::sql::<diesel::sql_types::BigInt>(
+                    "pg_current_xact_id()::text::bigint",
+                ))),
                 &mut read_on,
             )
             .await

@@ -18,8 +18,30 @@ use futures_util::TryFutureExt;
 
 /// The live order row and its lines (by `created_at`, then `id`), both reads sent at once (pipelined:
 /// one round trip); the lines of a missing order are none.
+///
+/// `= $1`, not [`load_many`]'s `= ANY($1)` of one id: PostgreSQL never settles on a generic plan for
+/// `= ANY` of an array parameter (it prices the array at ten elements against a custom plan's one),
+/// so it would plan both statements again on every run; `= $1` is planned once per connection.
 pub(crate) async fn load(conn: &AsyncPgConnection, id: Uuid) -> QueryResult<Option<(OrderRow, Vec<LineRow>)>> {
-    Ok(load_many(conn, &[id], false).await?.remove(&id))
+    let row = async move {
+        let mut conn = conn;
+        orders::table
+            .filter(orders::id.eq(id).and(orders::deleted_at.is_null()))
+            .select(OrderRow::as_select())
+            .load::<OrderRow>(&mut conn)
+            .await
+    };
+    let lines = async move {
+        let mut conn = conn;
+        order_lines::table
+            .filter(order_lines::order_id.eq(id))
+            .order((order_lines::created_at.asc(), order_lines::id.asc()))
+            .select(LineRow::as_select())
+            .load::<LineRow>(&mut conn)
+            .await
+    };
+    let (rows, lines) = try_join(row, lines).await?;
+    Ok(rows.into_iter().next().map(|row| (row, lines)))
 }
 
 /// The live rows of several orders (locked in id order when `lock`, so two such reads cannot
