@@ -13,11 +13,12 @@ use super::schema::{order_lines, orders};
 use crate::events::record_event;
 use crate::pipeline::write_with_followers;
 use crate::prepared::Prepared;
+use crate::rendered::FirstRenderedOnce;
 use futures_util::future::try_join;
 use futures_util::TryFutureExt;
 
 /// The live order row and its lines (by `created_at`, then `id`), both reads sent at once (pipelined:
-/// one round trip); the lines of a missing order are none.
+/// one round trip); `None` for a missing order.
 ///
 /// `= $1`, not [`load_many`]'s `= ANY($1)` of one id: PostgreSQL never settles on a generic plan for
 /// `= ANY` of an array parameter (it prices the array at ten elements against a custom plan's one),
@@ -28,8 +29,9 @@ pub(crate) async fn load(conn: &AsyncPgConnection, id: Uuid) -> QueryResult<Opti
         orders::table
             .filter(orders::id.eq(id).and(orders::deleted_at.is_null()))
             .select(OrderRow::as_select())
-            .load::<OrderRow>(&mut conn)
+            .first_rendered_once(&mut conn)
             .await
+            .optional()
     };
     let lines = async move {
         let mut conn = conn;
@@ -40,8 +42,8 @@ pub(crate) async fn load(conn: &AsyncPgConnection, id: Uuid) -> QueryResult<Opti
             .load::<LineRow>(&mut conn)
             .await
     };
-    let (rows, lines) = try_join(row, lines).await?;
-    Ok(rows.into_iter().next().map(|row| (row, lines)))
+    let (row, lines) = try_join(row, lines).await?;
+    Ok(row.map(|row| (row, lines)))
 }
 
 /// The live rows of several orders (locked in id order when `lock`, so two such reads cannot
