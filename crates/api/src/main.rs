@@ -36,7 +36,10 @@ fn main() -> ExitCode {
         }
     };
     telemetry::init(&settings.log_format);
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    // One worker for the tasks outside the HTTP workers (the relay, the buses, the event handlers):
+    // they mostly wait on I/O, and with two workers nearly every wake also woke the idle sibling
+    // (docs/performance.md, "One worker for the background tasks").
+    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build() {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("error: cannot start the async runtime: {error}");
