@@ -17,6 +17,13 @@ use crate::rendered::FirstRenderedOnce;
 use futures_util::future::try_join;
 use futures_util::TryFutureExt;
 
+/// The live (not deleted) order with this id: what a read or a check by id looks for.
+fn live_order(
+    id: Uuid,
+) -> diesel::dsl::And<diesel::dsl::Eq<orders::id, Uuid>, diesel::dsl::IsNull<orders::deleted_at>> {
+    orders::id.eq(id).and(orders::deleted_at.is_null())
+}
+
 /// The live order row and its lines (by `created_at`, then `id`), both reads sent at once (pipelined:
 /// one round trip); `None` for a missing order.
 ///
@@ -27,7 +34,7 @@ pub(crate) async fn load(conn: &AsyncPgConnection, id: Uuid) -> QueryResult<Opti
     let row = async move {
         let mut conn = conn;
         orders::table
-            .filter(orders::id.eq(id).and(orders::deleted_at.is_null()))
+            .filter(live_order(id))
             .select(OrderRow::as_select())
             .first_rendered_once(&mut conn)
             .await
@@ -86,9 +93,7 @@ pub(crate) async fn load_many(
 
 /// Whether a live order with this id exists (tells `Stale` from `NotFound` after a missed CAS).
 pub(crate) async fn exists(conn: &mut AsyncPgConnection, id: Uuid) -> QueryResult<bool> {
-    diesel::select(diesel::dsl::exists(orders::table.filter(orders::id.eq(id).and(orders::deleted_at.is_null()))))
-        .get_result(conn)
-        .await
+    diesel::select(diesel::dsl::exists(orders::table.filter(live_order(id)))).get_result(conn).await
 }
 
 /// Writes `change` as a compare-and-set on version and status, with its line and its events sent
