@@ -11,7 +11,7 @@ use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 
 mod pool;
 
-pub use pool::{DbConn, DbPool, REFUSAL_COOL_OFF};
+pub use pool::{DbConn, DbPool, SharedConn, REFUSAL_COOL_OFF};
 
 /// Every migration in the top-level `migrations/` folder, compiled in.
 pub const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations");
@@ -188,6 +188,15 @@ pub async fn checkout(pool: &DbPool) -> Result<crate::request_tx::Conn, DbError>
         return Ok(conn);
     }
     Ok(crate::request_tx::Conn::Pooled(pool.get().await?))
+}
+
+/// A connection for one statement that reads: the request transaction's when the request runs in
+/// one, else a pooled one other reads may share ([`DbPool::get_shared`]).
+pub async fn checkout_shared(pool: &DbPool) -> Result<crate::request_tx::ReadConn, DbError> {
+    if let Some(guard) = crate::request_tx::current_guard() {
+        return Ok(crate::request_tx::ReadConn::Request(guard));
+    }
+    Ok(crate::request_tx::ReadConn::Shared(pool.get_shared().await?))
 }
 
 /// Round trip that proves a pooled connection works.

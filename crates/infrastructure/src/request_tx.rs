@@ -16,7 +16,7 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, TransactionManager};
 use shared_kernel::StorageError;
 use tokio::sync::{Mutex, OwnedMutexGuard};
 
-use crate::db::{DbConn, DbPool};
+use crate::db::{DbConn, DbPool, SharedConn};
 
 type TxManager = <AsyncPgConnection as AsyncConnection>::TransactionManager;
 
@@ -62,6 +62,24 @@ impl DerefMut for Conn {
     }
 }
 
+/// A connection for one statement that reads (`crate::storage::connect_shared`): the request
+/// transaction's or the pool's, or one other reads share; only ever used through `&`.
+pub enum ReadConn {
+    Request(OwnedMutexGuard<DbConn>),
+    Shared(SharedConn),
+}
+
+impl Deref for ReadConn {
+    type Target = AsyncPgConnection;
+
+    fn deref(&self) -> &AsyncPgConnection {
+        match self {
+            ReadConn::Request(guard) => guard,
+            ReadConn::Shared(conn) => conn,
+        }
+    }
+}
+
 /// How often a request asked for a second connection while holding its transaction's
 /// (see [`current`]); tests assert it stays 0.
 static BUSY_FALLBACKS: AtomicU64 = AtomicU64::new(0);
@@ -74,9 +92,14 @@ pub fn busy_fallbacks() -> u64 {
 /// A second use while the first is still held (which a request should never
 /// need) gets a pooled connection instead of waiting on itself forever.
 pub(crate) fn current() -> Option<Conn> {
+    current_guard().map(Conn::Request)
+}
+
+/// [`current`]'s connection, as the lock guard it is.
+pub(crate) fn current_guard() -> Option<OwnedMutexGuard<DbConn>> {
     let conn = REQUEST_TX.try_with(|shared| shared.conn.clone()).ok()?;
     match conn.try_lock_owned() {
-        Ok(guard) => Some(Conn::Request(guard)),
+        Ok(guard) => Some(guard),
         Err(_) => {
             BUSY_FALLBACKS.fetch_add(1, Ordering::Relaxed);
             tracing::warn!("the request transaction's connection is busy; using a separate connection");

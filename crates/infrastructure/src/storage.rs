@@ -6,7 +6,7 @@ use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use shared_kernel::StorageError;
 
 use crate::db::DbPool;
-use crate::request_tx::Conn;
+use crate::request_tx::{Conn, ReadConn};
 use crate::DbError;
 
 /// A context's constraints, by name, and the request field each one guards.
@@ -79,6 +79,14 @@ pub fn context_constraints() -> [&'static Constraints; 4] {
 /// that cannot give one is `Unavailable`.
 pub async fn connect(pool: &DbPool) -> Result<Conn, StorageError> {
     crate::db::checkout(pool).await.map_err(StorageError::from)
+}
+
+/// The connection for a read of one statement: the request transaction's when the request runs in
+/// one, else a pooled one that other such reads may share while it runs (pipelined, `crate::db`'s
+/// pool); a pool that cannot give one is `Unavailable`. Run the statement on `&*conn`: a shared
+/// connection never holds a transaction.
+pub async fn connect_shared(pool: &DbPool) -> Result<ReadConn, StorageError> {
+    crate::db::checkout_shared(pool).await.map_err(StorageError::from)
 }
 
 /// What a transaction body fails with: the database (the transaction rolls

@@ -35,6 +35,7 @@ mod roles;
 mod schema;
 mod security;
 mod shared_commits;
+mod shared_reads;
 mod support;
 mod webhooks;
 mod wire;

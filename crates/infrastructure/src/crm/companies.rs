@@ -14,7 +14,7 @@ use uuid::Uuid;
 use super::errors::{contains_pattern, from_diesel, stale_or_missing};
 use super::schema::companies;
 use crate::prepared::Prepared;
-use crate::storage::connect;
+use crate::storage::{connect, connect_shared};
 use crate::DbPool;
 
 #[derive(Queryable, Selectable, Insertable)]
@@ -101,11 +101,11 @@ impl CompanyRepository for PgCompanyRepository {
     }
 
     async fn find_by_id(&self, id: Uuid) -> Result<Option<Company>, RepoError> {
-        let mut conn = connect(&self.pool).await?;
+        let conn = connect_shared(&self.pool).await?;
         companies::table
             .filter(companies::id.eq(id).and(companies::deleted_at.is_null()))
             .select(CompanyRow::as_select())
-            .first_rendered_once(&mut conn)
+            .first_rendered_once(&mut &*conn)
             .await
             .optional()
             .map(|row| row.map(Company::from))

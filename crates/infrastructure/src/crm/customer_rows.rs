@@ -176,11 +176,11 @@ pub(crate) async fn insert_history(
 }
 
 /// The non-deleted customer `id`.
-pub(crate) async fn load_customer(conn: &mut AsyncPgConnection, id: Uuid) -> QueryResult<Option<CustomerRow>> {
+pub(crate) async fn load_customer(mut conn: &AsyncPgConnection, id: Uuid) -> QueryResult<Option<CustomerRow>> {
     customers::table
         .filter(customers::id.eq(id).and(customers::deleted_at.is_null()))
         .select(CustomerRow::as_select())
-        .first_rendered_once(conn)
+        .first_rendered_once(&mut conn)
         .await
         .optional()
 }

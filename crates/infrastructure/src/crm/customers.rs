@@ -25,7 +25,7 @@ use crate::events::record_event;
 use crate::pipeline::{row_or_roll_back, transaction};
 use crate::prepared::Prepared;
 use crate::shared_commit::{SharedCommit, TransactionWrite};
-use crate::storage::connect;
+use crate::storage::{connect, connect_shared};
 use crate::DbPool;
 
 #[derive(Clone)]
@@ -237,8 +237,8 @@ impl CustomerRepository for PgCustomerRepository {
     }
 
     async fn find_by_id(&self, id: Uuid) -> Result<Option<Customer>, RepoError> {
-        let mut conn = connect(&self.pool).await?;
-        load_customer(&mut conn, id).await.map_err(from_diesel)?.map(Customer::try_from).transpose()
+        let conn = connect_shared(&self.pool).await?;
+        load_customer(&conn, id).await.map_err(from_diesel)?.map(Customer::try_from).transpose()
     }
 
     async fn find_by_email(&self, email: &Email, scope: EmailScope) -> Result<Option<Customer>, RepoError> {

@@ -21,7 +21,7 @@ use super::errors::{corrupt, from_diesel, stale_or_missing};
 use super::schema::deals;
 use crate::events::record_event;
 use crate::prepared::Prepared;
-use crate::storage::connect;
+use crate::storage::{connect, connect_shared};
 use crate::DbPool;
 
 const OPEN_STAGES: [&str; 4] = ["lead", "qualified", "proposal", "negotiation"];
@@ -98,11 +98,11 @@ impl DealRepository for PgDealRepository {
     }
 
     async fn find_by_id(&self, id: Uuid) -> Result<Option<Deal>, RepoError> {
-        let mut conn = connect(&self.pool).await?;
+        let conn = connect_shared(&self.pool).await?;
         let row = deals::table
             .filter(deals::id.eq(id).and(deals::deleted_at.is_null()))
             .select(DealRow::as_select())
-            .first_rendered_once(&mut conn)
+            .first_rendered_once(&mut &*conn)
             .await
             .optional()
             .map_err(from_diesel)?;

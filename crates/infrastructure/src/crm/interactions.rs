@@ -17,7 +17,7 @@ use super::interaction_rows::{names_missing_attendee, InteractionRow};
 use super::schema::{companies, customers, interactions};
 use crate::prepared::Prepared;
 use crate::schema::users;
-use crate::storage::connect;
+use crate::storage::{connect, connect_shared};
 use crate::DbPool;
 
 /// Non-deleted interactions joined to the names a list shows, boxed so filters can be added.
@@ -133,11 +133,11 @@ impl InteractionRepository for PgInteractionRepository {
     }
 
     async fn find_by_id(&self, id: Uuid) -> Result<Option<Interaction>, RepoError> {
-        let mut conn = connect(&self.pool).await?;
+        let conn = connect_shared(&self.pool).await?;
         let row = interactions::table
             .filter(interactions::id.eq(id).and(interactions::deleted_at.is_null()))
             .select(InteractionRow::as_select())
-            .first_rendered_once(&mut conn)
+            .first_rendered_once(&mut &*conn)
             .await
             .optional()
             .map_err(from_diesel)?;

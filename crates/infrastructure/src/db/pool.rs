@@ -14,11 +14,18 @@
 //! takes one admission away, and the request waits for a connection to come back instead of failing
 //! while the part holds others. After [`REFUSAL_COOL_OFF`] the admissions come back and the part
 //! tries to grow again. A part holding no connection at all answers the refusal as it is (503).
+//!
+//! A read of one statement outside any transaction can share a connection ([`DbPool::get_shared`]):
+//! when every connection of its part is in use, it joins a connection another such read holds, and
+//! its statement is pipelined on that connection behind the others (tokio-postgres sends it at once;
+//! the server answers in turn). Exclusive checkouts left the server idle between one read's answer and
+//! the next read's statement, while requests queued for a connection (docs/performance.md, "Reads
+//! that share a connection").
 
 use std::cell::OnceCell;
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
 use deadpool::managed::TimeoutType;
@@ -52,11 +59,50 @@ impl DerefMut for DbConn {
     }
 }
 
+/// A pooled connection single-statement reads share; dereferences to the connection, never mutably,
+/// so no transaction can begin on it. The last holder to drop it gives it back to the pool.
+#[derive(Clone)]
+pub struct SharedConn(Arc<DbConn>);
+
+impl Deref for SharedConn {
+    type Target = AsyncPgConnection;
+
+    fn deref(&self) -> &AsyncPgConnection {
+        &self.0
+    }
+}
+
+/// How many reads may share one connection at most: a slow statement delays the ones queued behind it.
+const READS_SHARING_AT_MOST: usize = 16;
+
 /// One part: its connections and how many checkouts it admits at once (see the module's comment).
 #[derive(Clone)]
 pub(super) struct Part {
     connections: Pool<AsyncPgConnection>,
     admission: Arc<Admission>,
+    shared_reads: Arc<SharedReads>,
+}
+
+/// The connections of a part that reads hold for sharing.
+#[derive(Default)]
+struct SharedReads(Mutex<Vec<Weak<DbConn>>>);
+
+impl SharedReads {
+    /// The held connection with the fewest reads on it, if one has room for another.
+    fn join(&self) -> Option<Arc<DbConn>> {
+        let held = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        held.iter()
+            .map(|conn| (conn.strong_count(), conn))
+            .filter(|(reads, _)| (1..READS_SHARING_AT_MOST).contains(reads))
+            .min_by_key(|(reads, _)| *reads)
+            .and_then(|(_, conn)| conn.upgrade())
+    }
+
+    fn offer(&self, conn: &Arc<DbConn>) {
+        let mut held = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        held.retain(|conn| conn.strong_count() > 0);
+        held.push(Arc::downgrade(conn));
+    }
 }
 
 struct Admission {
@@ -79,7 +125,20 @@ impl Part {
             waiting: AtomicUsize::new(0),
             last_refusal: Mutex::new(None),
         };
-        Self { connections, admission: Arc::new(admission) }
+        Self { connections, admission: Arc::new(admission), shared_reads: Arc::default() }
+    }
+
+    /// A connection for a read to share: one of its own while the part has one free (offered to the
+    /// reads that come while none is), else one another read holds, else the wait of [`Part::get`].
+    async fn get_shared(&self) -> Result<SharedConn, PoolError> {
+        if self.admission.permits.available_permits() == 0 {
+            if let Some(conn) = self.shared_reads.join() {
+                return Ok(SharedConn(conn));
+            }
+        }
+        let conn = Arc::new(self.get().await?);
+        self.shared_reads.offer(&conn);
+        Ok(SharedConn(conn))
     }
 
     /// deadpool's figures, with the checkouts waiting for an admission counted as waiting.
@@ -234,6 +293,12 @@ impl DbPool {
     /// own part's connections even while another part has one free: the price of affinity.
     pub async fn get(&self) -> Result<DbConn, PoolError> {
         self.part().get().await
+    }
+
+    /// A connection from this thread's part for one statement outside any transaction, which other
+    /// such statements may share meanwhile (see the module's comment). Use it through `&` only.
+    pub async fn get_shared(&self) -> Result<SharedConn, PoolError> {
+        self.part().get_shared().await
     }
 
     fn part(&self) -> &Part {

@@ -20,7 +20,7 @@ use super::from_diesel;
 use crate::events::record_event;
 use crate::prepared::Prepared;
 use crate::schema::profiles;
-use crate::storage::connect;
+use crate::storage::{connect, connect_shared};
 use crate::DbPool;
 
 #[derive(Queryable, Selectable)]
@@ -299,16 +299,16 @@ impl ProfileRepository for PgProfileRepository {
     }
 
     async fn find_by_id(&self, id: Uuid) -> Result<Option<ProfileRecord>, RepoError> {
-        let conn = connect(&self.pool).await?;
+        let conn = connect_shared(&self.pool).await?;
         load(&conn, id).await.optional().map_err(from_diesel)
     }
 
     async fn find_by_user(&self, user_id: Uuid) -> Result<Option<ProfileRecord>, RepoError> {
-        let mut conn = connect(&self.pool).await?;
+        let conn = connect_shared(&self.pool).await?;
         profiles::table
             .filter(profiles::user_id.eq(user_id).and(profiles::deleted_at.is_null()))
             .select(ProfileRow::as_select())
-            .first_rendered_once(&mut conn)
+            .first_rendered_once(&mut &*conn)
             .await
             .optional()
             .map(|row| row.map(ProfileRecord::from))

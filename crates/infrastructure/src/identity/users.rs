@@ -23,7 +23,7 @@ use crate::db::{contains_pattern_lower as contains_pattern, lower};
 use crate::events::record_event;
 use crate::prepared::Prepared;
 use crate::schema::users;
-use crate::storage::connect;
+use crate::storage::{connect, connect_shared};
 use crate::DbPool;
 
 #[derive(Queryable, Selectable)]
@@ -150,7 +150,7 @@ impl UserRepository for PgUserRepository {
     }
 
     async fn find_by_id(&self, id: Uuid) -> Result<Option<UserRecord>, RepoError> {
-        let conn = connect(&self.pool).await?;
+        let conn = connect_shared(&self.pool).await?;
         load_user(&conn, id).await.optional().map_err(from_diesel)
     }
 

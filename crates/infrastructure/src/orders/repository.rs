@@ -24,7 +24,7 @@ use crate::events::record_event;
 use crate::pipeline::transaction;
 use crate::prepared::Prepared;
 use crate::shared_commit::{SharedCommit, TransactionWrite, WriteError};
-use crate::storage::connect;
+use crate::storage::{connect, connect_shared};
 use crate::DbPool;
 
 #[derive(Clone)]
@@ -129,17 +129,17 @@ impl OrderRepository for PgOrderRepository {
     }
 
     async fn get(&self, id: Uuid) -> Result<Order, RepoError> {
-        let conn = connect(&self.pool).await?;
+        let conn = connect_shared(&self.pool).await?;
         let (row, lines) = store::load(&conn, id).await.map_err(from_diesel)?.ok_or(RepoError::NotFound)?;
         row.into_order(lines)
     }
 
     async fn get_by_number(&self, number: &OrderNumber) -> Result<Order, RepoError> {
-        let mut conn = connect(&self.pool).await?;
+        let conn = connect_shared(&self.pool).await?;
         let id: Uuid = orders::table
             .filter(orders::order_number.eq(number.to_string()).and(orders::deleted_at.is_null()))
             .select(orders::id)
-            .first(&mut conn)
+            .first(&mut &*conn)
             .await
             .map_err(from_diesel)?;
         let (row, lines) = store::load(&conn, id).await.map_err(from_diesel)?.ok_or(RepoError::NotFound)?;

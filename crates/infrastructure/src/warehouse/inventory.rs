@@ -21,7 +21,7 @@ use super::ledger::{apply_change, apply_change_to_new, inventory_exists};
 use super::rows::{InventoryRow, MovementRow};
 use super::schema::{inventory, stock_movements};
 use crate::prepared::Prepared;
-use crate::storage::connect;
+use crate::storage::{connect, connect_shared};
 use crate::DbPool;
 use shared_kernel::StorageError;
 
@@ -79,22 +79,22 @@ impl InventoryRepository for PgInventoryRepository {
     }
 
     async fn get(&self, id: Uuid) -> Result<Inventory, RepoError> {
-        let mut conn = connect(&self.pool).await?;
+        let conn = connect_shared(&self.pool).await?;
         let row: InventoryRow = inventory::table
             .filter(inventory::id.eq(id).and(live()))
             .select(InventoryRow::as_select())
-            .first_rendered_once(&mut conn)
+            .first_rendered_once(&mut &*conn)
             .await
             .map_err(from_diesel)?;
         Ok(row.into_inventory())
     }
 
     async fn find(&self, product_id: Uuid, location_id: Uuid) -> Result<Option<Inventory>, RepoError> {
-        let mut conn = connect(&self.pool).await?;
+        let conn = connect_shared(&self.pool).await?;
         let row: Option<InventoryRow> = inventory::table
             .filter(inventory::product_id.eq(product_id).and(inventory::location_id.eq(location_id)).and(live()))
             .select(InventoryRow::as_select())
-            .first_rendered_once(&mut conn)
+            .first_rendered_once(&mut &*conn)
             .await
             .optional()
             .map_err(from_diesel)?;

@@ -16,7 +16,7 @@ use super::rows::LocationRow;
 use super::schema::locations;
 use super::sql::lower;
 use crate::prepared::Prepared;
-use crate::storage::connect;
+use crate::storage::{connect, connect_shared};
 use crate::DbPool;
 use shared_kernel::StorageError;
 
@@ -69,11 +69,11 @@ impl LocationRepository for PgLocationRepository {
     }
 
     async fn get(&self, id: Uuid) -> Result<Location, RepoError> {
-        let mut conn = connect(&self.pool).await?;
+        let conn = connect_shared(&self.pool).await?;
         let row: LocationRow = locations::table
             .filter(locations::id.eq(id).and(live()))
             .select(LocationRow::as_select())
-            .first_rendered_once(&mut conn)
+            .first_rendered_once(&mut &*conn)
             .await
             .map_err(from_diesel)?;
         row.into_location()

@@ -16,7 +16,7 @@ use super::rows::ProductRow;
 use super::schema::products;
 use super::sql::{lower, lower_opt};
 use crate::prepared::Prepared;
-use crate::storage::connect;
+use crate::storage::{connect, connect_shared};
 use crate::DbPool;
 use shared_kernel::StorageError;
 
@@ -61,11 +61,11 @@ impl ProductRepository for PgProductRepository {
     }
 
     async fn get(&self, id: Uuid) -> Result<Product, RepoError> {
-        let mut conn = connect(&self.pool).await?;
+        let conn = connect_shared(&self.pool).await?;
         let row: ProductRow = products::table
             .filter(products::id.eq(id).and(live()))
             .select(ProductRow::as_select())
-            .first_rendered_once(&mut conn)
+            .first_rendered_once(&mut &*conn)
             .await
             .map_err(from_diesel)?;
         row.into_product()
