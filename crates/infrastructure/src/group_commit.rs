@@ -34,7 +34,7 @@ pub trait Batched: Send + Sync + 'static {
     /// batch's locks are held briefly.
     const MAX_BATCH: usize = 64;
     /// How long the first request to find the queue idle waits for company before its batch runs.
-    /// Zero (the default): at once. Worth a few milliseconds where a batch's statement costs the same
+    /// Zero (the default): one turn of the event loop, no timer. Worth a few milliseconds where a batch's statement costs the same
     /// for one request as for many and nobody waits on the answer (the webhook fan-out).
     const GATHER: Duration = Duration::ZERO;
 
@@ -103,7 +103,12 @@ async fn run<B: Batched>(work: Arc<B>, mut receiver: mpsc::UnboundedReceiver<Que
                 Some(queued) => waiting.push_back(queued),
                 None => return,
             }
-            if !B::GATHER.is_zero() {
+            if B::GATHER.is_zero() {
+                // One turn of the event loop before a lone request's batch: requests whose bytes
+                // have arrived run up to their own submit first and join it (tokio wakes a yielded
+                // task after the ready ones and the I/O driver).
+                tokio::task::yield_now().await;
+            } else {
                 tokio::time::sleep(B::GATHER).await;
             }
         }
@@ -240,6 +245,26 @@ mod tests {
         let singles = queue.work.singles.lock().expect("lock").clone();
         assert_eq!(batches.iter().map(Vec::len).sum::<usize>() + singles.len(), 5, "each request done once");
         assert!(batches.iter().any(|b| b.len() > 1), "some went together: {batches:?} {singles:?}");
+    }
+
+    #[tokio::test]
+    async fn a_request_woken_as_a_lone_one_is_queued_joins_its_batch() {
+        let queue = GroupCommit::start(Doubler::default());
+        let (go, gone) = tokio::sync::oneshot::channel::<()>();
+        let second = tokio::spawn({
+            let queue = queue.clone();
+            async move {
+                gone.await.expect("go");
+                queue.submit((2, 2)).await
+            }
+        });
+        tokio::task::yield_now().await; // the second request's task now waits for `go`
+                                        // The queue's task is woken by the first request, then the second's by `go`: the second runs
+                                        // up to its submit before the first's batch begins.
+        let (first, _) = tokio::join!(queue.submit((1, 1)), async { go.send(()) });
+        assert_eq!((first, second.await.expect("task")), (Ok(2), Ok(4)));
+        assert_eq!(*queue.work.batches.lock().expect("lock"), vec![vec![1, 2]], "one batch");
+        assert!(queue.work.singles.lock().expect("lock").is_empty());
     }
 
     #[tokio::test]

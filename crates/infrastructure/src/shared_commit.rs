@@ -5,7 +5,8 @@
 //! such a write to a [`GroupCommit`] queue: the writes that arrive while a transaction commits go
 //! together into the next one, each with its own statements, all pipelined on one connection, and
 //! each request is answered after the commit that made its change durable, with its own outcome. A
-//! lone write is a transaction of its own at once: nothing waits for company.
+//! lone write waits only for one turn of its worker's event loop, which lets requests already read
+//! from their sockets join it, and is then a transaction of its own: nothing waits on a timer.
 //!
 //! A batch that fails on a statement (a taken email, a compare-and-set that missed, a row lock
 //! waited for longer than [`SHARED_LOCK_TIMEOUT`] allows) rolled back whole and is done again one
