@@ -34,8 +34,9 @@ pub trait Batched: Send + Sync + 'static {
     /// batch's locks are held briefly.
     const MAX_BATCH: usize = 64;
     /// How long the first request to find the queue idle waits for company before its batch runs.
-    /// Zero (the default): one turn of the event loop, no timer. Worth a few milliseconds where a batch's statement costs the same
-    /// for one request as for many and nobody waits on the answer (the webhook fan-out).
+    /// Zero (the default): one turn of the event loop, no timer. Worth a few milliseconds where a
+    /// batch's statement costs the same for one request as for many and nobody waits on the answer
+    /// (the webhook fan-out).
     const GATHER: Duration = Duration::ZERO;
 
     /// Requests with equal keys are never in one batch (a later one sees what the earlier one did).
@@ -258,9 +259,10 @@ mod tests {
                 queue.submit((2, 2)).await
             }
         });
-        tokio::task::yield_now().await; // the second request's task now waits for `go`
-                                        // The queue's task is woken by the first request, then the second's by `go`: the second runs
-                                        // up to its submit before the first's batch begins.
+        // Let the second request's task start: it waits for `go`.
+        tokio::task::yield_now().await;
+        // The queue's task is woken by the first request, then the second's task by `go`: the second
+        // runs up to its submit before the first's batch begins.
         let (first, _) = tokio::join!(queue.submit((1, 1)), async { go.send(()) });
         assert_eq!((first, second.await.expect("task")), (Ok(2), Ok(4)));
         assert_eq!(*queue.work.batches.lock().expect("lock"), vec![vec![1, 2]], "one batch");
