@@ -190,8 +190,9 @@ pub async fn checkout(pool: &DbPool) -> Result<crate::request_tx::Conn, DbError>
     Ok(crate::request_tx::Conn::Pooled(pool.get().await?))
 }
 
-/// A connection for one statement that reads: the request transaction's when the request runs in
-/// one, else a pooled one other reads may share ([`DbPool::get_shared`]).
+/// A connection for reads outside any transaction (a by-id read: one statement, or two pipelined):
+/// the request transaction's when the request runs in one, else a pooled one other reads may share
+/// ([`DbPool::get_shared`]).
 pub async fn checkout_shared(pool: &DbPool) -> Result<crate::request_tx::ReadConn, DbError> {
     if let Some(guard) = crate::request_tx::current_guard() {
         return Ok(crate::request_tx::ReadConn::Request(guard));

@@ -62,8 +62,8 @@ impl DerefMut for Conn {
     }
 }
 
-/// A connection for one statement that reads (`crate::storage::connect_shared`): the request
-/// transaction's or the pool's, or one other reads share; only ever used through `&`.
+/// A connection for reads (`crate::storage::connect_shared`): the request transaction's, or a pooled
+/// one other reads may share; only ever used through `&`.
 pub enum ReadConn {
     Request(OwnedMutexGuard<DbConn>),
     Shared(SharedConn),

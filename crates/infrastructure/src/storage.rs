@@ -81,7 +81,7 @@ pub async fn connect(pool: &DbPool) -> Result<Conn, StorageError> {
     crate::db::checkout(pool).await.map_err(StorageError::from)
 }
 
-/// The connection for a read of one statement: the request transaction's when the request runs in
+/// The connection for reads outside any transaction (a by-id read): the request transaction's when the request runs in
 /// one, else a pooled one that other such reads may share while it runs (pipelined, `crate::db`'s
 /// pool); a pool that cannot give one is `Unavailable`. Run the statement on `&*conn`: a shared
 /// connection never holds a transaction.

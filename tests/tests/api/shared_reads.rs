@@ -24,7 +24,7 @@ async fn backend(mut conn: &AsyncPgConnection) -> i32 {
     diesel::sql_query("SELECT pg_backend_pid() AS pid").get_result::<Backend>(&mut conn).await.expect("pid").pid
 }
 
-async fn pool_of(db: &TestDb, size: usize) -> DbPool {
+fn pool_of(db: &TestDb, size: usize) -> DbPool {
     let settings = PoolSettings { wait_timeout: Duration::from_secs(2), ..PoolSettings::new(&db.url, size) };
     build_pool(&settings).expect("pool")
 }
@@ -32,7 +32,7 @@ async fn pool_of(db: &TestDb, size: usize) -> DbPool {
 #[tokio::test]
 async fn a_read_joins_a_held_connection_only_when_its_part_has_none_free() {
     let db = TestDb::new().await;
-    let pool = pool_of(&db, 2).await;
+    let pool = pool_of(&db, 2);
     let first = pool.get_shared().await.expect("first");
     let second = pool.get_shared().await.expect("second");
     assert_ne!(backend(&first).await, backend(&second).await, "a free connection is taken, not shared");
@@ -49,7 +49,7 @@ async fn a_read_joins_a_held_connection_only_when_its_part_has_none_free() {
 #[tokio::test]
 async fn a_read_never_joins_a_connection_checked_out_whole() {
     let db = TestDb::new().await;
-    let pool = pool_of(&db, 1).await;
+    let pool = pool_of(&db, 1);
     let whole = pool.get().await.expect("exclusive");
     let waited = tokio::time::timeout(Duration::from_millis(300), pool.get_shared()).await;
     assert!(waited.is_err(), "a read waits for the connection a transaction may hold");
@@ -61,7 +61,7 @@ async fn a_read_never_joins_a_connection_checked_out_whole() {
 #[tokio::test]
 async fn the_last_read_to_finish_gives_the_connection_back() {
     let db = TestDb::new().await;
-    let pool = pool_of(&db, 1).await;
+    let pool = pool_of(&db, 1);
     let first = pool.get_shared().await.expect("first");
     let joined = pool.get_shared().await.expect("joined");
     let pid = backend(&joined).await;
@@ -83,7 +83,7 @@ struct Name {
 #[tokio::test]
 async fn inside_a_request_transaction_a_read_goes_through_it() {
     let db = TestDb::new().await;
-    let pool = pool_of(&db, 2).await;
+    let pool = pool_of(&db, 2);
     diesel::sql_query("CREATE TABLE scratch (name text)")
         .execute(&mut pool.get().await.expect("conn"))
         .await

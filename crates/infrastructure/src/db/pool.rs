@@ -15,7 +15,7 @@
 //! while the part holds others. After [`REFUSAL_COOL_OFF`] the admissions come back and the part
 //! tries to grow again. A part holding no connection at all answers the refusal as it is (503).
 //!
-//! A read of one statement outside any transaction can share a connection ([`DbPool::get_shared`]):
+//! A read outside any transaction (a by-id read) can share a connection ([`DbPool::get_shared`]):
 //! when every connection of its part is in use, it joins a connection another such read holds, and
 //! its statement is pipelined on that connection behind the others (tokio-postgres sends it at once;
 //! the server answers in turn). Exclusive checkouts left the server idle between one read's answer and
@@ -59,7 +59,7 @@ impl DerefMut for DbConn {
     }
 }
 
-/// A pooled connection single-statement reads share; dereferences to the connection, never mutably,
+/// A pooled connection reads outside any transaction share; dereferences to the connection, never mutably,
 /// so no transaction can begin on it. The last holder to drop it gives it back to the pool.
 #[derive(Clone)]
 pub struct SharedConn(Arc<DbConn>);
@@ -295,8 +295,8 @@ impl DbPool {
         self.part().get().await
     }
 
-    /// A connection from this thread's part for one statement outside any transaction, which other
-    /// such statements may share meanwhile (see the module's comment). Use it through `&` only.
+    /// A connection from this thread's part for reads outside any transaction, which other such
+    /// reads may share meanwhile (see the module's comment). Use it through `&` only.
     pub async fn get_shared(&self) -> Result<SharedConn, PoolError> {
         self.part().get_shared().await
     }
