@@ -144,6 +144,41 @@ async fn stock_movements_are_posted_listed_and_never_changed() {
 }
 
 #[actix_web::test]
+async fn a_movement_names_its_records_product_and_location_or_none() {
+    let t = TestApp::start().await;
+    let app = init_service(build_app(t.state.clone())).await;
+    let admin = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    let (widget, gadget) = (product(&app, &admin, "W-1").await, product(&app, &admin, "G-1").await);
+    let (kyiv, lviv) = (location(&app, &admin, "KYIV").await, location(&app, &admin, "LVIV").await);
+    let record = stock(&app, &admin, &widget, &kyiv, 10).await;
+    stock(&app, &admin, &gadget, &lviv, 10).await;
+    // A copy of the record's first movement under a new id, naming the given product and location.
+    let copy = |product: &serde_json::Value, location: &serde_json::Value| {
+        format!(
+            "INSERT INTO stock_movements (id, inventory_id, product_id, location_id, type, quantity, \
+                 quantity_before, quantity_after, reserved_before, reserved_after, reference_type, created_at) \
+             SELECT gen_random_uuid(), inventory_id, '{}', '{}', type, quantity, quantity_before, \
+                    quantity_after, reserved_before, reserved_after, reference_type, created_at \
+             FROM stock_movements WHERE inventory_id = '{}'",
+            product["id"].as_str().expect("product id"),
+            location["id"].as_str().expect("location id"),
+            record["id"].as_str().expect("record id"),
+        )
+    };
+    let mut conn = t.state.pool.get().await.expect("conn");
+    for (product, location) in [(&gadget, &kyiv), (&widget, &lviv), (&gadget, &lviv)] {
+        let refused = diesel::sql_query(copy(product, location)).execute(&mut conn).await;
+        assert!(
+            refused.as_ref().is_err_and(|e| e.to_string().contains("stock_movements_inventory_fkey")),
+            "a movement naming another product or location than its record's must fail: {refused:?}"
+        );
+    }
+    let written = diesel::sql_query(copy(&widget, &kyiv)).execute(&mut conn).await;
+    assert_eq!(written.expect("the record's own product and location"), 1);
+    t.stop().await;
+}
+
+#[actix_web::test]
 async fn every_foreign_key_of_orders_and_the_warehouse_is_indexed() {
     let t = TestApp::start().await;
     let unindexed = crate::commerce_support::scalar(

@@ -111,34 +111,80 @@ async fn insert_movements(mut conn: &AsyncPgConnection, rows: &[MovementRow]) ->
     .await
 }
 
+/// The compare-and-set of several locked records in one statement, one array per column: one text
+/// for any number of records, kept prepared. Each row is written where it still holds the quantities
+/// and the version its change was computed from; the ids are distinct, so the count of rows written
+/// says whether every one landed.
+const WRITE_LOCKED_QUANTITIES: &str = "UPDATE inventory AS i SET quantity_on_hand = v.on_hand, \
+     quantity_reserved = v.reserved, quantity_committed = v.committed, updated_at = v.updated_at \
+     FROM unnest($1::uuid[], $2::int8[], $3::int8[], $4::int8[], $5::int8[], $6::int8[], $7::int8[], $8::int8[], \
+                 $9::timestamptz[]) \
+          AS v (id, on_hand_before, reserved_before, committed_before, read_version, on_hand, reserved, committed, \
+                updated_at) \
+     WHERE i.id = v.id AND i.deleted_at IS NULL AND i.quantity_on_hand = v.on_hand_before \
+       AND i.quantity_reserved = v.reserved_before AND i.quantity_committed = v.committed_before \
+       AND i.version = v.read_version";
+
+/// One record's write: its last change's quantities where it still holds its first change's.
+struct LockedWrite<'a> {
+    first: &'a InventoryChange,
+    last: &'a InventoryChange,
+}
+
+impl LockedWrite<'_> {
+    fn after(&self) -> &InventoryRecord {
+        self.last.inventory.record()
+    }
+}
+
+async fn write_locked_quantities(mut conn: &AsyncPgConnection, writes: &[LockedWrite<'_>]) -> QueryResult<usize> {
+    use diesel::sql_types::{Array, BigInt, Timestamptz, Uuid as SqlUuid};
+    if writes.is_empty() {
+        return Ok(0);
+    }
+    let column = |f: &dyn Fn(&LockedWrite<'_>) -> i64| writes.iter().map(f).collect::<Vec<_>>();
+    Prepared(
+        diesel::sql_query(WRITE_LOCKED_QUANTITIES)
+            .bind::<Array<SqlUuid>, _>(writes.iter().map(|w| w.first.inventory.id).collect::<Vec<_>>())
+            .bind::<Array<BigInt>, _>(column(&|w| w.first.before.on_hand))
+            .bind::<Array<BigInt>, _>(column(&|w| w.first.before.reserved))
+            .bind::<Array<BigInt>, _>(column(&|w| w.first.before.committed))
+            // The record carries the version it was read at + 1.
+            .bind::<Array<BigInt>, _>(column(&|w| w.first.inventory.version - 1))
+            .bind::<Array<BigInt>, _>(column(&|w| w.after().quantity_on_hand))
+            .bind::<Array<BigInt>, _>(column(&|w| w.after().quantity_reserved))
+            .bind::<Array<BigInt>, _>(column(&|w| w.after().quantity_committed))
+            .bind::<Array<Timestamptz>, _>(writes.iter().map(|w| w.after().updated_at).collect::<Vec<_>>()),
+    )
+    .execute(&mut conn)
+    .await
+}
+
 /// `apply_change` for records the transaction holds locked (`lock_by_ids`, the order flow's
 /// candidates), where the compare-and-set cannot miss. The changes may follow one another on a record
 /// (several orders reserved in one transaction): each record is written once, with its last change's
 /// quantities, compared with those its first change was computed from (so the database's version
-/// counts one update per record and transaction); the movements, one per change, go in one insert
-/// (`INSERT_MOVEMENTS`). Everything is sent at once,
-/// pipelined. Returns `false` if an update missed all the same; the caller must then abort its
-/// transaction, which takes the movements sent beside it back too.
+/// counts one update per record and transaction). The records go in one update
+/// (`WRITE_LOCKED_QUANTITIES`) and the movements, one per change, in one insert (`INSERT_MOVEMENTS`),
+/// both sent at once, pipelined. Returns `false` if an update missed all the same; the caller must
+/// then abort its transaction, which takes the movements sent beside it back too.
 pub(crate) async fn apply_locked_changes(shared: &AsyncPgConnection, changes: &[InventoryChange]) -> QueryResult<bool> {
-    let mut spans: Vec<(&InventoryChange, &InventoryChange)> = Vec::new();
-    let mut span_of: HashMap<Uuid, usize> = HashMap::new();
+    let mut writes: Vec<LockedWrite<'_>> = Vec::new();
+    let mut write_of: HashMap<Uuid, usize> = HashMap::new();
     for change in changes {
-        match span_of.get(&change.inventory.id) {
-            Some(&i) => spans[i].1 = change,
+        match write_of.get(&change.inventory.id) {
+            Some(&i) => writes[i].last = change,
             None => {
-                span_of.insert(change.inventory.id, spans.len());
-                spans.push((change, change));
+                write_of.insert(change.inventory.id, writes.len());
+                writes.push(LockedWrite { first: change, last: change });
             }
         }
     }
-    let updates = spans.iter().map(|(first, last)| {
-        write_quantities(shared, first.before, first.inventory.version - 1, last.inventory.record())
-    });
     let rows: Vec<MovementRow> = changes.iter().map(|c| MovementRow::of(c.movement.record())).collect();
-    let (updated, _) =
-        futures_util::future::try_join(futures_util::future::try_join_all(updates), insert_movements(shared, &rows))
+    let (written, _) =
+        futures_util::future::try_join(write_locked_quantities(shared, &writes), insert_movements(shared, &rows))
             .await?;
-    Ok(updated.into_iter().all(|written| written == 1))
+    Ok(written == writes.len())
 }
 
 async fn append_movement(mut conn: &AsyncPgConnection, change: &InventoryChange) -> QueryResult<usize> {
