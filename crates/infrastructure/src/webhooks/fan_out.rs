@@ -44,7 +44,7 @@ impl Batched for FanOut {
     /// One statement, no locks held past it: a batch may be large.
     const MAX_BATCH: usize = 256;
     /// Events reach the bus one by one as their writes commit: a statement per few milliseconds of
-    /// them, not per event (the statement costs about the same either way, with no endpoint at all).
+    /// them, not per event (the fan-out's `INSERT` costs about the same for one event as for many).
     const GATHER: std::time::Duration = std::time::Duration::from_millis(5);
 
     fn key(event: &EventEnvelope) -> Uuid {
