@@ -182,8 +182,9 @@ impl DeliveryQueue {
     /// that, in a statement kept prepared with one plan. The fan-out's `INSERT` binds every event's
     /// payload and PostgreSQL plans it again for them on every run: about 0.3 ms of its CPU a
     /// statement, which a write at low concurrency paid for itself (docs/performance.md, "Events
-    /// fanned out only where an endpoint listens"). An endpoint enabled between the two statements
-    /// misses these events, as one committed during the single statement would.
+    /// fanned out only where an endpoint listens"). An endpoint created after the check is newer than
+    /// these events; one enabled again between the two statements misses them, as it would a moment
+    /// later.
     pub async fn fan_out(&self, events: &[&EventEnvelope]) -> Result<usize, StorageError> {
         let mut conn = connect(&self.pool).await?;
         let anyone_listens: bool =
