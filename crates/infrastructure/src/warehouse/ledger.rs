@@ -8,7 +8,7 @@ use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use futures_util::FutureExt;
 use uuid::Uuid;
 
-use warehouse_domain::{InventoryChange, InventoryRecord, Quantities};
+use warehouse_domain::{InventoryChange, InventoryRecord};
 
 use super::rows::{InventoryRow, MovementRow};
 use super::schema::{inventory, stock_movements};
@@ -39,35 +39,7 @@ pub(crate) async fn apply_change_to_new(conn: &AsyncPgConnection, change: &Inven
 /// The compare-and-set of one change: the number of rows written (0 or 1).
 /// (On a shared reference: statements sent on one connection at once are pipelined.)
 async fn update_quantities(conn: &AsyncPgConnection, change: &InventoryChange) -> QueryResult<usize> {
-    // The record carries the version it was read at + 1.
-    let after = change.inventory.record();
-    write_quantities(conn, change.before, after.version - 1, after).await
-}
-
-/// Writes `after`'s quantities where the row still holds `before` at version `read_version`, so the
-/// answer's tag is exact.
-async fn write_quantities(
-    mut conn: &AsyncPgConnection,
-    before: Quantities,
-    read_version: i64,
-    after: &InventoryRecord,
-) -> QueryResult<usize> {
-    Prepared(
-        diesel::update(inventory::table)
-            .filter(inventory::id.eq(after.id).and(inventory::deleted_at.is_null()))
-            .filter(inventory::quantity_on_hand.eq(before.on_hand))
-            .filter(inventory::quantity_reserved.eq(before.reserved))
-            .filter(inventory::quantity_committed.eq(before.committed))
-            .filter(inventory::version.eq(read_version))
-            .set((
-                inventory::quantity_on_hand.eq(after.quantity_on_hand),
-                inventory::quantity_reserved.eq(after.quantity_reserved),
-                inventory::quantity_committed.eq(after.quantity_committed),
-                inventory::updated_at.eq(after.updated_at),
-            )),
-    )
-    .execute(&mut conn)
-    .await
+    write_quantities(conn, &[QuantityWrite { first: change, last: change }]).await
 }
 
 /// Movements, one array per column: one text for any number of them, kept prepared.
@@ -111,11 +83,11 @@ async fn insert_movements(mut conn: &AsyncPgConnection, rows: &[MovementRow]) ->
     .await
 }
 
-/// The compare-and-set of several locked records in one statement, one array per column: one text
-/// for any number of records, kept prepared. Each row is written where it still holds the quantities
-/// and the version its change was computed from; the ids are distinct, so the count of rows written
-/// says whether every one landed.
-const WRITE_LOCKED_QUANTITIES: &str = "UPDATE inventory AS i SET quantity_on_hand = v.on_hand, \
+/// The compare-and-set of records' quantities, one array per column: one text for any number of
+/// records, kept prepared. Each row is written where it is live and still holds the quantities and
+/// the version its change was computed from, so the answer's tag is exact; the ids are distinct, so
+/// the count of rows written says whether every one landed.
+const WRITE_QUANTITIES: &str = "UPDATE inventory AS i SET quantity_on_hand = v.on_hand, \
      quantity_reserved = v.reserved, quantity_committed = v.committed, updated_at = v.updated_at \
      FROM unnest($1::uuid[], $2::int8[], $3::int8[], $4::int8[], $5::int8[], $6::int8[], $7::int8[], $8::int8[], \
                  $9::timestamptz[]) \
@@ -125,26 +97,27 @@ const WRITE_LOCKED_QUANTITIES: &str = "UPDATE inventory AS i SET quantity_on_han
        AND i.quantity_reserved = v.reserved_before AND i.quantity_committed = v.committed_before \
        AND i.version = v.read_version";
 
-/// One record's write: its last change's quantities where it still holds its first change's.
-struct LockedWrite<'a> {
+/// One record's write: its last change's quantities where it still holds its first change's (the
+/// same change for a record changed once).
+struct QuantityWrite<'a> {
     first: &'a InventoryChange,
     last: &'a InventoryChange,
 }
 
-impl LockedWrite<'_> {
+impl QuantityWrite<'_> {
     fn after(&self) -> &InventoryRecord {
         self.last.inventory.record()
     }
 }
 
-async fn write_locked_quantities(mut conn: &AsyncPgConnection, writes: &[LockedWrite<'_>]) -> QueryResult<usize> {
+async fn write_quantities(mut conn: &AsyncPgConnection, writes: &[QuantityWrite<'_>]) -> QueryResult<usize> {
     use diesel::sql_types::{Array, BigInt, Timestamptz, Uuid as SqlUuid};
     if writes.is_empty() {
         return Ok(0);
     }
-    let column = |f: &dyn Fn(&LockedWrite<'_>) -> i64| writes.iter().map(f).collect::<Vec<_>>();
+    let column = |f: &dyn Fn(&QuantityWrite<'_>) -> i64| writes.iter().map(f).collect::<Vec<_>>();
     Prepared(
-        diesel::sql_query(WRITE_LOCKED_QUANTITIES)
+        diesel::sql_query(WRITE_QUANTITIES)
             .bind::<Array<SqlUuid>, _>(writes.iter().map(|w| w.first.inventory.id).collect::<Vec<_>>())
             .bind::<Array<BigInt>, _>(column(&|w| w.first.before.on_hand))
             .bind::<Array<BigInt>, _>(column(&|w| w.first.before.reserved))
@@ -165,25 +138,24 @@ async fn write_locked_quantities(mut conn: &AsyncPgConnection, writes: &[LockedW
 /// (several orders reserved in one transaction): each record is written once, with its last change's
 /// quantities, compared with those its first change was computed from (so the database's version
 /// counts one update per record and transaction). The records go in one update
-/// (`WRITE_LOCKED_QUANTITIES`) and the movements, one per change, in one insert (`INSERT_MOVEMENTS`),
+/// (`WRITE_QUANTITIES`) and the movements, one per change, in one insert (`INSERT_MOVEMENTS`),
 /// both sent at once, pipelined. Returns `false` if an update missed all the same; the caller must
 /// then abort its transaction, which takes the movements sent beside it back too.
 pub(crate) async fn apply_locked_changes(shared: &AsyncPgConnection, changes: &[InventoryChange]) -> QueryResult<bool> {
-    let mut writes: Vec<LockedWrite<'_>> = Vec::new();
+    let mut writes: Vec<QuantityWrite<'_>> = Vec::new();
     let mut write_of: HashMap<Uuid, usize> = HashMap::new();
     for change in changes {
         match write_of.get(&change.inventory.id) {
             Some(&i) => writes[i].last = change,
             None => {
                 write_of.insert(change.inventory.id, writes.len());
-                writes.push(LockedWrite { first: change, last: change });
+                writes.push(QuantityWrite { first: change, last: change });
             }
         }
     }
     let rows: Vec<MovementRow> = changes.iter().map(|c| MovementRow::of(c.movement.record())).collect();
     let (written, _) =
-        futures_util::future::try_join(write_locked_quantities(shared, &writes), insert_movements(shared, &rows))
-            .await?;
+        futures_util::future::try_join(write_quantities(shared, &writes), insert_movements(shared, &rows)).await?;
     Ok(written == writes.len())
 }
 
