@@ -1,4 +1,4 @@
--- The in-process bus's unfinished events in a narrow table of their own (docs/performance.md,
+-- The in-process bus's unfinished events in a narrow table of their own (docs/performance-journal.md,
 -- "Unfinished events in a table of their own").
 --
 -- An event's row used to be marked done with `UPDATE outbox_events SET completed_at = now()`: a new

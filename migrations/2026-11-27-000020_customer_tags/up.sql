@@ -1,4 +1,4 @@
--- Each tag of every non-deleted customer as a row of its own, kept by triggers (docs/performance.md,
+-- Each tag of every non-deleted customer as a row of its own, kept by triggers (docs/performance-journal.md,
 -- "Tag filters counted from a table of their own").
 --
 -- A list filtered by a tag counts its total up to 10 001 rows. From `customers` that is a bitmap of

@@ -46,7 +46,7 @@ impl<Q> Query for CountUpTo<Q> {
 /// statement. After five runs of a prepared statement PostgreSQL may settle on a generic plan, made
 /// without the values, and a list's filters are exactly where that goes wrong: a customer search's
 /// count at 10^6 rows, prepared and run six times, settled on a sequential scan (816 ms) where the plan
-/// for the actual text reads the trigram indexes (0.5 ms) (docs/performance.md). A list pays a parse
+/// for the actual text reads the trigram indexes (0.5 ms) (docs/performance-journal.md). A list pays a parse
 /// per statement for it.
 #[derive(Debug, Clone)]
 pub struct Uncached<Q>(pub Q);
@@ -75,7 +75,7 @@ pub fn count_bound(page: PageRequest) -> i64 {
 
 /// What the counted subquery selects: a constant. PostgreSQL turns a subquery's unused columns into
 /// `NULL`s, but it still builds each of them for every row counted: a customer list's nineteen cost
-/// half a millisecond of a 10 001-row count (docs/performance.md, "Counts that select nothing").
+/// half a millisecond of a 10 001-row count (docs/performance-journal.md, "Counts that select nothing").
 type CountedRow = SqlLiteral<Integer>;
 
 /// The count statement for a list's filtered query (before offset and limit): selects a constant in

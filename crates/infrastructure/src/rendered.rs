@@ -3,7 +3,7 @@
 //! diesel-async renders a statement's SQL text on every execution, before it looks the prepared
 //! statement up (`with_prepared_statement_after_sql_built`), even when the lookup goes by the
 //! statement's type. For a read of a whole row that is every column's quoted name, every time: 15 % of
-//! the instructions of a customer read (callgrind, docs/performance.md). [`RenderedOnce`] renders the
+//! the instructions of a customer read (callgrind, docs/performance-journal.md). [`RenderedOnce`] renders the
 //! text the first time a thread runs the statement and pushes that same text after that.
 //!
 //! Sound for exactly the statements diesel itself keeps prepared by type: a static query id and safe

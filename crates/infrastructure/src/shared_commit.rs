@@ -1,7 +1,7 @@
 //! Request writes that share a commit.
 //!
 //! A `POST /customers` or an order's confirmation is one short transaction whose cost is mostly its
-//! `BEGIN`, its `COMMIT` and the WAL flush behind it (docs/performance.md). A [`SharedCommit`] hands
+//! `BEGIN`, its `COMMIT` and the WAL flush behind it (docs/performance-journal.md). A [`SharedCommit`] hands
 //! such a write to a [`GroupCommit`] queue: the writes that arrive while a transaction commits go
 //! together into the next one, each with its own statements, all pipelined on one connection, and
 //! each request is answered after the commit that made its change durable, with its own outcome. A

@@ -380,6 +380,7 @@ async fn an_order_created_with_items_has_its_lines_and_totals() {
     let id = order["id"].as_str().expect("id");
     let (_, read) = get(&app, &admin, &format!("{ORDERS}/{id}")).await;
     assert_eq!(read["data"]["lines"].as_array().map(Vec::len), Some(2), "stored with the order");
+    assert_eq!(read["data"]["lines"], order["lines"], "read back whole, in the order they were given");
 
     // One bad item refuses the whole order: nothing is created.
     let before = crate::commerce_support::scalar(&t.state.pool, "SELECT count(*) AS n FROM orders").await;

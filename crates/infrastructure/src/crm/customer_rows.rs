@@ -66,7 +66,7 @@ pub(crate) fn to_customers(rows: Vec<CustomerRow>) -> Result<Vec<Customer>, Repo
 }
 
 /// New customers, one array per column, a row per element. One text for any number of rows, so the
-/// statement stays prepared (docs/performance.md). A row's tags are its slice of one flat array, from
+/// statement stays prepared (docs/performance-journal.md). A row's tags are its slice of one flat array, from
 /// `tags_from` to `tags_to` (an empty slice when `tags_to < tags_from`): unnest cannot take an array
 /// of arrays of different lengths.
 const INSERT_CUSTOMERS: &str = "INSERT INTO customers (id, user_id, company_id, name, email, phone, status, tier, \
@@ -93,7 +93,7 @@ pub(crate) async fn insert_customer(conn: &AsyncPgConnection, created: &Customer
 
 /// Inserts several new customers, their first history rows and their events in one statement per
 /// table (each statement's fixed cost, its planning and its constraints' and indexes' set-up, paid once
-/// for all: docs/performance.md); their rows in the order given. Call inside a transaction.
+/// for all: docs/performance-journal.md); their rows in the order given. Call inside a transaction.
 pub(crate) async fn insert_customers(
     conn: &AsyncPgConnection,
     created: &[&CustomerCreated],

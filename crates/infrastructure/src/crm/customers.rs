@@ -147,13 +147,13 @@ const SEARCH_FIELD_SEPARATOR: char = '\u{1f}';
 /// Customers whose name (case-insensitively), email or phone contains `search`, from `search_text`:
 /// the email is stored lower-cased and the phone holds only `+` and digits (CHECKs), so a `LIKE`
 /// against the lowered pattern matches exactly what `ILIKE` on each field would, behind one trigram
-/// index and without folding any row's case again (docs/performance.md, "One search text a customer").
+/// index and without folding any row's case again (docs/performance-journal.md, "One search text a customer").
 fn searched(search: &str) -> Box<dyn BoxableExpression<customers::table, Pg, SqlType = Bool> + '_> {
     let text = customers::search_text;
     match search.split_once('@') {
         // An address's domain is shared by most addresses, so its trigrams are in most entries of
         // the index, and asking the index for them reads a posting list per trigram for every
-        // candidate (1 700 pages at 10^6 customers, docs/performance.md). The index is asked for what
+        // candidate (1 700 pages at 10^6 customers, docs/performance-journal.md). The index is asked for what
         // comes before the first `@` (implied by the whole text); `strpos`, which no index serves,
         // checks the whole text on the few rows found. A part too short to hold a trigram would leave
         // the index nothing to search by: the whole text is asked for then.
@@ -177,7 +177,7 @@ fn unfiltered(filter: &CustomerFilter) -> bool {
 
 /// What a list's total counts. With no filter it walks the list index: PostgreSQL would count along
 /// the table instead (a sequential scan unpacking every row up to `deleted_at`), 2.2 against 0.9 ms
-/// for the 10 001 rows counted of a million (docs/performance.md).
+/// for the 10 001 rows counted of a million (docs/performance-journal.md).
 fn counted(filter: &CustomerFilter) -> customers::BoxedQuery<'_, Pg> {
     let query = filtered(filter);
     if unfiltered(filter) {
@@ -190,7 +190,7 @@ fn counted(filter: &CustomerFilter) -> customers::BoxedQuery<'_, Pg> {
 /// A filter of one tag, alone or with a status, counted from `customer_tags` (trigger-kept, one row
 /// per tag of a non-deleted customer): a walk along one btree answered from the index alone, where
 /// `customers` needs the tag's whole GIN posting list as a bitmap and a heap visit per row counted
-/// (46 against 5 ms for 10 001 of a million, docs/performance.md). Several tags keep the GIN index,
+/// (46 against 5 ms for 10 001 of a million, docs/performance-journal.md). Several tags keep the GIN index,
 /// which intersects their posting lists; any other filter keeps the `customers` query.
 fn counted_by_tag(filter: &CustomerFilter) -> Option<customer_tags::BoxedQuery<'_, Pg, diesel::sql_types::Uuid>> {
     let CustomerFilter { status, tier, assigned_to, tags, customer_type, search, sort: _ } = filter;
