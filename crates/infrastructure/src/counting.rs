@@ -3,8 +3,7 @@
 //! list's total is counted exactly up to [`EXACT_UP_TO`] rows (or to the end of the page asked for,
 //! if that lies further) and reported as a lower bound, flagged inexact, beyond it (docs/conventions.md).
 
-use diesel::dsl::sql;
-use diesel::expression::SqlLiteral;
+use diesel::expression::{is_aggregate, AppearsOnTable, Expression, SelectableExpression, ValidGrouping};
 use diesel::pg::Pg;
 use diesel::query_builder::{AsQuery, AstPass, Query, QueryFragment, QueryId};
 use diesel::query_dsl::methods::SelectDsl;
@@ -17,18 +16,39 @@ use std::future::Future;
 /// Lists matching at most this many rows carry their exact total.
 pub const EXACT_UP_TO: i64 = 10_000;
 
+/// Whether a list's statements are planned for their values on every run, or kept prepared.
+///
+/// After five runs of a prepared statement PostgreSQL may settle on a generic plan, made without the
+/// values, and a list's filters are exactly where that goes wrong: a customer search's count at 10^6
+/// rows, prepared and run six times, settled on a sequential scan (816 ms) where the plan for the
+/// actual text reads the trigram indexes (0.5 ms) (docs/performance-journal.md). So a list is planned
+/// on every run unless the list says a shape is safe: one whose every value is best served by the same
+/// index walk, such as one equality filter over the index that also gives the sort. Parsing and
+/// planning are about a quarter of a customer list page's PostgreSQL time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Plans {
+    /// Parsed and planned for its values on every run.
+    PerRun,
+    /// Kept prepared on the connection, one statement per SQL text; PostgreSQL may settle on a
+    /// generic plan. Only for a bounded set of texts whose best plan does not depend on the values.
+    Kept,
+}
+
 /// `SELECT count(*) FROM (<query> LIMIT <limit>) AS bounded`: stops reading after `limit` rows.
-/// PostgreSQL drops the subquery's unused columns, so an index can answer it alone. Planned for its
-/// values on every run, like a page ([`Uncached`]).
+/// PostgreSQL drops the subquery's unused columns, so an index can answer it alone. Planned as
+/// [`Plans`] says, like its page.
 #[derive(Debug, Clone, QueryId)]
 pub struct CountUpTo<Q> {
     query: Q,
     limit: i64,
+    plans: Plans,
 }
 
 impl<Q: QueryFragment<Pg>> QueryFragment<Pg> for CountUpTo<Q> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
-        out.unsafe_to_cache_prepared();
+        if self.plans == Plans::PerRun {
+            out.unsafe_to_cache_prepared();
+        }
         out.push_sql("SELECT count(*) FROM (");
         self.query.walk_ast(out.reborrow())?;
         out.push_sql(" LIMIT ");
@@ -42,27 +62,25 @@ impl<Q> Query for CountUpTo<Q> {
     type SqlType = BigInt;
 }
 
-/// A list's page query, planned for the values it runs with every time instead of kept as a prepared
-/// statement. After five runs of a prepared statement PostgreSQL may settle on a generic plan, made
-/// without the values, and a list's filters are exactly where that goes wrong: a customer search's
-/// count at 10^6 rows, prepared and run six times, settled on a sequential scan (816 ms) where the plan
-/// for the actual text reads the trigram indexes (0.5 ms) (docs/performance-journal.md). A list pays a parse
-/// per statement for it.
+/// A list's page query, planned as [`Plans`] says. A kept one is cached by its SQL text (no static
+/// query id), so each filter shape is a statement of its own.
 #[derive(Debug, Clone)]
-pub struct Uncached<Q>(pub Q);
+pub struct Planned<Q>(pub Q, pub Plans);
 
-impl<Q: QueryFragment<Pg>> QueryFragment<Pg> for Uncached<Q> {
+impl<Q: QueryFragment<Pg>> QueryFragment<Pg> for Planned<Q> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
-        out.unsafe_to_cache_prepared();
+        if self.1 == Plans::PerRun {
+            out.unsafe_to_cache_prepared();
+        }
         self.0.walk_ast(out)
     }
 }
 
-impl<Q: Query> Query for Uncached<Q> {
+impl<Q: Query> Query for Planned<Q> {
     type SqlType = Q::SqlType;
 }
 
-impl<Q> QueryId for Uncached<Q> {
+impl<Q> QueryId for Planned<Q> {
     type QueryId = ();
     const HAS_STATIC_QUERY_ID: bool = false;
 }
@@ -77,21 +95,41 @@ pub fn count_bound(page: PageRequest) -> i64 {
 /// in PostgreSQL). PostgreSQL turns a subquery's unused columns into `NULL`s, but it still builds each
 /// of them for every row counted: a customer list's nineteen cost half a millisecond of a 10 001-row
 /// count, and even a constant is projected into every row, 5-8 % of such a count
-/// (docs/performance-journal.md, "Counts that select nothing"). The literal's SQL type is only for
-/// diesel's typing: nothing is read from the subquery's rows.
-type CountedRow = SqlLiteral<Integer>;
+/// (docs/performance-journal.md, "Counts that select nothing"). An expression of its own, not an SQL
+/// literal, which diesel would never keep prepared. Its SQL type is only for diesel's typing: nothing
+/// is read from the subquery's rows.
+#[derive(Debug, Clone, Copy, QueryId)]
+pub struct CountedRow;
+
+impl Expression for CountedRow {
+    type SqlType = Integer;
+}
+
+impl<QS: ?Sized> AppearsOnTable<QS> for CountedRow {}
+
+impl<QS: ?Sized> SelectableExpression<QS> for CountedRow {}
+
+impl<GroupBy> ValidGrouping<GroupBy> for CountedRow {
+    type IsAggregate = is_aggregate::Never;
+}
+
+impl QueryFragment<Pg> for CountedRow {
+    fn walk_ast<'b>(&'b self, _out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        Ok(())
+    }
+}
 
 /// The count statement for a list's filtered query (before offset and limit): selects nothing in
 /// place of the query's columns and counts one row past the bound, which tells an exact total from a
 /// lower bound. A query must not be `DISTINCT`: its rows would be counted, not its distinct values.
 /// Run it with `get_result`.
-pub fn count_up_to<Q>(query: Q, page: PageRequest) -> CountUpTo<<Q::Output as AsQuery>::Query>
+pub fn count_up_to<Q>(query: Q, page: PageRequest, plans: Plans) -> CountUpTo<<Q::Output as AsQuery>::Query>
 where
     Q: SelectDsl<CountedRow>,
     Q::Output: AsQuery,
 {
-    let counted = query.select(sql::<Integer>(""));
-    CountUpTo { query: counted.as_query(), limit: count_bound(page).saturating_add(1) }
+    let counted = query.select(CountedRow);
+    CountUpTo { query: counted.as_query(), limit: count_bound(page).saturating_add(1), plans }
 }
 
 /// The `Total` a `count_up_to` answer means for `page`.
@@ -105,21 +143,26 @@ pub fn total(counted: i64, page: PageRequest) -> Total {
 
 /// A list's page and its total: `list_page!(&conn, page, filtered, rows)` counts `filtered` (the
 /// list's query before ordering, offset and limit) up to the bound and loads `rows` (the page's own
-/// query), both [`Uncached`], issued on the one connection so that each goes out as soon as it can
-/// (`crate::pipeline`). diesel-async prepares uncached statements one at a time (it holds the
-/// connection's statement cache meanwhile), so a list costs three round trips: prepare the count; run
-/// it while the page is prepared; run the page (four, one after another). Every paginated list goes
-/// through here. A macro, not a function: the statements' diesel-async bounds are not general enough
-/// for the futures of the repositories' `async_trait` methods.
+/// query), both planned on every run ([`Plans::PerRun`]; a fifth argument may say [`Plans::Kept`]),
+/// issued on the one connection so that each goes out as soon as it can (`crate::pipeline`).
+/// diesel-async prepares statements one at a time (it holds the connection's statement cache
+/// meanwhile), so a list costs three round trips: prepare the count; run it while the page is
+/// prepared; run the page (four, one after another). Kept statements skip the preparing after their
+/// first run. Every paginated list goes through here. A macro, not a function: the statements'
+/// diesel-async bounds are not general enough for the futures of the repositories' `async_trait`
+/// methods.
 macro_rules! list_page {
     ($conn:expr, $page:expr, $filtered:expr, $rows:expr $(,)?) => {
+        $crate::counting::list_page!($conn, $page, $filtered, $rows, $crate::counting::Plans::PerRun)
+    };
+    ($conn:expr, $page:expr, $filtered:expr, $rows:expr, $plans:expr $(,)?) => {
         $crate::counting::page_with_total(
             $page,
-            diesel_async::RunQueryDsl::get_result($crate::counting::count_up_to($filtered, $page), &mut {
+            diesel_async::RunQueryDsl::get_result($crate::counting::count_up_to($filtered, $page, $plans), &mut {
                 let shared: &diesel_async::AsyncPgConnection = $conn;
                 shared
             }),
-            diesel_async::RunQueryDsl::load($crate::counting::Uncached($rows), &mut {
+            diesel_async::RunQueryDsl::load($crate::counting::Planned($rows, $plans), &mut {
                 let shared: &diesel_async::AsyncPgConnection = $conn;
                 shared
             }),
@@ -162,7 +205,7 @@ mod tests {
         use diesel::prelude::*;
         let query = customers::table.filter(customers::deleted_at.is_null());
         let page = PageRequest::default();
-        let sql = diesel::debug_query::<Pg, _>(&count_up_to(query, page)).to_string();
+        let sql = diesel::debug_query::<Pg, _>(&count_up_to(query, page, Plans::PerRun)).to_string();
         assert!(sql.starts_with("SELECT count(*) FROM (SELECT  FROM \"customers\" WHERE"), "{sql}");
         assert!(sql.contains("LIMIT $1) AS bounded"), "{sql}");
         assert!(sql.ends_with("[10001]"), "{sql}");

@@ -116,3 +116,71 @@ async fn a_single_order_read_settles_on_a_generic_plan() {
     }
     t.stop().await;
 }
+
+#[derive(QueryableByName)]
+struct Statement {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    statement: String,
+}
+
+/// The customer list statements kept prepared on this connection.
+async fn kept_list_statements(conn: &mut diesel_async::AsyncPgConnection) -> Vec<String> {
+    let kept: Vec<Statement> = diesel::sql_query(
+        "SELECT statement FROM pg_prepared_statements \
+         WHERE statement LIKE 'SELECT count(*) FROM (SELECT  FROM \"customers\"%' \
+            OR statement LIKE 'SELECT \"customers\".\"id\"%OFFSET%' ORDER BY statement",
+    )
+    .load(conn)
+    .await
+    .expect("prepared statements");
+    kept.into_iter().map(|s| s.statement).collect()
+}
+
+#[actix_web::test]
+async fn a_customer_list_keeps_its_statements_only_where_every_value_takes_the_same_index() {
+    use crm_domain::{CustomerFilter, CustomerQuery, CustomerRepository};
+    use infrastructure::crm::PgCustomerRepository;
+    use shared_kernel::PageRequest;
+
+    let t = TestApp::start().await;
+    for _ in 0..3 {
+        customer(&t.state.pool).await;
+    }
+    // One connection, so every list below runs on it and its prepared statements can be read back.
+    let pool = build_pool(&PoolSettings::new(&t.db.url, 1)).expect("pool");
+    let customers = PgCustomerRepository::new(pool.clone());
+    let list = |query: CustomerQuery| {
+        let customers = &customers;
+        async move {
+            let filter = CustomerFilter::from_query(&query).expect("valid filter");
+            customers.list(&filter, PageRequest::default()).await.expect("list")
+        }
+    };
+    // Planned for their values: a search, tags, two filters, another sort.
+    let per_run = [
+        CustomerQuery { search: Some("buyer".into()), ..Default::default() },
+        CustomerQuery { tags: Some("vip,eu".into()), ..Default::default() },
+        CustomerQuery { status: Some("lead".into()), tier: Some("free".into()), ..Default::default() },
+        CustomerQuery { status: Some("lead".into()), sort: Some("name".into()), ..Default::default() },
+    ];
+    for query in per_run {
+        list(query).await;
+    }
+    let mut conn = pool.get().await.expect("connection");
+    assert_eq!(kept_list_statements(&mut conn).await, Vec::<String>::new(), "nothing kept for these shapes");
+    drop(conn);
+
+    // Kept: no filter, or one that an index serves in the default order; each a count and a page.
+    let all = list(CustomerQuery::default()).await;
+    assert_eq!(all.total, 3, "every customer counted");
+    for _ in 0..2 {
+        let leads = list(CustomerQuery { status: Some("lead".into()), ..Default::default() }).await;
+        assert_eq!(leads.items.len(), leads.total as usize, "the page and its total agree");
+    }
+    list(CustomerQuery { status: Some("customer".into()), ..Default::default() }).await;
+    let mut conn = pool.get().await.expect("connection");
+    let kept = kept_list_statements(&mut conn).await;
+    assert_eq!(kept.len(), 4, "the unfiltered and the status shapes, a count and a page each: {kept:#?}");
+    assert!(kept.iter().any(|s| s.contains("\"status_rank\" = $1") && s.starts_with("SELECT count(*)")), "{kept:#?}");
+    t.stop().await;
+}
