@@ -175,7 +175,7 @@ fn unfiltered(filter: &CustomerFilter) -> bool {
         && search.is_none()
 }
 
-/// Whether a list's statements may keep their plans ([`Plans`]): with the default sort and no filter,
+/// Whether a list's statements may be kept prepared ([`Plans`]): with the default sort and no filter,
 /// or one filter that an index serves in the sort's order (status, tier or rep: `(rank or rep,
 /// created_at DESC, id DESC)`; the customer type has no value), every value is best served by walking
 /// that one index, for the page and for the count alike. Six such shapes at most, so six texts of each
