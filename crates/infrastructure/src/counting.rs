@@ -34,6 +34,15 @@ pub enum Plans {
     Kept,
 }
 
+impl Plans {
+    /// Marks the statement `out` renders as never to be kept prepared, unless it may be.
+    fn mark(self, out: &mut AstPass<'_, '_, Pg>) {
+        if self == Plans::PerRun {
+            out.unsafe_to_cache_prepared();
+        }
+    }
+}
+
 /// `SELECT count(*) FROM (<query> LIMIT <limit>) AS bounded`: stops reading after `limit` rows.
 /// PostgreSQL drops the subquery's unused columns, so an index can answer it alone. Planned as
 /// [`Plans`] says, like its page.
@@ -46,9 +55,7 @@ pub struct CountUpTo<Q> {
 
 impl<Q: QueryFragment<Pg>> QueryFragment<Pg> for CountUpTo<Q> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
-        if self.plans == Plans::PerRun {
-            out.unsafe_to_cache_prepared();
-        }
+        self.plans.mark(&mut out);
         out.push_sql("SELECT count(*) FROM (");
         self.query.walk_ast(out.reborrow())?;
         out.push_sql(" LIMIT ");
@@ -69,9 +76,7 @@ pub struct Planned<Q>(pub Q, pub Plans);
 
 impl<Q: QueryFragment<Pg>> QueryFragment<Pg> for Planned<Q> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
-        if self.1 == Plans::PerRun {
-            out.unsafe_to_cache_prepared();
-        }
+        self.1.mark(&mut out);
         self.0.walk_ast(out)
     }
 }

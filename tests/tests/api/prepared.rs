@@ -117,16 +117,10 @@ async fn a_single_order_read_settles_on_a_generic_plan() {
     t.stop().await;
 }
 
-#[derive(QueryableByName)]
-struct Statement {
-    #[diesel(sql_type = diesel::sql_types::Text)]
-    statement: String,
-}
-
 /// The customer list statements kept prepared on this connection.
 async fn kept_list_statements(conn: &mut diesel_async::AsyncPgConnection) -> Vec<String> {
-    let kept: Vec<Statement> = diesel::sql_query(
-        "SELECT statement FROM pg_prepared_statements \
+    let kept: Vec<Plans> = diesel::sql_query(
+        "SELECT statement, generic_plans FROM pg_prepared_statements \
          WHERE statement LIKE 'SELECT count(*) FROM (SELECT  FROM \"customers\"%' \
             OR statement LIKE 'SELECT \"customers\".\"id\"%OFFSET%' ORDER BY statement",
     )
