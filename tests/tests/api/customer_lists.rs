@@ -158,8 +158,9 @@ async fn long_lists_count_up_to_a_bound_and_say_so() {
 }
 
 /// A list filtered by one tag (alone or with a status) counts its total from `customer_tags`, which
-/// triggers keep: the total and the page agree after every kind of write that moves a customer in or
-/// out of such a list, and the table holds exactly the tags of the non-deleted customers.
+/// triggers keep, and in the default order takes its page from there too: the total and the pages, in
+/// either order, agree after every kind of write that moves a customer in or out of such a list, and
+/// the table holds exactly the tags (with the status and creation time) of the non-deleted customers.
 #[actix_web::test]
 async fn tag_totals_follow_every_write() {
     use crate::commerce_support::scalar;
@@ -179,18 +180,28 @@ async fn tag_totals_follow_every_write() {
     let (ann, ben, cid, dee) = (ids[0], ids[1], ids[2], ids[3]);
     let app = &app;
     let admin = admin.as_str();
+    // Each list by name, and newest first (the default: a tag's page walks `customer_tags`), which is
+    // the reverse, the names being in the order of creation; and newest first a page of one at a time.
     let check = async |expected: &[(&str, &[&str])]| {
         for (query, names_expected) in expected {
-            let (status, _, body) = call(app, get(&format!("{BASE}/customers?{query}&sort=name"), admin)).await;
-            assert_eq!(status.as_u16(), 200, "{query}: {body}");
-            assert_eq!(names(&body), *names_expected, "{query}");
-            assert_eq!(body["pagination"]["total"], json!(names_expected.len()), "{query}: {body}");
-            assert_eq!(body["pagination"]["total_exact"], json!(true), "{query}: {body}");
+            let newest_first: Vec<&str> = names_expected.iter().rev().copied().collect();
+            for (order, names_in_order) in [("&sort=name", names_expected.to_vec()), ("", newest_first.clone())] {
+                let (status, _, body) = call(app, get(&format!("{BASE}/customers?{query}{order}"), admin)).await;
+                assert_eq!(status.as_u16(), 200, "{query}{order}: {body}");
+                assert_eq!(names(&body), names_in_order, "{query}{order}");
+                assert_eq!(body["pagination"]["total"], json!(names_expected.len()), "{query}{order}: {body}");
+                assert_eq!(body["pagination"]["total_exact"], json!(true), "{query}{order}: {body}");
+            }
+            for (at, name) in newest_first.iter().enumerate() {
+                let one = format!("{BASE}/customers?{query}&page={}&page_size=1", at + 1);
+                let (_, _, body) = call(app, get(&one, admin)).await;
+                assert_eq!(names(&body), [*name], "{query}, page {} of one", at + 1);
+            }
         }
         let astray = scalar(
             &t.state.pool,
-            "WITH kept AS (SELECT customer_id, tag, status_rank FROM customer_tags),
-                  derived AS (SELECT id, unnest(tags), status_rank FROM customers WHERE deleted_at IS NULL)
+            "WITH kept AS (SELECT customer_id, tag, status_rank, created_at FROM customer_tags),
+                  derived AS (SELECT id, unnest(tags), status_rank, created_at FROM customers WHERE deleted_at IS NULL)
              SELECT (SELECT count(*) FROM (TABLE kept EXCEPT TABLE derived) a)
                   + (SELECT count(*) FROM (TABLE derived EXCEPT TABLE kept) b) AS n",
         )

@@ -122,6 +122,7 @@ async fn kept_list_statements(conn: &mut diesel_async::AsyncPgConnection) -> Vec
     let kept: Vec<Plans> = diesel::sql_query(
         "SELECT statement, generic_plans FROM pg_prepared_statements \
          WHERE statement LIKE 'SELECT count(*) FROM (SELECT  FROM \"customers\"%' \
+            OR statement LIKE 'SELECT count(*) FROM (SELECT  FROM \"customer_tags\"%' \
             OR statement LIKE 'SELECT \"customers\".\"id\"%OFFSET%' ORDER BY statement",
     )
     .load(conn)
@@ -150,10 +151,11 @@ async fn a_customer_list_keeps_its_statements_only_where_every_value_takes_the_s
             customers.list(&filter, PageRequest::default()).await.expect("list")
         }
     };
-    // Planned for their values: a search, tags, two filters, another sort.
+    // Planned for their values: a search, two tags, two filters, another sort (one tag's too).
     let per_run = [
         CustomerQuery { search: Some("buyer".into()), ..Default::default() },
         CustomerQuery { tags: Some("vip,eu".into()), ..Default::default() },
+        CustomerQuery { tags: Some("vip".into()), sort: Some("name".into()), ..Default::default() },
         CustomerQuery { status: Some("lead".into()), tier: Some("free".into()), ..Default::default() },
         CustomerQuery { status: Some("lead".into()), sort: Some("name".into()), ..Default::default() },
     ];
@@ -172,9 +174,21 @@ async fn a_customer_list_keeps_its_statements_only_where_every_value_takes_the_s
         assert_eq!(leads.items.len(), leads.total as usize, "the page and its total agree");
     }
     list(CustomerQuery { status: Some("customer".into()), ..Default::default() }).await;
+    // One tag, alone or with a status: `customer_tags`' index in the list's order.
+    for tags in ["vip", "eu"] {
+        list(CustomerQuery { tags: Some(tags.into()), ..Default::default() }).await;
+        list(CustomerQuery { tags: Some(tags.into()), status: Some("lead".into()), ..Default::default() }).await;
+    }
     let mut conn = pool.get().await.expect("connection");
     let kept = kept_list_statements(&mut conn).await;
-    assert_eq!(kept.len(), 4, "the unfiltered and the status shapes, a count and a page each: {kept:#?}");
+    assert_eq!(
+        kept.len(),
+        8,
+        "the unfiltered, status, tag and tag-with-status shapes, a count and a page each: {kept:#?}"
+    );
     assert!(kept.iter().any(|s| s.contains("\"status_rank\" = $1") && s.starts_with("SELECT count(*)")), "{kept:#?}");
+    let tag_pages =
+        kept.iter().filter(|s| s.contains(" = ANY(ARRAY(SELECT ") && s.contains("\"customer_tags\".\"tag\" = $1"));
+    assert_eq!(tag_pages.count(), 2, "{kept:#?}");
     t.stop().await;
 }

@@ -20,7 +20,7 @@ use super::customer_rows::{
 };
 use super::errors::{contains_pattern, from_diesel, stale_or_missing, CONSTRAINTS};
 use super::schema::{customer_tags, customers};
-use crate::db::{escape_like, lower, strpos};
+use crate::db::{any_of, escape_like, lower, strpos};
 use crate::events::record_event;
 use crate::pipeline::{row_or_roll_back, transaction};
 use crate::prepared::Prepared;
@@ -179,8 +179,9 @@ fn unfiltered(filter: &CustomerFilter) -> bool {
 /// or one filter that an index serves in the sort's order (status, tier or rep: `(rank or rep,
 /// created_at DESC, id DESC)`; the customer type has no value), every value is best served by walking
 /// that one index, for the page and for the count alike. Six such shapes at most, so six texts of each
-/// statement a connection. A search, tags, two filters or another sort are planned for their values:
-/// two filters' best index depends on which value is rarer, a sort by name on how many rows match.
+/// statement a connection (one tag, alone or with a status, is [`OneTag`]'s, two shapes more). A
+/// search, two filters or another sort are planned for their values: two filters' best index depends
+/// on which value is rarer, a sort by name on how many rows match.
 fn plans(filter: &CustomerFilter) -> Plans {
     let CustomerFilter { status, tier, assigned_to, tags, customer_type, search, sort } = filter;
     let filters = [status.is_some(), tier.is_some(), assigned_to.is_some(), customer_type.is_some()];
@@ -204,22 +205,47 @@ fn counted(filter: &CustomerFilter) -> customers::BoxedQuery<'_, Pg> {
     }
 }
 
-/// A filter of one tag, alone or with a status, counted from `customer_tags` (trigger-kept, one row
-/// per tag of a non-deleted customer): a walk along one btree answered from the index alone, where
-/// `customers` needs the tag's whole GIN posting list as a bitmap and a heap visit per row counted
-/// (46 against 5 ms for 10 001 of a million, docs/performance-journal.md). Several tags keep the GIN index,
-/// which intersects their posting lists; any other filter keeps the `customers` query.
-fn counted_by_tag(filter: &CustomerFilter) -> Option<customer_tags::BoxedQuery<'_, Pg, diesel::sql_types::Uuid>> {
-    let CustomerFilter { status, tier, assigned_to, tags, customer_type, search, sort: _ } = filter;
-    let [tag] = tags.as_slice() else { return None };
-    if tier.is_some() || assigned_to.is_some() || customer_type.is_some() || search.is_some() {
-        return None;
+/// A filter of one tag, alone or with a status, and nothing else: served from `customer_tags`
+/// (trigger-kept, one row per tag of a non-deleted customer, with its status rank and creation time).
+/// Its total is a walk along one btree answered from the index alone, where `customers` needs the
+/// tag's whole GIN posting list as a bitmap and a heap visit per row counted (46 against 5 ms for
+/// 10 001 of a million); in the default order its page walks the same index and reads only the
+/// customers it shows (docs/performance-journal.md, "A tag's pages from customer_tags"). Several
+/// tags keep the GIN index, which intersects their posting lists; any other filter keeps `customers`.
+struct OneTag<'a> {
+    tag: &'a str,
+    status_rank: Option<i16>,
+}
+
+impl<'a> OneTag<'a> {
+    fn of(filter: &'a CustomerFilter) -> Option<Self> {
+        let CustomerFilter { status, tier, assigned_to, tags, customer_type, search, sort: _ } = filter;
+        let [tag] = tags.as_slice() else { return None };
+        if tier.is_some() || assigned_to.is_some() || customer_type.is_some() || search.is_some() {
+            return None;
+        }
+        Some(Self { tag, status_rank: status.map(|status| rank(CustomerStatus::ALL, status)) })
     }
-    let query = customer_tags::table.filter(customer_tags::tag.eq(tag)).select(customer_tags::customer_id).into_boxed();
-    Some(match status {
-        Some(status) => query.filter(customer_tags::status_rank.eq(rank(CustomerStatus::ALL, *status))),
-        None => query,
-    })
+
+    /// The tag's rows (a customer's id each): what the total counts.
+    fn counted(&self) -> customer_tags::BoxedQuery<'a, Pg, diesel::sql_types::Uuid> {
+        let query = customer_tags::table
+            .filter(customer_tags::tag.eq(self.tag))
+            .select(customer_tags::customer_id)
+            .into_boxed();
+        match self.status_rank {
+            Some(rank) => query.filter(customer_tags::status_rank.eq(rank)),
+            None => query,
+        }
+    }
+
+    /// The ids of `page`'s customers in the list's default order (newest first), along the tag's index.
+    fn newest(&self, page: PageRequest) -> customer_tags::BoxedQuery<'a, Pg, diesel::sql_types::Uuid> {
+        self.counted()
+            .order((customer_tags::created_at.desc(), customer_tags::customer_id.desc()))
+            .offset(page.offset())
+            .limit(page.limit())
+    }
 }
 
 fn sorted<'a>(mut query: customers::BoxedQuery<'a, Pg>, filter: &CustomerFilter) -> customers::BoxedQuery<'a, Pg> {
@@ -294,8 +320,18 @@ impl CustomerRepository for PgCustomerRepository {
         let conn = connect(&self.pool).await?;
         let rows =
             sorted(filtered(filter), filter).offset(page.offset()).limit(page.limit()).select(CustomerRow::as_select());
-        let (rows, total) = match counted_by_tag(filter) {
-            Some(tagged) => counting::list_page!(&conn, page, tagged, rows).await,
+        let (rows, total) = match OneTag::of(filter) {
+            // One index walk for every tag and status, count and page alike: kept prepared ([`Plans`]).
+            Some(one) if filter.sort == CustomerSort::default() => {
+                // The page's ids from the tag's index, then those customers alone: a join would read
+                // every customer before the offset too.
+                let rows = customers::table
+                    .filter(any_of(customers::id, one.newest(page)))
+                    .order((customers::created_at.desc(), customers::id.desc()))
+                    .select(CustomerRow::as_select());
+                counting::list_page!(&conn, page, one.counted(), rows, Plans::Kept).await
+            }
+            Some(one) => counting::list_page!(&conn, page, one.counted(), rows).await,
             None => counting::list_page!(&conn, page, counted(filter), rows, plans(filter)).await,
         }
         .map_err(from_diesel)?;

@@ -113,18 +113,21 @@ diesel::table! {
 }
 
 diesel::table! {
-    /// Each tag of every non-deleted customer with the customer's status rank: written only by the
-    /// triggers of migration `…_customer_tags`, read to count tag filters (`customers::counted_by_tag`).
+    /// Each tag of every non-deleted customer with the customer's status rank and creation time:
+    /// written only by the triggers of migrations `…_customer_tags` and `…_customer_tags_newest`, read
+    /// to count tag filters and to page them newest first (`customers::OneTag`).
     customer_tags (customer_id, tag) {
         customer_id -> Uuid,
         tag -> Text,
         status_rank -> Int2,
+        created_at -> Timestamptz,
     }
 }
 
 diesel::allow_tables_to_appear_in_same_query!(
     companies,
     customers,
+    customer_tags,
     customer_status_history,
     deals,
     deal_stage_history,
