@@ -11,10 +11,9 @@ use std::future::Future;
 use diesel::connection::TransactionDepthChange;
 use diesel::result::Error as DieselError;
 use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection, TransactionManager};
-use futures_util::future::{join, join3};
+use futures_util::future::join;
 
 use crate::events::handoff;
-use crate::prepared::Prepared;
 
 type TxManager = <AsyncPgConnection as AsyncConnection>::TransactionManager;
 
@@ -44,42 +43,18 @@ where
         return finish(conn, worked).await;
     }
     status.change_transaction_depth(TransactionDepthChange::IncreaseDepth)?;
+    // A hand-over's primary transaction learns its id from its events' insert (`record_event`), sent
+    // with the rest: if its `COMMIT`'s answer is lost, the id tells later whether it landed.
     let primary = handoff::opened();
     let shared: &AsyncPgConnection = conn;
-    let (begun, xid, worked) = join3(
+    let (begun, worked) = join(
         async {
             let mut begin_on = shared;
             begin_on.batch_execute("BEGIN").await
         },
-        // A hand-over's transaction reads its id, sent with the rest: if its `COMMIT`'s answer is
-        // lost, the id tells later whether it landed (`events::handoff`).
-        async {
-            if !primary {
-                return Ok(None);
-            }
-            let mut read_on = shared;
-            // Kept prepared: diesel would parse a literal's text again on every run.
-            diesel_async::RunQueryDsl::get_result::<i64>(
-                Prepared(diesel::select(diesel::dsl::sql::<diesel::sql_types::BigInt>(
-                    "pg_current_xact_id()::text::bigint",
-                ))),
-                &mut read_on,
-            )
-            .await
-            .map(Some)
-        },
         work(shared),
     )
     .await;
-    let worked = match xid {
-        Ok(xid) => {
-            if let Some(xid) = xid {
-                handoff::began(xid);
-            }
-            worked
-        }
-        Err(error) => worked.and(Err(error.into())),
-    };
     // An open connection answers `BEGIN` with an error only when it is failing altogether (or when
     // `BEGIN` alone was cancelled, which nothing here does), and then `work`'s statements behind it
     // failed too; the rollback below is sent all the same.

@@ -65,11 +65,17 @@ pub(crate) fn to_customers(rows: Vec<CustomerRow>) -> Result<Vec<Customer>, Repo
     rows.into_iter().map(Customer::try_from).collect()
 }
 
-/// New customers, one array per column, a row per element. One text for any number of rows, so the
-/// statement stays prepared (docs/performance-journal.md). A row's tags are its slice of one flat array, from
+/// New customers and their first status history rows, one array per column, a row per element, in one
+/// statement: each statement of a transaction is an answer PostgreSQL flushes to Tally on its own
+/// (docs/performance-journal.md, "Fewer statements a write"). One text for any number of
+/// rows, so the statement stays prepared. A row's tags are its slice of one flat array, from
 /// `tags_from` to `tags_to` (an empty slice when `tags_to < tags_from`): unnest cannot take an array
-/// of arrays of different lengths.
-const INSERT_CUSTOMERS: &str = "INSERT INTO customers (id, user_id, company_id, name, email, phone, status, tier, \
+/// of arrays of different lengths. The history rows' foreign key is checked at the end of the
+/// statement, after the customers are in.
+const INSERT_CUSTOMERS: &str = "WITH history AS ( \
+       INSERT INTO customer_status_history (customer_id, from_status, to_status, reason, changed_at) \
+       SELECT * FROM unnest($17::uuid[], $18::text[], $19::text[], $20::text[], $21::timestamptz[])) \
+     INSERT INTO customers (id, user_id, company_id, name, email, phone, status, tier, \
      source, assigned_to, tags, created_at, updated_at, churned_at) \
      SELECT v.id, v.user_id, v.company_id, v.name, v.email, v.phone, v.status, v.tier, v.source, v.assigned_to, \
             ($11::text[])[v.tags_from:v.tags_to], v.created_at, v.updated_at, v.churned_at \
@@ -81,7 +87,7 @@ const INSERT_CUSTOMERS: &str = "INSERT INTO customers (id, user_id, company_id, 
      RETURNING id, user_id, company_id, name, email, phone, status, tier, source, assigned_to, tags, created_at, \
                updated_at, churned_at, deleted_at, version";
 
-/// Status changes, one array per column, as [`INSERT_CUSTOMERS`] takes customers.
+/// Status changes of existing customers, one array per column, as [`INSERT_CUSTOMERS`] takes them.
 const INSERT_HISTORY: &str =
     "INSERT INTO customer_status_history (customer_id, from_status, to_status, reason, changed_at) \
      SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[])";
@@ -99,23 +105,25 @@ pub(crate) async fn insert_customers(
     created: &[&CustomerCreated],
 ) -> QueryResult<Vec<CustomerRow>> {
     let rows: Vec<&Customer> = created.iter().map(|c| &c.customer).collect();
-    let history: Vec<(Uuid, &StatusChange)> = created.iter().map(|c| (c.customer.id, &c.history)).collect();
+    let history: Vec<&StatusChange> = created.iter().map(|c| &c.history).collect();
     let events: Vec<&EventEnvelope> = created.iter().flat_map(|c| &c.events).collect();
-    // The three inserts are sent at once, pipelined on the connection: one round trip instead of
-    // three. They run in order, so the history rows' foreign key finds the customers; if the customer
-    // insert fails (a taken email), its error is the one returned and the transaction rolls back.
-    let (inserted, (), ()) = futures_util::future::try_join3(
-        insert_rows(conn, &rows),
-        insert_history_rows(conn, &history),
-        crate::events::record_event(conn, &events),
-    )
-    .await?;
+    // The two statements are sent at once, pipelined on the connection: one round trip. If the
+    // customers' insert fails (a taken email), its error is the one returned and the transaction
+    // rolls back.
+    let (inserted, ()) =
+        futures_util::future::try_join(insert_rows(conn, &rows, &history), crate::events::record_event(conn, &events))
+            .await?;
     // RETURNING lists rows as inserted; matched by id all the same.
     let mut by_id: HashMap<Uuid, CustomerRow> = inserted.into_iter().map(|row| (row.id, row)).collect();
     created.iter().map(|c| by_id.remove(&c.customer.id).ok_or(diesel::result::Error::NotFound)).collect()
 }
 
-async fn insert_rows(mut conn: &AsyncPgConnection, rows: &[&Customer]) -> QueryResult<Vec<CustomerRow>> {
+/// `rows` with `history[i]`, the first status change of `rows[i]`.
+async fn insert_rows(
+    mut conn: &AsyncPgConnection,
+    rows: &[&Customer],
+    history: &[&StatusChange],
+) -> QueryResult<Vec<CustomerRow>> {
     use diesel::sql_types::{Array, Int4, Nullable, Text, Timestamptz, Uuid as SqlUuid};
     let mut tags: Vec<&str> = Vec::new();
     let (mut tags_from, mut tags_to) = (Vec::with_capacity(rows.len()), Vec::with_capacity(rows.len()));
@@ -143,7 +151,14 @@ async fn insert_rows(mut conn: &AsyncPgConnection, rows: &[&Customer]) -> QueryR
             .bind::<Array<Int4>, _>(tags_to)
             .bind::<Array<Timestamptz>, _>(rows.iter().map(|c| c.created_at).collect::<Vec<_>>())
             .bind::<Array<Timestamptz>, _>(rows.iter().map(|c| c.updated_at).collect::<Vec<_>>())
-            .bind::<Array<Nullable<Timestamptz>>, _>(rows.iter().map(|c| c.churned_at).collect::<Vec<_>>()),
+            .bind::<Array<Nullable<Timestamptz>>, _>(rows.iter().map(|c| c.churned_at).collect::<Vec<_>>())
+            .bind::<Array<SqlUuid>, _>(rows.iter().map(|c| c.id).collect::<Vec<_>>())
+            .bind::<Array<Nullable<Text>>, _>(
+                history.iter().map(|c| c.from.map(CustomerStatus::as_str)).collect::<Vec<_>>(),
+            )
+            .bind::<Array<Text>, _>(history.iter().map(|c| c.to.as_str()).collect::<Vec<_>>())
+            .bind::<Array<Nullable<Text>>, _>(history.iter().map(|c| c.reason.as_deref()).collect::<Vec<_>>())
+            .bind::<Array<Timestamptz>, _>(history.iter().map(|c| c.at).collect::<Vec<_>>()),
     )
     .get_results(&mut conn)
     .await

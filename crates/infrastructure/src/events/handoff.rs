@@ -43,7 +43,7 @@ struct Collected {
     /// The transaction that opened when none was: only its events are handed over (a second one
     /// opened beside it leaves its events to the relay, since whose event is whose is not known).
     primary_open: bool,
-    /// The primary transaction's id (`pg_current_xact_id`), once its answer came back.
+    /// The primary transaction's id (`pg_current_xact_id`), once its events' insert answered.
     primary_xid: Option<i64>,
     /// Recorded inside the primary transaction.
     pending: Vec<EventEnvelope>,
@@ -120,7 +120,7 @@ pub(crate) fn opened() -> bool {
     .unwrap_or(false)
 }
 
-/// The primary transaction's id, read inside it.
+/// The primary transaction's id, read inside it by the insert of the events it hands over.
 pub(crate) fn began(xid: i64) {
     with_collected(|collected| collected.primary_xid = Some(xid));
 }
@@ -177,7 +177,8 @@ impl Drop for Leftovers {
                 refused.push(event.id);
             }
         }
-        // Without its id the transaction never sent `COMMIT` (the id is read before it): nothing landed.
+        // Without its id the transaction never sent `COMMIT`: the id comes with the answer of the
+        // events' insert, which `COMMIT` waits for. Nothing landed.
         let doubtful: Vec<(i64, Vec<Uuid>)> =
             doubtful.into_iter().filter_map(|(xid, ids)| xid.map(|xid| (xid, ids))).collect();
         if refused.is_empty() && doubtful.is_empty() {

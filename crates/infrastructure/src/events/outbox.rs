@@ -2,7 +2,7 @@
 
 use std::borrow::Borrow;
 
-use diesel::QueryResult;
+use diesel::{QueryResult, QueryableByName};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use shared_kernel::EventEnvelope;
 
@@ -13,13 +13,25 @@ use crate::prepared::Prepared;
 /// their number: kept prepared on the connection, so a batch of any size is neither parsed nor
 /// planned again (a multi-row `VALUES` list is a new text for every count of rows). Events handed
 /// over from memory (`$6`, their publication, set) are in flight from the start: the same statement
-/// enters them in `outbox_in_flight`, which their completion empties again.
+/// enters them in `outbox_in_flight`, which their completion empties again. It answers the
+/// transaction's id, which a hand-over needs to learn later whether a commit whose answer was lost
+/// landed: read here, it costs no statement of its own (docs/performance-journal.md, "Fewer
+/// statements a write").
 const INSERT_EVENTS: &str = "WITH in_flight AS ( \
-       INSERT INTO outbox_in_flight (event_id) SELECT unnest($1::uuid[]) WHERE $6::timestamptz IS NOT NULL) \
-     INSERT INTO outbox_events (id, name, aggregate_id, occurred_at, data, published_at) \
-     SELECT v.id, v.name, v.aggregate_id, v.occurred_at, v.data, $6 \
-     FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::timestamptz[], $5::jsonb[]) \
-       AS v(id, name, aggregate_id, occurred_at, data)";
+       INSERT INTO outbox_in_flight (event_id) SELECT unnest($1::uuid[]) WHERE $6::timestamptz IS NOT NULL), \
+     events AS ( \
+       INSERT INTO outbox_events (id, name, aggregate_id, occurred_at, data, published_at) \
+       SELECT v.id, v.name, v.aggregate_id, v.occurred_at, v.data, $6 \
+       FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::timestamptz[], $5::jsonb[]) \
+         AS v(id, name, aggregate_id, occurred_at, data)) \
+     SELECT pg_current_xact_id()::text::bigint AS xid";
+
+/// The answer of [`INSERT_EVENTS`].
+#[derive(QueryableByName)]
+struct Recorded {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    xid: i64,
+}
 
 /// Records `events` on `conn`. Call it inside the transaction that makes
 /// the change, so the change and its events commit or roll back together.
@@ -36,7 +48,7 @@ pub async fn record_event<E: Borrow<EventEnvelope> + Sync>(
     // Set when the events go to the bus from memory after the commit (`handoff`), so the relay leaves
     // them alone; else the relay claims them.
     let published_at = handoff::will_hand_over(events).then(time::OffsetDateTime::now_utc);
-    Prepared(
+    let recorded: Recorded = Prepared(
         diesel::sql_query(INSERT_EVENTS)
             .bind::<Array<Uuid>, _>(events.iter().map(|e| e.borrow().id).collect::<Vec<_>>())
             .bind::<Array<Text>, _>(events.iter().map(|e| e.borrow().name.as_str()).collect::<Vec<_>>())
@@ -45,7 +57,10 @@ pub async fn record_event<E: Borrow<EventEnvelope> + Sync>(
             .bind::<Array<Jsonb>, _>(events.iter().map(|e| &e.borrow().data).collect::<Vec<_>>())
             .bind::<Nullable<Timestamptz>, _>(published_at),
     )
-    .execute(&mut conn)
+    .get_result(&mut conn)
     .await?;
+    if published_at.is_some() {
+        handoff::began(recorded.xid);
+    }
     Ok(())
 }
