@@ -65,16 +65,29 @@ pub(crate) fn to_customers(rows: Vec<CustomerRow>) -> Result<Vec<Customer>, Repo
     rows.into_iter().map(Customer::try_from).collect()
 }
 
+/// Status changes, one array per column (customer, from, to, reason, at), from the arrays named.
+macro_rules! insert_history_from {
+    ($arrays:literal) => {
+        concat!(
+            "INSERT INTO customer_status_history (customer_id, from_status, to_status, reason, changed_at) \
+             SELECT * FROM unnest(",
+            $arrays,
+            ")"
+        )
+    };
+}
+
 /// New customers and their first status history rows, one array per column, a row per element, in one
 /// statement: each statement of a transaction is an answer PostgreSQL flushes to Tally on its own
 /// (docs/performance-journal.md, "Fewer statements a write"). One text for any number of
 /// rows, so the statement stays prepared. A row's tags are its slice of one flat array, from
 /// `tags_from` to `tags_to` (an empty slice when `tags_to < tags_from`): unnest cannot take an array
-/// of arrays of different lengths. The history rows' foreign key is checked at the end of the
-/// statement, after the customers are in.
-const INSERT_CUSTOMERS: &str = "WITH history AS ( \
-       INSERT INTO customer_status_history (customer_id, from_status, to_status, reason, changed_at) \
-       SELECT * FROM unnest($17::uuid[], $18::text[], $19::text[], $20::text[], $21::timestamptz[])) \
+/// of arrays of different lengths. A history row belongs to the customer of its place (`$1`, the
+/// customers' ids); its foreign key is checked at the end of the statement, after the customers are in.
+const INSERT_CUSTOMERS: &str = concat!(
+    "WITH history AS (",
+    insert_history_from!("$1::uuid[], $17::text[], $18::text[], $19::text[], $20::timestamptz[]"),
+    ") \
      INSERT INTO customers (id, user_id, company_id, name, email, phone, status, tier, \
      source, assigned_to, tags, created_at, updated_at, churned_at) \
      SELECT v.id, v.user_id, v.company_id, v.name, v.email, v.phone, v.status, v.tier, v.source, v.assigned_to, \
@@ -85,12 +98,11 @@ const INSERT_CUSTOMERS: &str = "WITH history AS ( \
        AS v(id, user_id, company_id, name, email, phone, status, tier, source, assigned_to, tags_from, tags_to, \
             created_at, updated_at, churned_at) \
      RETURNING id, user_id, company_id, name, email, phone, status, tier, source, assigned_to, tags, created_at, \
-               updated_at, churned_at, deleted_at, version";
+               updated_at, churned_at, deleted_at, version"
+);
 
 /// Status changes of existing customers, one array per column, as [`INSERT_CUSTOMERS`] takes them.
-const INSERT_HISTORY: &str =
-    "INSERT INTO customer_status_history (customer_id, from_status, to_status, reason, changed_at) \
-     SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[])";
+const INSERT_HISTORY: &str = insert_history_from!("$1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[]");
 
 /// Inserts the customer, its first history row and its events; call inside a transaction.
 pub(crate) async fn insert_customer(conn: &AsyncPgConnection, created: &CustomerCreated) -> QueryResult<CustomerRow> {
@@ -152,7 +164,6 @@ async fn insert_rows(
             .bind::<Array<Timestamptz>, _>(rows.iter().map(|c| c.created_at).collect::<Vec<_>>())
             .bind::<Array<Timestamptz>, _>(rows.iter().map(|c| c.updated_at).collect::<Vec<_>>())
             .bind::<Array<Nullable<Timestamptz>>, _>(rows.iter().map(|c| c.churned_at).collect::<Vec<_>>())
-            .bind::<Array<SqlUuid>, _>(rows.iter().map(|c| c.id).collect::<Vec<_>>())
             .bind::<Array<Nullable<Text>>, _>(
                 history.iter().map(|c| c.from.map(CustomerStatus::as_str)).collect::<Vec<_>>(),
             )
