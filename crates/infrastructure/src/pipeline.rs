@@ -32,9 +32,53 @@ where
     F: for<'c> AsyncFnOnce(&'c AsyncPgConnection) -> Result<T, E>,
     E: From<DieselError>,
 {
+    transaction_opened(conn, Opening::Plain, work).await
+}
+
+/// How a transaction opens: `BEGIN`, and for some a setting for that transaction alone. The two go
+/// out as one simple query, which PostgreSQL answers once: a setting sent as a statement of its own
+/// cost every shared write an answer flushed, a `send`, and a wake-up of Tally's thread more.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Opening {
+    Plain,
+    /// Commits without waiting for the WAL flush ([`bookkeeping`]).
+    NoFlushWait,
+    /// Gives up on a row lock after 500 ms: the writes sharing a commit must not all wait for the
+    /// slowest lock holder (`shared_commit`).
+    LockWaitsLimited,
+}
+
+impl Opening {
+    /// `BEGIN` with the setting, as one simple query.
+    fn begin(self) -> &'static str {
+        match self {
+            Self::Plain => "BEGIN",
+            Self::NoFlushWait => "BEGIN; SET LOCAL synchronous_commit = off",
+            Self::LockWaitsLimited => "BEGIN; SET LOCAL lock_timeout = '500ms'",
+        }
+    }
+
+    /// The setting alone, `SET LOCAL …`, if any.
+    fn setting(self) -> Option<&'static str> {
+        self.begin().strip_prefix("BEGIN; ")
+    }
+}
+
+/// [`transaction`], opened as `opening` says. Inside a transaction already, the setting is made in
+/// the savepoint `work` runs in (and lasts, as `SET LOCAL` does, until the outer transaction ends).
+pub async fn transaction_opened<T, E, F>(conn: &mut AsyncPgConnection, opening: Opening, work: F) -> Result<T, E>
+where
+    F: for<'c> AsyncFnOnce(&'c AsyncPgConnection) -> Result<T, E>,
+    E: From<DieselError>,
+{
     let status = TxManager::transaction_manager_status_mut(conn).transaction_state()?;
     if status.transaction_depth().is_some() {
         TxManager::begin_transaction(conn).await?;
+        if let Some(setting) = opening.setting() {
+            if let Err(error) = conn.batch_execute(setting).await {
+                return finish(conn, Err(error.into())).await;
+            }
+        }
         let events_before = handoff::mark();
         let worked = work(conn).await;
         if worked.is_err() {
@@ -50,7 +94,7 @@ where
     let (begun, worked) = join(
         async {
             let mut begin_on = shared;
-            begin_on.batch_execute("BEGIN").await
+            begin_on.batch_execute(opening.begin()).await
         },
         work(shared),
     )
@@ -87,16 +131,7 @@ where
     F: for<'c> AsyncFnOnce(&'c AsyncPgConnection) -> Result<T, E>,
     E: From<DieselError>,
 {
-    transaction(conn, async |shared: &AsyncPgConnection| -> Result<T, E> {
-        let no_flush_wait = async {
-            let mut on = shared;
-            on.batch_execute("SET LOCAL synchronous_commit = off").await
-        };
-        let (set, worked) = join(no_flush_wait, work(shared)).await;
-        set?;
-        worked
-    })
-    .await
+    transaction_opened(conn, Opening::NoFlushWait, work).await
 }
 
 /// Commits when `work` succeeded, else rolls back and answers `work`'s error, as diesel does.

@@ -9,7 +9,7 @@
 //! from their sockets join it, and is then a transaction of its own: nothing waits on a timer.
 //!
 //! A batch that fails on a statement (a taken email, a compare-and-set that missed, a row lock
-//! waited for longer than [`SHARED_LOCK_TIMEOUT`] allows) rolled back whole and is done again one
+//! waited for longer than [`Opening::LockWaitsLimited`] allows) rolled back whole and is done again one
 //! write per transaction, so each request gets the answer it would have got alone. A batch whose
 //! `BEGIN`, `COMMIT` or rollback failed (a broken connection: the commit may have landed) is not done
 //! again: every request in it answers 503, as a lone write's does.
@@ -25,12 +25,12 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 use diesel::result::Error as DieselError;
-use diesel_async::{AsyncPgConnection, SimpleAsyncConnection};
+use diesel_async::AsyncPgConnection;
 use shared_kernel::StorageError;
 
 use crate::events::handing_over;
 use crate::group_commit::{Batched, GroupCommit};
-use crate::pipeline::transaction;
+use crate::pipeline::{transaction, transaction_opened, Opening};
 use crate::request_tx::in_request_transaction;
 use crate::storage::{connect, Constraints};
 use crate::DbPool;
@@ -157,11 +157,6 @@ impl<W: TransactionWrite> SharedCommit<W> {
     }
 }
 
-/// How long a shared transaction waits for a row lock before it gives up and its writes are done one
-/// by one: the writes queued behind it must not wait for the slowest lock holder (a write alone waits
-/// up to the statement timeout, as before).
-const SHARED_LOCK_TIMEOUT: &str = "SET LOCAL lock_timeout = '500ms'";
-
 /// Where a batch failed: its statements (then it rolled back, and the writes may be done again), or
 /// the transaction around them (`BEGIN`, `COMMIT`, a failed rollback: whether it landed is unknown).
 enum Phase {
@@ -200,24 +195,15 @@ impl<W: TransactionWrite> Batched for Transactions<W> {
         let mut conn = connect(&self.pool).await.map_err(WriteError::Storage)?;
         let mut in_key_order: Vec<usize> = (0..writes.len()).collect();
         in_key_order.sort_by_cached_key(|&at| writes[at].key());
-        let shared = writes.len() > 1;
+        // Writes sharing a commit must not all wait for the slowest row-lock holder: past the limit the
+        // batch fails and its writes are done one by one (a write alone waits up to the statement timeout).
+        let opening = if writes.len() > 1 { Opening::LockWaitsLimited } else { Opening::Plain };
         // This task is the queue's: nobody cancels it between the commit and the hand-over.
         let written = handing_over(
             &self.pool,
-            transaction(&mut conn, async |conn| -> Result<Vec<W::Written>, Phase> {
-                let limit_lock_waits = async {
-                    let mut on = conn;
-                    if shared {
-                        on.batch_execute(SHARED_LOCK_TIMEOUT).await
-                    } else {
-                        Ok(())
-                    }
-                };
+            transaction_opened(&mut conn, opening, async |conn| -> Result<Vec<W::Written>, Phase> {
                 let ordered: Vec<&W> = in_key_order.iter().map(|&at| writes[at]).collect();
-                let writes = W::write_together(&ordered, conn);
-                let ((), written) =
-                    futures_util::future::try_join(limit_lock_waits, writes).await.map_err(Phase::Statements)?;
-                Ok(written)
+                W::write_together(&ordered, conn).await.map_err(Phase::Statements)
             }),
         )
         .await
