@@ -36,8 +36,8 @@ where
 }
 
 /// How a transaction opens: `BEGIN`, and for some a setting for that transaction alone. The two go
-/// out as one simple query, which PostgreSQL answers once: a setting sent as a statement of its own
-/// cost every shared write an answer flushed, a `send`, and a wake-up of Tally's thread more.
+/// out as one simple query, which PostgreSQL answers once. Sent as a statement of its own, the
+/// setting cost one answer more: a flush and a `send` for the server, a wake-up for Tally's thread.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Opening {
     Plain,
