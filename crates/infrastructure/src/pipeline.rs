@@ -175,6 +175,16 @@ pub(crate) async fn row_or_roll_back<T, F>(
 mod tests {
     use super::*;
 
+    #[test]
+    fn an_opening_with_a_setting_sends_it_with_begin_and_alone_in_a_savepoint() {
+        assert_eq!(Opening::Plain.setting(), None);
+        for opening in [Opening::NoFlushWait, Opening::LockWaitsLimited] {
+            let setting = opening.setting().expect("a setting");
+            assert!(setting.starts_with("SET LOCAL "), "{setting}");
+            assert_eq!(opening.begin(), format!("BEGIN; {setting}"));
+        }
+    }
+
     #[tokio::test]
     async fn a_returned_row_stands_and_a_missing_one_rolls_back() {
         let found = row_or_roll_back(async { Ok(7) }, async { Ok(()) }).await;

@@ -195,8 +195,8 @@ impl<W: TransactionWrite> Batched for Transactions<W> {
         let mut conn = connect(&self.pool).await.map_err(WriteError::Storage)?;
         let mut in_key_order: Vec<usize> = (0..writes.len()).collect();
         in_key_order.sort_by_cached_key(|&at| writes[at].key());
-        // Writes sharing a commit must not all wait for the slowest row-lock holder: past the limit the
-        // batch fails and its writes are done one by one (a write alone waits up to the statement timeout).
+        // Past the limit a shared batch fails and its writes are done one by one; a write alone waits
+        // up to the statement timeout.
         let opening = if writes.len() > 1 { Opening::LockWaitsLimited } else { Opening::Plain };
         // This task is the queue's: nobody cancels it between the commit and the hand-over.
         let written = handing_over(
