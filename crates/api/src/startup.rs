@@ -128,6 +128,10 @@ async fn start_services_split(
         None => Arc::new(MemoryStore::new()),
     };
     let signal = OutboxSignal::default();
+    // Writes that hand their events to the bus themselves (`events::handoff`) wake the relay only
+    // for the events they leave it; routes wake it after the other writes' commits.
+    pool.wake_relay_with(signal.clone());
+    event_pool.wake_relay_with(signal.clone());
     let observer = Arc::new(PgDeliveryObserver::new(event_pool.clone()).waking(signal.clone()));
     let completions = observer.clone();
     let bus: Arc<dyn EventBus> = match (&settings.bus.kind, &settings.redis_url) {

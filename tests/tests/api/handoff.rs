@@ -1,6 +1,7 @@
 //! Committed events handed to the bus from memory (`infrastructure::events::handoff`): what is handed
 //! over is exactly what committed, inserted already published; everything else (a rollback, a full
-//! or closed queue, a cancelled transaction) is left to the outbox relay, which finds it unpublished.
+//! or closed queue, a cancelled transaction) is left to the outbox relay, which finds it unpublished,
+//! and the relay is woken for exactly those.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -10,7 +11,7 @@ use diesel::sql_types::{Bool, Text};
 use diesel::QueryableByName;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use infrastructure::db::{build_pool, PoolSettings};
-use infrastructure::events::{handing_over, record_event, DirectQueue};
+use infrastructure::events::{handing_over, record_event, DirectQueue, OutboxSignal};
 use infrastructure::pipeline::transaction;
 use infrastructure::storage::connect;
 use infrastructure::DbPool;
@@ -54,6 +55,18 @@ async fn pool_handing_to(db: &TestDb, queue: &Arc<FakeQueue>) -> DbPool {
     let pool = build_pool(&PoolSettings::new(&db.url, 2)).expect("pool");
     pool.hand_events_to(queue.clone());
     pool
+}
+
+/// The relay's wake-up signal, given to `pool`.
+fn relay_of(pool: &DbPool) -> OutboxSignal {
+    let relay = OutboxSignal::default();
+    pool.wake_relay_with(relay.clone());
+    relay
+}
+
+/// Whether the relay was woken (now, or within a moment).
+async fn woken(relay: &OutboxSignal) -> bool {
+    tokio::time::timeout(Duration::from_millis(300), relay.woken()).await.is_ok()
 }
 
 fn event(name: &str) -> EventEnvelope {
@@ -104,9 +117,11 @@ async fn committed_events_are_handed_over_inserted_published() {
     let db = TestDb::new().await;
     let queue = FakeQueue::new(true, true);
     let pool = pool_handing_to(&db, &queue).await;
+    let relay = relay_of(&pool);
     let (first, second) = (event("test.first"), event("test.second"));
 
     write(&pool, &[first.clone(), second.clone()], false).await.expect("write");
+    assert!(!woken(&relay).await, "events handed over are no work for the relay");
 
     assert_eq!(queue.offered(), vec![first.id, second.id], "in the order recorded");
     for id in [first.id, second.id] {
@@ -123,9 +138,11 @@ async fn a_rolled_back_transaction_hands_nothing_over() {
     let db = TestDb::new().await;
     let queue = FakeQueue::new(true, true);
     let pool = pool_handing_to(&db, &queue).await;
+    let relay = relay_of(&pool);
     let rolled_back = event("test.rolled_back");
 
     let failed = write(&pool, std::slice::from_ref(&rolled_back), true).await;
+    assert!(!woken(&relay).await, "nothing was left to the relay");
 
     assert!(matches!(failed, Err(DieselError::RollbackTransaction)), "{failed:?}");
     assert!(queue.offered().is_empty(), "{:?}", queue.offered());
@@ -141,12 +158,14 @@ async fn a_queue_at_its_mark_leaves_the_events_to_the_relay() {
     let db = TestDb::new().await;
     let queue = FakeQueue::new(false, true);
     let pool = pool_handing_to(&db, &queue).await;
+    let relay = relay_of(&pool);
     let waiting = event("test.waiting");
 
     write(&pool, std::slice::from_ref(&waiting), false).await.expect("write");
 
     assert!(queue.offered().is_empty());
     assert_eq!(row_state(&pool, waiting.id).await, Some(RowState { published: false, in_flight: false }));
+    assert!(woken(&relay).await, "the relay has an event to claim");
 }
 
 #[actix_web::test]
@@ -154,12 +173,15 @@ async fn an_event_the_queue_refuses_goes_back_to_the_relay() {
     let db = TestDb::new().await;
     let queue = FakeQueue::new(true, false);
     let pool = pool_handing_to(&db, &queue).await;
+    let relay = relay_of(&pool);
     let refused = event("test.refused");
 
     write(&pool, std::slice::from_ref(&refused), false).await.expect("write");
 
-    // Inserted published (the queue had room), then marked unpublished by a task of its own.
-    eventually_unpublished(&pool, refused.id).await;
+    // Inserted published (the queue had room), then marked unpublished by a task of its own, which
+    // wakes the relay once the mark is made.
+    assert!(tokio::time::timeout(Duration::from_secs(10), relay.woken()).await.is_ok(), "the relay was not woken");
+    assert_eq!(row_state(&pool, refused.id).await, Some(RowState { published: false, in_flight: false }));
 }
 
 #[actix_web::test]
@@ -175,10 +197,12 @@ async fn work_outside_a_hand_over_or_without_a_queue_leaves_events_to_the_relay(
     assert_eq!(row_state(&pool, outside.id).await, Some(RowState { published: false, in_flight: false }));
 
     let unregistered = build_pool(&PoolSettings::new(&db.url, 1)).expect("pool");
+    let relay = relay_of(&unregistered);
     let no_queue = event("test.no_queue");
     write(&unregistered, std::slice::from_ref(&no_queue), false).await.expect("write");
     assert_eq!(row_state(&pool, no_queue.id).await, Some(RowState { published: false, in_flight: false }));
     assert!(queue.offered().is_empty());
+    assert!(woken(&relay).await, "without a queue every event is the relay's");
 }
 
 #[actix_web::test]
@@ -211,22 +235,12 @@ async fn a_cancelled_hand_over_hands_nothing_over_and_leaves_no_row() {
     assert_eq!(row_state(&pool, abandoned.id).await, None);
 }
 
-/// Polls until the row of `id` is unpublished (returned to the relay), or fails after 5 s.
-async fn eventually_unpublished(pool: &DbPool, id: Uuid) {
-    for _ in 0..100 {
-        if row_state(pool, id).await == Some(RowState { published: false, in_flight: false }) {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("event {id} was not returned to the relay: {:?}", row_state(pool, id).await);
-}
-
 #[actix_web::test]
 async fn a_second_transaction_beside_the_first_leaves_its_events_to_the_relay() {
     let db = TestDb::new().await;
     let queue = FakeQueue::new(true, true);
     let pool = pool_handing_to(&db, &queue).await;
+    let relay = relay_of(&pool);
     let (outer, inner) = (event("test.outer"), event("test.inner"));
 
     let mut conn = connect(&pool).await.expect("connection");
@@ -249,6 +263,7 @@ async fn a_second_transaction_beside_the_first_leaves_its_events_to_the_relay() 
     assert_eq!(queue.offered(), vec![outer.id]);
     assert_eq!(row_state(&pool, outer.id).await, Some(RowState { published: true, in_flight: true }));
     assert_eq!(row_state(&pool, inner.id).await, Some(RowState { published: false, in_flight: false }));
+    assert!(woken(&relay).await, "the second transaction's event is the relay's");
 }
 
 #[actix_web::test]
@@ -256,6 +271,7 @@ async fn an_event_whose_commit_landed_after_the_work_was_dropped_goes_to_the_rel
     let db = TestDb::new().await;
     let queue = FakeQueue::new(true, true);
     let pool = pool_handing_to(&db, &queue).await;
+    let relay = relay_of(&pool);
     // This event's COMMIT takes two seconds (a deferred trigger sleeps), so the work can be dropped
     // while COMMIT runs: the hand-over cannot know yet whether it will land.
     let mut admin = pool.get().await.expect("connection");
@@ -285,13 +301,8 @@ async fn an_event_whose_commit_landed_after_the_work_was_dropped_goes_to_the_rel
     drop(conn);
 
     // The commit lands about 1.5 s later; the hand-over waits for the transaction's end, then
-    // returns the event to the relay. Nothing was handed over from memory.
-    for _ in 0..100 {
-        if row_state(&pool, slow.id).await == Some(RowState { published: false, in_flight: false }) {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    // returns the event to the relay and wakes it. Nothing was handed over from memory.
+    assert!(tokio::time::timeout(Duration::from_secs(10), relay.woken()).await.is_ok(), "the relay was not woken");
     assert_eq!(row_state(&pool, slow.id).await, Some(RowState { published: false, in_flight: false }));
     assert!(queue.offered().is_empty(), "{:?}", queue.offered());
 }

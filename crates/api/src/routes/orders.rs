@@ -66,8 +66,9 @@ pub(crate) fn repo_error(error: RepoError) -> ApiError {
     ApiError::storage_or(error, queries::order_not_found)
 }
 
-/// Loads the order, runs `operation` on it and saves the change; on a lost race, again.
-/// Wakes the outbox relay when the change carried events.
+/// Loads the order, runs `operation` on it and saves the change; on a lost race, again. The save
+/// hands the change's events to the bus itself (a shared commit), and wakes the outbox relay only
+/// for events it leaves it.
 pub(crate) async fn change_order<F>(state: &AppState, id: Uuid, operation: F) -> Result<Order, ApiError>
 where
     F: Fn(&Order, OffsetDateTime) -> Result<OrderChange, OrderError>,
@@ -77,12 +78,7 @@ where
         let order = state.commerce.orders.get(id).await.map_err(repo_error)?;
         let change = operation(&order, commerce::now()).map_err(order_error)?;
         match state.commerce.orders.save(&change).await {
-            Ok(()) => {
-                if !change.events.is_empty() {
-                    state.outbox.notify();
-                }
-                Ok(Attempt::Done(change.order))
-            }
+            Ok(()) => Ok(Attempt::Done(change.order)),
             Err(RepoError::Stale) => Ok(Attempt::Stale),
             Err(other) => Err(repo_error(other)),
         }

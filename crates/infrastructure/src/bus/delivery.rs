@@ -54,7 +54,9 @@ pub async fn deliver(
         let outcome = AssertUnwindSafe(handler.handle(event)).catch_unwind().await;
         let error = match outcome {
             Ok(Ok(())) => {
-                observer.delivered();
+                if handler.records_events() {
+                    observer.delivered();
+                }
                 return true;
             }
             Ok(Err(error)) => error.to_string(),
@@ -75,6 +77,54 @@ pub async fn deliver(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use async_trait::async_trait;
+    use shared_kernel::ports::HandlerError;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use uuid::Uuid;
+
+    /// Counts the successes reported as `delivered`.
+    #[derive(Default)]
+    struct Delivered(AtomicUsize);
+
+    #[async_trait]
+    impl DeliveryObserver for Delivered {
+        async fn dead_letter(&self, _event: &EventEnvelope, _handler: &str, _error: &str, _attempts: u32) {}
+        async fn completed(&self, _event_id: Uuid) {}
+        fn delivered(&self) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    /// Succeeds; says whether it records events.
+    struct Succeeding(bool);
+
+    #[async_trait]
+    impl EventHandler for Succeeding {
+        fn name(&self) -> &'static str {
+            "test.succeeding"
+        }
+        fn handles(&self, _event_name: &str) -> bool {
+            true
+        }
+        async fn handle(&self, _event: &EventEnvelope) -> Result<(), HandlerError> {
+            Ok(())
+        }
+        fn records_events(&self) -> bool {
+            self.0
+        }
+    }
+
+    #[tokio::test]
+    async fn only_a_handler_that_records_events_reports_its_success() {
+        let counted = Arc::new(Delivered::default());
+        let observer: Arc<dyn DeliveryObserver> = counted.clone();
+        let event = EventEnvelope::new("test.event", Uuid::now_v7(), serde_json::json!({}));
+        for records in [true, false] {
+            let handler: Arc<dyn EventHandler> = Arc::new(Succeeding(records));
+            assert!(deliver(&handler, &event, &RetryPolicy::default(), &observer).await);
+        }
+        assert_eq!(counted.0.load(Ordering::SeqCst), 1, "the relay is woken for the recorder only");
+    }
 
     #[test]
     fn back_off_grows_and_caps() {

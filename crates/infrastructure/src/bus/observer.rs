@@ -19,7 +19,7 @@ pub trait DeliveryObserver: Send + Sync {
     async fn dead_letter(&self, event: &EventEnvelope, handler: &str, error: &str, attempts: u32);
     /// Every handler is done with the event (succeeded or dead-lettered).
     async fn completed(&self, event_id: Uuid);
-    /// A handler succeeded; it may have written events of its own.
+    /// A handler that may record events of its own (`EventHandler::records_events`) succeeded.
     fn delivered(&self) {}
 }
 
@@ -28,7 +28,8 @@ pub trait DeliveryObserver: Send + Sync {
 pub struct PgDeliveryObserver {
     dead_letters: PgDeadLetterStore,
     completions: CompletionMarks,
-    /// Wakes the relay after a handler ran: handlers record reply events.
+    /// Wakes the relay after a handler that records events ran, and when a relay paused at the
+    /// in-memory bus's high-water mark may go on.
     relay: Option<OutboxSignal>,
 }
 
@@ -69,7 +70,7 @@ impl DeliveryObserver for PgDeliveryObserver {
         self.completions.mark(event_id);
         // The bus holds one event fewer: a relay paused at its high-water mark may go on.
         if let Some(relay) = &self.relay {
-            relay.notify();
+            relay.room_made();
         }
     }
 }

@@ -34,7 +34,7 @@ use diesel_async::pooled_connection::deadpool::{Object, Pool, PoolError};
 use diesel_async::AsyncPgConnection;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError};
 
-use crate::events::DirectQueue;
+use crate::events::{DirectQueue, OutboxSignal};
 
 /// How long a part that met a refusal works with the connections it has before trying to grow.
 pub const REFUSAL_COOL_OFF: Duration = Duration::from_secs(10);
@@ -234,6 +234,8 @@ pub struct DbPool {
     /// The bus queue committed events are handed to from memory (`events::handoff`), once the bus
     /// that has one is started; shared by the clones.
     direct_queue: Arc<OnceLock<Arc<dyn DirectQueue>>>,
+    /// Wakes the outbox relay when work on this pool leaves it events to claim (`events::handoff`).
+    relay: Arc<OnceLock<OutboxSignal>>,
 }
 
 thread_local! {
@@ -276,7 +278,7 @@ fn worker_number() -> Option<usize> {
 
 impl DbPool {
     pub(super) fn new(shared: Part, workers: Vec<Part>) -> Self {
-        Self { shared, workers: workers.into(), direct_queue: Arc::default() }
+        Self { shared, workers: workers.into(), direct_queue: Arc::default(), relay: Arc::default() }
     }
 
     /// Lets work on this pool hand committed events to `queue` from memory (`events::handoff`).
@@ -287,6 +289,19 @@ impl DbPool {
 
     pub(crate) fn direct_queue(&self) -> Option<Arc<dyn DirectQueue>> {
         self.direct_queue.get().cloned()
+    }
+
+    /// Lets work on this pool wake the outbox relay when it leaves events for it (`events::handoff`).
+    /// The first call counts.
+    pub fn wake_relay_with(&self, relay: OutboxSignal) {
+        let _ = self.relay.set(relay);
+    }
+
+    /// Wakes the outbox relay, if one was given ([`Self::wake_relay_with`]).
+    pub(crate) fn wake_relay(&self) {
+        if let Some(relay) = self.relay.get() {
+            relay.notify();
+        }
     }
 
     /// A connection from this thread's part. A worker waits (up to the wait timeout) for one of its

@@ -15,6 +15,10 @@
 //! closed) is marked unpublished again by a task of its own, so the relay delivers it; one whose
 //! commit's outcome is unknown (`COMMIT` failed, or the work was dropped while it ran) too, once the
 //! transaction's id (read inside it) says it committed. Those tasks try until the database answers.
+//!
+//! The relay is woken (`DbPool::wake_relay`) only when the work left it events: inserted unpublished,
+//! or marked so again. Events handed over are no work for it, and a claim that finds nothing costs a
+//! transaction (docs/performance-journal.md, "The relay woken only for its own work").
 
 use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -51,6 +55,8 @@ struct Collected {
     committed: Vec<EventEnvelope>,
     /// Their commit may or may not have landed: the transaction's id tells, once it has ended.
     doubtful: Vec<(Option<i64>, Vec<Uuid>)>,
+    /// Events were recorded for the relay to claim (inserted unpublished).
+    left_to_relay: bool,
 }
 
 tokio::task_local! {
@@ -66,7 +72,10 @@ fn with_collected<T>(f: impl FnOnce(&mut Collected) -> T) -> Option<T> {
 /// [`crate::pipeline::transaction`], which tells this module how each one ended.
 pub async fn handing_over<F: Future>(pool: &DbPool, work: F) -> F::Output {
     let Some(queue) = pool.direct_queue() else {
-        return work.await;
+        // Every event goes the relay's way.
+        let output = work.await;
+        pool.wake_relay();
+        return output;
     };
     let collected = Arc::new(Mutex::new(Collected {
         queue,
@@ -76,6 +85,7 @@ pub async fn handing_over<F: Future>(pool: &DbPool, work: F) -> F::Output {
         pending: Vec::new(),
         committed: Vec::new(),
         doubtful: Vec::new(),
+        left_to_relay: false,
     }));
     // Dropped before the end (the work was cancelled), the guard sends what is left to the relay.
     let guard = Leftovers { collected: collected.clone(), pool: pool.clone() };
@@ -91,6 +101,8 @@ pub(crate) fn will_hand_over<E: std::borrow::Borrow<EventEnvelope>>(events: &[E]
         let takes = collected.open == 1 && collected.primary_open && collected.queue.has_room();
         if takes {
             collected.pending.extend(events.iter().map(|e| e.borrow().clone()));
+        } else {
+            collected.left_to_relay = true;
         }
         takes
     })
@@ -181,6 +193,9 @@ impl Drop for Leftovers {
         // events' insert, which `COMMIT` waits for. Nothing landed.
         let doubtful: Vec<(i64, Vec<Uuid>)> =
             doubtful.into_iter().filter_map(|(xid, ids)| xid.map(|xid| (xid, ids))).collect();
+        if collected.left_to_relay {
+            self.pool.wake_relay();
+        }
         if refused.is_empty() && doubtful.is_empty() {
             return;
         }
@@ -243,7 +258,7 @@ async fn committed_in_the_end(pool: &DbPool, xid: i64) -> bool {
     .await
 }
 
-/// Marks `ids` unpublished (those that are not done), so the relay delivers them.
+/// Marks `ids` unpublished (those that are not done), and wakes the relay to deliver them.
 async fn return_to_relay(pool: &DbPool, ids: &[Uuid]) {
     until_answered("return events to the outbox relay", || async {
         let conn = pool.get().await?;
@@ -251,4 +266,5 @@ async fn return_to_relay(pool: &DbPool, ids: &[Uuid]) {
         Ok(Some(()))
     })
     .await;
+    pool.wake_relay();
 }

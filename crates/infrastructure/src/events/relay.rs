@@ -2,9 +2,13 @@
 //!
 //! Rows are claimed with `FOR UPDATE SKIP LOCKED`, so several instances can
 //! relay at once without publishing a row twice. The relay wakes when this
-//! process commits events (`OutboxSignal`), gathers a burst for a few
-//! milliseconds, and claims it in one statement; otherwise it polls slowly.
+//! process commits events it has to claim (`OutboxSignal`), gathers a burst for
+//! a few milliseconds, and claims it in one statement; otherwise it polls slowly.
+//! Events handed to the bus from memory (`handoff`) never wake it: a claim
+//! would find nothing (docs/performance-journal.md, "The relay woken only for
+//! its own work").
 
+use std::sync::atomic::{fence, AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -22,17 +26,47 @@ use crate::prepared::Prepared;
 use crate::schema::outbox_events;
 use crate::DbPool;
 
-/// Wakes the relay right after a transaction with events commits.
+/// Wakes the relay right after a transaction commits events the relay has to claim.
 #[derive(Clone, Default)]
-pub struct OutboxSignal(Arc<Notify>);
+pub struct OutboxSignal(Arc<SignalState>);
+
+#[derive(Default)]
+struct SignalState {
+    wake: Notify,
+    /// The relay stopped at the in-memory bus's high-water mark and waits for room.
+    paused: AtomicBool,
+}
 
 impl OutboxSignal {
     pub fn notify(&self) {
-        self.0.notify_one();
+        self.0.wake.notify_one();
     }
 
-    async fn notified(&self) {
-        self.0.notified().await;
+    /// The bus finished an event: wakes the relay if it paused at the high-water mark, and only
+    /// then (an event finished is otherwise no work for the relay).
+    pub fn room_made(&self) {
+        // Pairs with the fence in `pause_while`: either the relay sees the room, or this sees it paused.
+        fence(Ordering::SeqCst);
+        if self.0.paused.swap(false, Ordering::SeqCst) {
+            self.notify();
+        }
+    }
+
+    /// Marks the relay paused while `full()` holds, and answers whether it does. Marked before the
+    /// check, so that room made meanwhile either shows in the check or wakes the relay.
+    fn pause_while(&self, full: impl FnOnce() -> bool) -> bool {
+        self.0.paused.store(true, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
+        if full() {
+            return true;
+        }
+        self.0.paused.store(false, Ordering::SeqCst);
+        false
+    }
+
+    /// Waits for the next wake-up (what the relay's loop waits for); one given before it is kept.
+    pub async fn woken(&self) {
+        self.0.wake.notified().await;
     }
 }
 
@@ -45,8 +79,8 @@ const GATHER: Duration = Duration::from_millis(5);
 
 /// With the in-process bus, the relay hands over no more while this many events wait in the bus's queue:
 /// the rest wait in the outbox (durable, and not in this process's memory) until the handlers catch up.
-/// Each finished event wakes the relay (`PgDeliveryObserver::completed`), so it resumes as soon as the
-/// queue falls below the mark. The final flush at shutdown ignores the mark: the bus handles what is
+/// While it waits, each finished event wakes it (`PgDeliveryObserver::completed`, `OutboxSignal::room_made`),
+/// so it resumes as soon as the queue falls below the mark. The final flush at shutdown ignores the mark: the bus handles what is
 /// queued before it stops.
 pub const IN_MEMORY_HIGH_WATER: i64 = 1_000;
 
@@ -149,7 +183,7 @@ impl OutboxRelay {
     async fn drain_up_to(&self, high_water: i64) -> Result<usize, DbError> {
         let mut total = 0;
         loop {
-            if !self.bus.is_durable() && self.bus.queue_depth() >= high_water {
+            if !self.bus.is_durable() && self.signal.pause_while(|| self.bus.queue_depth() >= high_water) {
                 return Ok(total);
             }
             let sent = self.relay_batch().await?;
@@ -171,7 +205,7 @@ impl OutboxRelay {
                     break;
                 }
                 tokio::select! {
-                    _ = self.signal.notified() => tokio::time::sleep(GATHER).await,
+                    _ = self.signal.woken() => tokio::time::sleep(GATHER).await,
                     _ = tokio::time::sleep(POLL_INTERVAL) => {}
                     _ = stop.changed() => {}
                 }
@@ -230,4 +264,41 @@ async fn publish_in_order(bus: &dyn EventBus, rows: Vec<RecordedEvent>) -> Vec<U
         sent.push(event.id);
     }
     sent
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn woken_soon(signal: &OutboxSignal) -> bool {
+        tokio::time::timeout(Duration::from_millis(50), signal.woken()).await.is_ok()
+    }
+
+    #[tokio::test]
+    async fn a_finished_event_wakes_only_a_relay_paused_at_the_mark() {
+        let signal = OutboxSignal::default();
+        signal.room_made();
+        assert!(!woken_soon(&signal).await, "a finished event is no work for a relay that is not paused");
+
+        assert!(signal.pause_while(|| true));
+        signal.room_made();
+        assert!(woken_soon(&signal).await, "room for a paused relay");
+        signal.room_made();
+        assert!(!woken_soon(&signal).await, "woken once: the pause is over");
+    }
+
+    #[tokio::test]
+    async fn room_found_by_the_check_keeps_the_relay_going_unpaused() {
+        let signal = OutboxSignal::default();
+        assert!(!signal.pause_while(|| false));
+        signal.room_made();
+        assert!(!woken_soon(&signal).await);
+    }
+
+    #[tokio::test]
+    async fn a_wake_up_before_the_relay_waits_is_kept() {
+        let signal = OutboxSignal::default();
+        signal.notify();
+        assert!(woken_soon(&signal).await);
+    }
 }

@@ -78,6 +78,11 @@ impl EventHandler for WebhookFanOut {
         true
     }
 
+    /// It stores deliveries, never events.
+    fn records_events(&self) -> bool {
+        false
+    }
+
     async fn handle(&self, event: &EventEnvelope) -> Result<(), HandlerError> {
         self.batches.submit(event.clone()).await.map_err(|e| HandlerError::new(e.to_string()))
     }

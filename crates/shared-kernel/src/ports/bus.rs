@@ -41,6 +41,12 @@ pub trait EventHandler: Send + Sync {
     fn done_together(&self, _event_name: &str) -> bool {
         false
     }
+    /// Whether handling an event may record events of its own, which the outbox relay then
+    /// delivers: it is woken after each success of such a handler. One that never records any says
+    /// `false` and spares the relay a claim that would find nothing.
+    fn records_events(&self) -> bool {
+        true
+    }
 }
 
 #[async_trait]

@@ -96,8 +96,8 @@ pub async fn create_customer(
     if let Some(user) = customer.user_id {
         ensure_user(&state, user, "user_id").await?;
     }
+    // The creation hands its event to the bus itself, and wakes the relay if it leaves it the event.
     let saved = state.crm.customers.create(&created_customer).await.map_err(ApiError::from)?;
-    state.outbox.notify();
     Ok(created_tagged::<CustomerView, _>(saved))
 }
 
