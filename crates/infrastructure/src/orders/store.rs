@@ -17,11 +17,13 @@ use crate::rendered::FirstRenderedOnce;
 use futures_util::future::try_join;
 use futures_util::TryFutureExt;
 
-/// The live (not deleted) order with this id: what a read or a check by id looks for.
-fn live_order(
-    id: Uuid,
-) -> diesel::dsl::And<diesel::dsl::Eq<orders::id, Uuid>, diesel::dsl::IsNull<orders::deleted_at>> {
-    orders::id.eq(id).and(orders::deleted_at.is_null())
+/// The order with this id, deleted or not: a read or a check by id selects by `id` alone and looks at
+/// `deleted_at` itself. With `deleted_at IS NULL` in the statement, the partial list indexes (which end
+/// in `id`) match it too, and on a table without statistics (never analysed) a kept plan may walk one
+/// of them whole instead of probing the primary key (docs/performance-journal.md, "By-id reads that
+/// cannot take a list index").
+fn by_id(id: Uuid) -> diesel::dsl::Eq<orders::id, Uuid> {
+    orders::id.eq(id)
 }
 
 /// The live order row and its lines (by `created_at`, then `id`), both reads sent at once (pipelined:
@@ -33,12 +35,13 @@ fn live_order(
 pub(crate) async fn load(conn: &AsyncPgConnection, id: Uuid) -> QueryResult<Option<(OrderRow, Vec<LineRow>)>> {
     let row = async move {
         let mut conn = conn;
-        orders::table
-            .filter(live_order(id))
-            .select(OrderRow::as_select())
+        let found: Option<(OrderRow, Option<time::OffsetDateTime>)> = orders::table
+            .filter(by_id(id))
+            .select((OrderRow::as_select(), orders::deleted_at))
             .first_rendered_once(&mut conn)
             .await
-            .optional()
+            .optional()?;
+        QueryResult::Ok(found.and_then(|(row, deleted_at)| deleted_at.is_none().then_some(row)))
     };
     let lines = async move {
         let mut conn = conn;
@@ -93,7 +96,9 @@ pub(crate) async fn load_many(
 
 /// Whether a live order with this id exists (tells `Stale` from `NotFound` after a missed CAS).
 pub(crate) async fn exists(conn: &mut AsyncPgConnection, id: Uuid) -> QueryResult<bool> {
-    diesel::select(diesel::dsl::exists(orders::table.filter(live_order(id)))).get_result(conn).await
+    let deleted_at: Option<Option<time::OffsetDateTime>> =
+        orders::table.filter(by_id(id)).select(orders::deleted_at).first(conn).await.optional()?;
+    Ok(matches!(deleted_at, Some(None)))
 }
 
 /// Writes `change` as a compare-and-set on version and status, with its line and its events sent
