@@ -67,6 +67,21 @@ struct Plans {
     generic_plans: i64,
 }
 
+/// The reads of rows of `first` or `second` kept prepared on `pool`'s one connection, by text.
+async fn reads_kept(pool: &infrastructure::DbPool, first: &str, second: &str) -> Vec<Plans> {
+    let mut conn = pool.get().await.expect("connection");
+    diesel::sql_query(
+        "SELECT statement, generic_plans FROM pg_prepared_statements \
+         WHERE statement LIKE 'SELECT \"' || $1 || '\".\"id\"%' OR statement LIKE 'SELECT \"' || $2 || '\".\"id\"%' \
+         ORDER BY statement",
+    )
+    .bind::<diesel::sql_types::Text, _>(first)
+    .bind::<diesel::sql_types::Text, _>(second)
+    .load(&mut conn)
+    .await
+    .expect("prepared statements")
+}
+
 #[actix_web::test]
 async fn a_single_order_read_settles_on_a_generic_plan() {
     let t = TestApp::start().await;
@@ -100,15 +115,7 @@ async fn a_single_order_read_settles_on_a_generic_plan() {
         let read = orders.get(id).await.expect("order");
         assert_eq!(read.record().lines.len(), 1, "the order's line comes with it");
     }
-    let mut conn = pool.get().await.expect("connection");
-    let plans: Vec<Plans> = diesel::sql_query(
-        "SELECT statement, generic_plans FROM pg_prepared_statements \
-         WHERE statement LIKE 'SELECT \"orders\".\"id\"%' OR statement LIKE 'SELECT \"order_lines\".\"id\"%' \
-         ORDER BY statement",
-    )
-    .load(&mut conn)
-    .await
-    .expect("prepared statements");
+    let plans = reads_kept(&pool, "orders", "order_lines").await;
     assert_eq!(plans.len(), 2, "the order's row and its lines, one statement each");
     for plan in &plans {
         // PostgreSQL tries custom plans for five runs, then keeps a generic one if it is no dearer; a
@@ -137,15 +144,7 @@ async fn reads_by_id_select_by_id_alone_so_no_list_index_can_serve_them() {
     assert!(customers.find_by_id(uuid::Uuid::now_v7()).await.expect("read").is_none());
     orders.get(order_id).await.expect("order");
 
-    let mut conn = pool.get().await.expect("connection");
-    let reads: Vec<Plans> = diesel::sql_query(
-        "SELECT statement, generic_plans FROM pg_prepared_statements \
-         WHERE statement LIKE 'SELECT \"customers\".\"id\"%' OR statement LIKE 'SELECT \"orders\".\"id\"%' \
-         ORDER BY statement",
-    )
-    .load(&mut conn)
-    .await
-    .expect("prepared statements");
+    let reads = reads_kept(&pool, "customers", "orders").await;
     assert_eq!(reads.len(), 2, "a customer's read and an order's row");
     for read in &reads {
         // `deleted_at IS NULL` in the condition would let the partial list indexes (ending in `id`)
