@@ -13,6 +13,7 @@ use super::errors::corrupt;
 use super::schema::customers;
 use crate::prepared::Prepared;
 use crate::rendered::FirstRenderedOnce;
+use crate::storage::live;
 
 #[derive(Queryable, QueryableByName, Selectable)]
 #[diesel(table_name = customers)]
@@ -201,19 +202,13 @@ pub(crate) async fn insert_history(
     insert_history_rows(conn, &[(customer_id, change)]).await
 }
 
-/// The non-deleted customer `id`.
-///
-/// Selected by `id` alone, the deletion checked here: `id = $1 AND deleted_at IS NULL` also matches the
-/// partial list indexes, which end in `id`, and on a table PostgreSQL has no statistics for yet (never
-/// analysed: autovacuum off, or not yet run) the kept plan walked one of them whole, 0.2 ms a read at
-/// 20 000 customers and growing with the table (docs/performance-journal.md, "By-id reads that cannot
-/// take a list index"). With `id` alone, the primary key is the only index that applies.
+/// The non-deleted customer `id`: selected by `id` alone, the deletion checked after ([`live`]).
 pub(crate) async fn load_customer(mut conn: &AsyncPgConnection, id: Uuid) -> QueryResult<Option<CustomerRow>> {
-    let found: Option<(CustomerRow, Option<time::OffsetDateTime>)> = customers::table
+    let found = customers::table
         .filter(customers::id.eq(id))
         .select((CustomerRow::as_select(), customers::deleted_at))
         .first_rendered_once(&mut conn)
         .await
         .optional()?;
-    Ok(found.and_then(|(row, deleted_at)| deleted_at.is_none().then_some(row)))
+    Ok(live(found))
 }

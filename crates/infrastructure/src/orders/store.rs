@@ -14,17 +14,9 @@ use crate::events::record_event;
 use crate::pipeline::write_with_followers;
 use crate::prepared::Prepared;
 use crate::rendered::FirstRenderedOnce;
+use crate::storage::live;
 use futures_util::future::try_join;
 use futures_util::TryFutureExt;
-
-/// The order with this id, deleted or not: a read or a check by id selects by `id` alone and looks at
-/// `deleted_at` itself. With `deleted_at IS NULL` in the statement, the partial list indexes (which end
-/// in `id`) match it too, and on a table without statistics (never analysed) a kept plan may walk one
-/// of them whole instead of probing the primary key (docs/performance-journal.md, "By-id reads that
-/// cannot take a list index").
-fn by_id(id: Uuid) -> diesel::dsl::Eq<orders::id, Uuid> {
-    orders::id.eq(id)
-}
 
 /// The live order row and its lines (by `created_at`, then `id`), both reads sent at once (pipelined:
 /// one round trip); `None` for a missing order.
@@ -35,13 +27,14 @@ fn by_id(id: Uuid) -> diesel::dsl::Eq<orders::id, Uuid> {
 pub(crate) async fn load(conn: &AsyncPgConnection, id: Uuid) -> QueryResult<Option<(OrderRow, Vec<LineRow>)>> {
     let row = async move {
         let mut conn = conn;
-        let found: Option<(OrderRow, Option<time::OffsetDateTime>)> = orders::table
-            .filter(by_id(id))
+        // By `id` alone, the deletion checked after (`live`).
+        let found = orders::table
+            .filter(orders::id.eq(id))
             .select((OrderRow::as_select(), orders::deleted_at))
             .first_rendered_once(&mut conn)
             .await
             .optional()?;
-        QueryResult::Ok(found.and_then(|(row, deleted_at)| deleted_at.is_none().then_some(row)))
+        QueryResult::Ok(live(found))
     };
     let lines = async move {
         let mut conn = conn;
@@ -94,11 +87,16 @@ pub(crate) async fn load_many(
         .collect())
 }
 
-/// Whether a live order with this id exists (tells `Stale` from `NotFound` after a missed CAS).
+/// Whether a live order with this id exists (tells `Stale` from `NotFound` after a missed CAS). By
+/// `id` alone, the deletion checked after, as in [`load`].
 pub(crate) async fn exists(conn: &mut AsyncPgConnection, id: Uuid) -> QueryResult<bool> {
-    let deleted_at: Option<Option<time::OffsetDateTime>> =
-        orders::table.filter(by_id(id)).select(orders::deleted_at).first(conn).await.optional()?;
-    Ok(matches!(deleted_at, Some(None)))
+    let found = orders::table
+        .filter(orders::id.eq(id))
+        .select((orders::id, orders::deleted_at))
+        .first(conn)
+        .await
+        .optional()?;
+    Ok(live::<Uuid>(found).is_some())
 }
 
 /// Writes `change` as a compare-and-set on version and status, with its line and its events sent
