@@ -71,6 +71,8 @@ pub struct Services {
     relay_stop: watch::Sender<bool>,
     relay: JoinHandle<()>,
     sweeper: JoinHandle<()>,
+    /// Analyses changed tables where PostgreSQL does not (autovacuum off).
+    analyser: Option<JoinHandle<()>>,
     /// The `tally_auth` listener (without Redis only); stops with the relay.
     auth_listener: Option<JoinHandle<()>>,
     /// Completion marks still to write when the bus stops.
@@ -80,9 +82,17 @@ pub struct Services {
 }
 
 impl Services {
+    /// Whether this instance analyses the tables itself (PostgreSQL without autovacuum).
+    pub fn analyses_tables(&self) -> bool {
+        self.analyser.is_some()
+    }
+
     /// Stops the relay (after a last flush of the outbox), then the bus.
     pub async fn shutdown(self) {
         self.sweeper.abort();
+        if let Some(analyser) = &self.analyser {
+            analyser.abort();
+        }
         // Attempts in flight are abandoned and handed back to be sent again (at least once).
         self.webhooks.stop().await;
         let _ = self.relay_stop.send(true);
@@ -183,6 +193,7 @@ async fn start_services_split(
         ensure_admin(&identity, &settings, account, ExistingAccount::Refuse).await?;
     }
     let sweeper = spawn_sweeper(identity.revocations.clone(), event_pool.clone(), delivery_queue.clone());
+    let analyser = spawn_analyser(&event_pool).await;
     // With Redis, revocations live there and every request asks it.
     let auth_listener = match settings.redis_url {
         None => Some(crate::auth::listener::start(settings.database_url.clone(), identity.live.clone(), stop_rx).await),
@@ -214,7 +225,7 @@ async fn start_services_split(
         outbox: signal,
         metrics: Arc::new(Metrics::new()?),
     });
-    Ok(Services { state, relay_stop, relay, sweeper, auth_listener, completions, webhooks: webhook_worker })
+    Ok(Services { state, relay_stop, relay, sweeper, analyser, auth_listener, completions, webhooks: webhook_worker })
 }
 
 /// How often revocations of expired tokens and expired idempotency keys are forgotten.
@@ -249,6 +260,40 @@ fn spawn_sweeper(
             }
         }
     })
+}
+
+/// How often, where PostgreSQL runs without autovacuum, the tables changed since are analysed
+/// (autovacuum's own default round).
+const ANALYSE_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Where PostgreSQL does not analyse tables (autovacuum off), analyses those that changed enough,
+/// every [`ANALYSE_EVERY`], so that plans made while a table was small are made again as it grows
+/// (`infrastructure::db::analyse_changed_tables`). `None` where the server does it.
+async fn spawn_analyser(pool: &infrastructure::DbPool) -> Option<JoinHandle<()>> {
+    match db::server_analyses_tables(pool).await {
+        Ok(true) => return None,
+        Ok(false) => tracing::warn!(
+            "PostgreSQL runs without autovacuum (autovacuum or track_counts is off): Tally analyses the tables \
+             that changed, once a minute, so that plans made while a table was small are made again"
+        ),
+        Err(error) => {
+            tracing::warn!(%error, "could not read whether PostgreSQL analyses tables; Tally will not analyse them");
+            return None;
+        }
+    }
+    let pool = pool.clone();
+    Some(tokio::spawn(async move {
+        let mut every = tokio::time::interval(ANALYSE_EVERY);
+        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            every.tick().await;
+            match db::analyse_changed_tables(&pool).await {
+                Ok(tables) if tables.is_empty() => {}
+                Ok(tables) => tracing::info!(?tables, "analysed changed tables"),
+                Err(error) => tracing::warn!(%error, "could not analyse changed tables"),
+            }
+        }
+    }))
 }
 
 /// The event handlers of every context, wired to their adapters; `start_services` subscribes them

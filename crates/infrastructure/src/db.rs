@@ -10,8 +10,10 @@ use diesel_async::{AsyncConnection, AsyncMigrationHarness, AsyncPgConnection, Ru
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 
 mod pool;
+mod statistics;
 
 pub use pool::{DbConn, DbPool, SharedConn, REFUSAL_COOL_OFF};
+pub use statistics::{analyse_changed_tables, server_analyses_tables};
 
 /// Every migration in the top-level `migrations/` folder, compiled in.
 pub const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations");

@@ -36,6 +36,7 @@ mod schema;
 mod security;
 mod shared_commits;
 mod shared_reads;
+mod statistics;
 mod support;
 mod webhooks;
 mod wire;
