@@ -270,12 +270,19 @@ const ANALYSE_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 /// every [`ANALYSE_EVERY`], so that plans made while a table was small are made again as it grows
 /// (`infrastructure::db::analyse_changed_tables`). `None` where the server does it.
 async fn spawn_analyser(pool: &infrastructure::DbPool) -> Option<JoinHandle<()>> {
-    match db::server_analyses_tables(pool).await {
-        Ok(true) => return None,
-        Ok(false) => tracing::warn!(
-            "PostgreSQL runs without autovacuum (autovacuum or track_counts is off): Tally analyses the tables \
-             that changed, once a minute, so that plans made while a table was small are made again"
+    match db::who_analyses_tables(pool).await {
+        Ok(db::Analysis::Server) => return None,
+        Ok(db::Analysis::Tally) => tracing::warn!(
+            "PostgreSQL runs without autovacuum: Tally analyses the tables that changed, once a minute, so that \
+             plans made while a table was small are made again"
         ),
+        Ok(db::Analysis::Nobody) => {
+            tracing::warn!(
+                "PostgreSQL runs with track_counts off: no table is ever analysed, and plans made while a table \
+                 was small are kept as it grows; turn track_counts and autovacuum on"
+            );
+            return None;
+        }
         Err(error) => {
             tracing::warn!(%error, "could not read whether PostgreSQL analyses tables; Tally will not analyse them");
             return None;

@@ -43,8 +43,8 @@ pub enum Opening {
     Plain,
     /// Commits without waiting for the WAL flush ([`bookkeeping`]).
     NoFlushWait,
-    /// Gives up on a row lock after 500 ms: the writes sharing a commit must not all wait for the
-    /// slowest lock holder (`shared_commit`).
+    /// Gives up on a lock after 500 ms: the writes sharing a commit must not all wait for the slowest
+    /// lock holder (`shared_commit`), nor a round of analysis for a migration (`db::statistics`).
     LockWaitsLimited,
 }
 

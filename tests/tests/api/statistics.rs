@@ -4,7 +4,7 @@
 use diesel::sql_types::{Bool, Text};
 use diesel::QueryableByName;
 use diesel_async::{AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
-use infrastructure::db::{analyse_changed_tables, build_pool, server_analyses_tables, PoolSettings};
+use infrastructure::db::{analyse_changed_tables, build_pool, who_analyses_tables, Analysis, PoolSettings};
 use tally_tests::db::TestDb;
 use tally_tests::TestApp;
 
@@ -12,12 +12,6 @@ use tally_tests::TestApp;
 struct PlanLine {
     #[diesel(sql_type = Text, column_name = "QUERY PLAN")]
     line: String,
-}
-
-#[derive(QueryableByName)]
-struct Flag {
-    #[diesel(sql_type = Bool)]
-    flag: bool,
 }
 
 async fn plan(conn: &mut AsyncPgConnection) -> String {
@@ -85,19 +79,46 @@ async fn instances_analysing_at_once_take_turns() {
 }
 
 #[actix_web::test]
+async fn a_table_another_session_holds_fails_the_round_instead_of_holding_it() {
+    let db = TestDb::new().await;
+    let pool = build_pool(&PoolSettings::new(&db.url, 3)).expect("pool");
+    load_customers(&mut pool.get().await.expect("connection"), 500).await;
+    // As a migration or a `VACUUM FULL` would: a lock `ANALYZE` must wait for.
+    let mut holder = pool.get().await.expect("connection");
+    holder.batch_execute("BEGIN; LOCK TABLE customers IN SHARE UPDATE EXCLUSIVE MODE").await.expect("lock");
+    let refused = analyse_changed_tables(&pool).await;
+    assert!(refused.is_err(), "gave up on the lock: {refused:?}");
+    holder.batch_execute("ROLLBACK").await.expect("unlock");
+    let analysed = analyse_changed_tables(&pool).await.expect("analyse");
+    assert!(analysed.contains(&"public.customers".to_owned()), "the next round analyses it: {analysed:?}");
+}
+
+#[actix_web::test]
 async fn an_instance_analyses_tables_exactly_where_the_server_does_not() {
+    #[derive(QueryableByName)]
+    struct Settings {
+        #[diesel(sql_type = Bool)]
+        autovacuum: bool,
+        #[diesel(sql_type = Bool)]
+        track_counts: bool,
+    }
     let t = TestApp::start().await;
-    let server_does = server_analyses_tables(&t.state.pool).await.expect("settings");
+    let who = who_analyses_tables(&t.state.pool).await.expect("settings");
     let mut conn = t.state.pool.get().await.expect("connection");
-    let settings: Flag = diesel::sql_query(
-        "SELECT current_setting('autovacuum') = 'on' AND current_setting('track_counts') = 'on' AS flag",
+    let settings: Settings = diesel::sql_query(
+        "SELECT current_setting('autovacuum') = 'on' AS autovacuum, current_setting('track_counts') = 'on' AS track_counts",
     )
     .get_result(&mut conn)
     .await
     .expect("settings");
     drop(conn);
-    assert_eq!(server_does, settings.flag, "read from the server's own settings");
+    let expected = match (settings.track_counts, settings.autovacuum) {
+        (false, _) => Analysis::Nobody,
+        (true, true) => Analysis::Server,
+        (true, false) => Analysis::Tally,
+    };
+    assert_eq!(who, expected, "read from the server's own settings");
     let services = t.services.as_ref().expect("services");
-    assert_eq!(services.analyses_tables(), !server_does, "one of the two analyses the tables");
+    assert_eq!(services.analyses_tables(), who == Analysis::Tally, "Tally analyses only where the server does not");
     t.stop().await;
 }

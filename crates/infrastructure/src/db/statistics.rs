@@ -12,6 +12,7 @@ use diesel::QueryableByName;
 use diesel_async::{AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
 
 use super::{DbError, DbPool};
+use crate::pipeline::Opening;
 
 /// One advisory lock for every instance on the database: one analyses, the others skip the round.
 const ANALYSING: &str =
@@ -38,24 +39,47 @@ struct Table {
     name: String,
 }
 
-/// Whether PostgreSQL analyses this database's tables itself: autovacuum on, with the activity
-/// counts it goes by (`track_counts`).
-pub async fn server_analyses_tables(pool: &DbPool) -> Result<bool, DbError> {
+/// Who keeps this database's table statistics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Analysis {
+    /// PostgreSQL: autovacuum is on, with the activity counts it goes by (`track_counts`).
+    Server,
+    /// Tally ([`analyse_changed_tables`]): autovacuum is off, the activity counts are kept.
+    Tally,
+    /// Nobody can tell which tables changed: `track_counts` is off.
+    Nobody,
+}
+
+/// Who keeps the statistics, by the server's settings.
+pub async fn who_analyses_tables(pool: &DbPool) -> Result<Analysis, DbError> {
+    #[derive(QueryableByName)]
+    struct Settings {
+        #[diesel(sql_type = Bool)]
+        autovacuum: bool,
+        #[diesel(sql_type = Bool)]
+        track_counts: bool,
+    }
     let mut conn = pool.get().await?;
-    let answer: Flag = diesel::sql_query(
-        "SELECT current_setting('autovacuum')::bool AND current_setting('track_counts')::bool AS flag",
+    let settings: Settings = diesel::sql_query(
+        "SELECT current_setting('autovacuum')::bool AS autovacuum, \
+                current_setting('track_counts')::bool AS track_counts",
     )
     .get_result(&mut conn)
     .await?;
-    Ok(answer.flag)
+    Ok(match (settings.track_counts, settings.autovacuum) {
+        (false, _) => Analysis::Nobody,
+        (true, true) => Analysis::Server,
+        (true, false) => Analysis::Tally,
+    })
 }
 
 /// Analyses the tables that changed enough since their last analysis (see [`CHANGED_TABLES`]) and
 /// returns their names; none while another instance is at it. Each `ANALYZE` makes the plans kept
-/// for its table be made again, with the statistics.
+/// for its table be made again, with the statistics. A table another session holds locked against
+/// it (a migration, a `VACUUM FULL`) fails the round after 500 ms instead of holding it.
 pub async fn analyse_changed_tables(pool: &DbPool) -> Result<Vec<String>, DbError> {
     let mut conn = pool.get().await?;
-    crate::pipeline::transaction(&mut conn, async |conn: &AsyncPgConnection| {
+    crate::pipeline::transaction_opened(&mut conn, Opening::LockWaitsLimited, async |conn: &AsyncPgConnection| {
         let mut conn = conn;
         let turn: Flag = diesel::sql_query(ANALYSING).get_result(&mut conn).await?;
         if !turn.flag {
