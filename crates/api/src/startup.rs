@@ -72,7 +72,7 @@ pub struct Services {
     relay: JoinHandle<()>,
     sweeper: JoinHandle<()>,
     /// Analyses changed tables where PostgreSQL does not (autovacuum off).
-    analyser: Option<JoinHandle<()>>,
+    analyser: JoinHandle<()>,
     /// The `tally_auth` listener (without Redis only); stops with the relay.
     auth_listener: Option<JoinHandle<()>>,
     /// Completion marks still to write when the bus stops.
@@ -82,17 +82,10 @@ pub struct Services {
 }
 
 impl Services {
-    /// Whether this instance analyses the tables itself (PostgreSQL without autovacuum).
-    pub fn analyses_tables(&self) -> bool {
-        self.analyser.is_some()
-    }
-
     /// Stops the relay (after a last flush of the outbox), then the bus.
     pub async fn shutdown(self) {
         self.sweeper.abort();
-        if let Some(analyser) = &self.analyser {
-            analyser.abort();
-        }
+        self.analyser.abort();
         // Attempts in flight are abandoned and handed back to be sent again (at least once).
         self.webhooks.stop().await;
         let _ = self.relay_stop.send(true);
@@ -193,7 +186,7 @@ async fn start_services_split(
         ensure_admin(&identity, &settings, account, ExistingAccount::Refuse).await?;
     }
     let sweeper = spawn_sweeper(identity.revocations.clone(), event_pool.clone(), delivery_queue.clone());
-    let analyser = spawn_analyser(&event_pool).await;
+    let analyser = spawn_analyser(event_pool.clone());
     // With Redis, revocations live there and every request asks it.
     let auth_listener = match settings.redis_url {
         None => Some(crate::auth::listener::start(settings.database_url.clone(), identity.live.clone(), stop_rx).await),
@@ -262,45 +255,60 @@ fn spawn_sweeper(
     })
 }
 
-/// How often, where PostgreSQL runs without autovacuum, the tables changed since are analysed
-/// (autovacuum's own default round).
+/// How often Tally asks whether PostgreSQL analyses tables and, where it does not, analyses those
+/// that changed (autovacuum's own default round).
 const ANALYSE_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// Where PostgreSQL does not analyse tables (autovacuum off), analyses those that changed enough,
-/// every [`ANALYSE_EVERY`], so that plans made while a table was small are made again as it grows
-/// (`infrastructure::db::analyse_changed_tables`). `None` where the server does it.
-async fn spawn_analyser(pool: &infrastructure::DbPool) -> Option<JoinHandle<()>> {
-    match db::who_analyses_tables(pool).await {
-        Ok(db::Analysis::Server) => return None,
-        Ok(db::Analysis::Tally) => tracing::warn!(
-            "PostgreSQL runs without autovacuum: Tally analyses the tables that changed, once a minute, so that \
-             plans made while a table was small are made again"
-        ),
-        Ok(db::Analysis::Nobody) => {
-            tracing::warn!(
-                "PostgreSQL runs with track_counts off: no table is ever analysed, and plans made while a table \
-                 was small are kept as it grows; turn track_counts and autovacuum on"
-            );
-            return None;
-        }
-        Err(error) => {
-            tracing::warn!(%error, "could not read whether PostgreSQL analyses tables; Tally will not analyse them");
-            return None;
-        }
-    }
-    let pool = pool.clone();
-    Some(tokio::spawn(async move {
+/// Every [`ANALYSE_EVERY`]: where PostgreSQL does not analyse tables (autovacuum off), analyses those
+/// that changed enough, so that plans made while a table was small are made again as it grows
+/// (`infrastructure::db::analyse_changed_tables`). Who analyses is asked each round (a reload may
+/// change it) and said in the log when it changes.
+fn spawn_analyser(pool: infrastructure::DbPool) -> JoinHandle<()> {
+    tokio::spawn(async move {
         let mut every = tokio::time::interval(ANALYSE_EVERY);
         every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut said = db::Analysis::Server;
         loop {
             every.tick().await;
+            let who = match db::who_analyses_tables(&pool).await {
+                Ok(who) => who,
+                Err(error) => {
+                    tracing::warn!(%error, "could not read whether PostgreSQL analyses tables");
+                    continue;
+                }
+            };
+            if who != said {
+                match who {
+                    db::Analysis::Server => {
+                        tracing::info!("PostgreSQL analyses the tables again; Tally leaves it to it")
+                    }
+                    db::Analysis::Tally => tracing::warn!(
+                        "PostgreSQL runs without autovacuum: Tally analyses the tables that changed, once a minute, \
+                         so that plans made while a table was small are made again"
+                    ),
+                    db::Analysis::Nobody => tracing::warn!(
+                        "PostgreSQL runs with track_counts off: no table is ever analysed, and plans made while a \
+                         table was small are kept as it grows; turn track_counts and autovacuum on"
+                    ),
+                }
+                said = who;
+            }
+            if who != db::Analysis::Tally {
+                continue;
+            }
             match db::analyse_changed_tables(&pool).await {
-                Ok(tables) if tables.is_empty() => {}
-                Ok(tables) => tracing::info!(?tables, "analysed changed tables"),
+                Ok(round) => {
+                    if !round.analysed.is_empty() {
+                        tracing::info!(tables = ?round.analysed, "analysed changed tables");
+                    }
+                    for (table, error) in round.failed {
+                        tracing::warn!(%table, %error, "could not analyse a changed table; the next round tries again");
+                    }
+                }
                 Err(error) => tracing::warn!(%error, "could not analyse changed tables"),
             }
         }
-    }))
+    })
 }
 
 /// The event handlers of every context, wired to their adapters; `start_services` subscribes them

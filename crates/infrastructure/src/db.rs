@@ -13,7 +13,7 @@ mod pool;
 mod statistics;
 
 pub use pool::{DbConn, DbPool, SharedConn, REFUSAL_COOL_OFF};
-pub use statistics::{analyse_changed_tables, who_analyses_tables, Analysis};
+pub use statistics::{analyse_changed_tables, who_analyses_tables, Analysis, AnalysisRound, ANALYSIS_LOCK};
 
 /// Every migration in the top-level `migrations/` folder, compiled in.
 pub const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations");

@@ -4,9 +4,10 @@
 use diesel::sql_types::{Bool, Text};
 use diesel::QueryableByName;
 use diesel_async::{AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
-use infrastructure::db::{analyse_changed_tables, build_pool, who_analyses_tables, Analysis, PoolSettings};
+use infrastructure::db::{
+    analyse_changed_tables, build_pool, who_analyses_tables, Analysis, DbPool, PoolSettings, ANALYSIS_LOCK,
+};
 use tally_tests::db::TestDb;
-use tally_tests::TestApp;
 
 #[derive(QueryableByName)]
 struct PlanLine {
@@ -20,6 +21,24 @@ async fn plan(conn: &mut AsyncPgConnection) -> String {
     lines.into_iter().map(|l| l.line).collect::<Vec<_>>().join("\n")
 }
 
+/// A database whose `customers` and `companies` autovacuum, where the server runs it, leaves alone: the
+/// tests say when they are analysed. (Set before any plan is made: a change of a table's options makes
+/// its plans again.)
+async fn database() -> (TestDb, DbPool) {
+    let db = TestDb::new().await;
+    let pool = build_pool(&PoolSettings::new(&db.url, 3)).expect("pool");
+    pool.get()
+        .await
+        .expect("connection")
+        .batch_execute(
+            "ALTER TABLE customers SET (autovacuum_enabled = off); \
+             ALTER TABLE companies SET (autovacuum_enabled = off)",
+        )
+        .await
+        .expect("no autovacuum");
+    (db, pool)
+}
+
 /// `n` customers, written as a bulk load would.
 async fn load_customers(conn: &mut AsyncPgConnection, n: i32) {
     diesel::sql_query(
@@ -31,15 +50,31 @@ async fn load_customers(conn: &mut AsyncPgConnection, n: i32) {
     .execute(conn)
     .await
     .expect("bulk load");
-    // The rows counted in the table's activity now, not at this backend's next report, which may come
-    // seconds later: the report after this statement is forced.
+    counted_now(conn).await;
+}
+
+/// `n` companies, as [`load_customers`].
+async fn load_companies(conn: &mut AsyncPgConnection, n: i32) {
+    diesel::sql_query(
+        "INSERT INTO companies (id, name, created_at, updated_at) \
+         SELECT md5('co' || n)::uuid, 'Company ' || n, now(), now() FROM generate_series(1, $1) AS n",
+    )
+    .bind::<diesel::sql_types::Integer, _>(n)
+    .execute(conn)
+    .await
+    .expect("bulk load");
+    counted_now(conn).await;
+}
+
+/// The rows written counted in their tables' activity now, not at this backend's next report, which
+/// may come seconds later: the report after this statement is forced.
+async fn counted_now(conn: &mut AsyncPgConnection) {
     conn.batch_execute("SELECT pg_stat_force_next_flush()").await.expect("flush");
 }
 
 #[actix_web::test]
 async fn a_plan_made_on_an_empty_table_is_made_again_once_the_table_is_analysed() {
-    let db = TestDb::new().await;
-    let pool = build_pool(&PoolSettings::new(&db.url, 3)).expect("pool");
+    let (_db, pool) = database().await;
     let mut kept = pool.get().await.expect("connection");
     // As PostgreSQL settles a kept statement after its first runs: one plan, made now, reused.
     kept.batch_execute(
@@ -57,44 +92,59 @@ async fn a_plan_made_on_an_empty_table_is_made_again_once_the_table_is_analysed(
     load_customers(&mut loader, 5_000).await;
     assert_eq!(plan(&mut kept).await, on_empty, "nothing makes the plan again by itself");
 
-    let analysed = analyse_changed_tables(&pool).await.expect("analyse");
+    let analysed = analyse_changed_tables(&pool).await.expect("analyse").analysed;
     assert!(analysed.contains(&"public.customers".to_owned()), "{analysed:?}");
     let analysed_plan = plan(&mut kept).await;
     assert!(analysed_plan.contains("Index Scan using customers_pkey"), "made again: {analysed_plan}");
 
     // Analysed, the table has nothing more to report until it changes again.
-    let again = analyse_changed_tables(&pool).await.expect("analyse");
+    let again = analyse_changed_tables(&pool).await.expect("analyse").analysed;
     assert!(!again.contains(&"public.customers".to_owned()), "{again:?}");
 }
 
 #[actix_web::test]
-async fn instances_analysing_at_once_take_turns() {
-    let db = TestDb::new().await;
-    let pool = build_pool(&PoolSettings::new(&db.url, 4)).expect("pool");
+async fn a_table_another_instance_is_analysing_is_left_to_it() {
+    let (_db, pool) = database().await;
     load_customers(&mut pool.get().await.expect("connection"), 500).await;
-    let (first, second) = futures_util::join!(analyse_changed_tables(&pool), analyse_changed_tables(&pool));
-    let (first, second) = (first.expect("analyse"), second.expect("analyse"));
-    let customers = |tables: &[String]| tables.iter().filter(|t| *t == "public.customers").count();
-    assert_eq!(customers(&first) + customers(&second), 1, "analysed once: {first:?} {second:?}");
+    // Another instance, in the middle of analysing the table: it holds the table's lock.
+    let mut other = pool.get().await.expect("connection");
+    other
+        .batch_execute(&format!(
+            "BEGIN; SELECT pg_advisory_xact_lock({ANALYSIS_LOCK}, 'customers'::regclass::oid::int4)"
+        ))
+        .await
+        .expect("the other instance's lock");
+    let round = analyse_changed_tables(&pool).await.expect("analyse");
+    assert!(!round.analysed.contains(&"public.customers".to_owned()), "left to the other: {:?}", round.analysed);
+    assert!(round.failed.is_empty(), "not a failure: {:?}", round.failed);
+    other.batch_execute("ROLLBACK").await.expect("the other instance gives up");
+    let round = analyse_changed_tables(&pool).await.expect("analyse");
+    assert_eq!(round.analysed, ["public.customers"], "the next round analyses it");
 }
 
 #[actix_web::test]
-async fn a_table_another_session_holds_fails_the_round_instead_of_holding_it() {
-    let db = TestDb::new().await;
-    let pool = build_pool(&PoolSettings::new(&db.url, 3)).expect("pool");
-    load_customers(&mut pool.get().await.expect("connection"), 500).await;
+async fn a_table_held_by_another_session_waits_for_the_next_round_and_the_others_keep_theirs() {
+    let (_db, pool) = database().await;
+    let mut loader = pool.get().await.expect("connection");
+    load_companies(&mut loader, 500).await;
+    load_customers(&mut loader, 500).await;
+    drop(loader);
     // As a migration or a `VACUUM FULL` would: a lock `ANALYZE` must wait for.
     let mut holder = pool.get().await.expect("connection");
     holder.batch_execute("BEGIN; LOCK TABLE customers IN SHARE UPDATE EXCLUSIVE MODE").await.expect("lock");
-    let refused = analyse_changed_tables(&pool).await;
-    assert!(refused.is_err(), "gave up on the lock: {refused:?}");
+    let round = analyse_changed_tables(&pool).await.expect("analyse");
+    assert_eq!(round.analysed, ["public.companies"], "analysed before the held one, and kept");
+    let [(table, error)] = &round.failed[..] else { panic!("one table failed: {:?}", round.failed) };
+    assert_eq!(table, "public.customers");
+    assert!(error.to_string().contains("lock timeout"), "gave up on the lock: {error}");
     holder.batch_execute("ROLLBACK").await.expect("unlock");
-    let analysed = analyse_changed_tables(&pool).await.expect("analyse");
-    assert!(analysed.contains(&"public.customers".to_owned()), "the next round analyses it: {analysed:?}");
+    let round = analyse_changed_tables(&pool).await.expect("analyse");
+    assert_eq!(round.analysed, ["public.customers"], "the next round analyses it, and only it");
+    assert!(round.failed.is_empty(), "{:?}", round.failed);
 }
 
 #[actix_web::test]
-async fn an_instance_analyses_tables_exactly_where_the_server_does_not() {
+async fn who_analyses_is_read_from_the_servers_settings() {
     #[derive(QueryableByName)]
     struct Settings {
         #[diesel(sql_type = Bool)]
@@ -102,23 +152,15 @@ async fn an_instance_analyses_tables_exactly_where_the_server_does_not() {
         #[diesel(sql_type = Bool)]
         track_counts: bool,
     }
-    let t = TestApp::start().await;
-    let who = who_analyses_tables(&t.state.pool).await.expect("settings");
-    let mut conn = t.state.pool.get().await.expect("connection");
+    let db = TestDb::new().await;
+    let pool = build_pool(&PoolSettings::new(&db.url, 1)).expect("pool");
+    let who = who_analyses_tables(&pool).await.expect("settings");
     let settings: Settings = diesel::sql_query(
-        "SELECT current_setting('autovacuum') = 'on' AS autovacuum, current_setting('track_counts') = 'on' AS track_counts",
+        "SELECT setting = 'on' AS autovacuum, (SELECT setting = 'on' FROM pg_settings WHERE name = 'track_counts') \
+         AS track_counts FROM pg_settings WHERE name = 'autovacuum'",
     )
-    .get_result(&mut conn)
+    .get_result(&mut pool.get().await.expect("connection"))
     .await
     .expect("settings");
-    drop(conn);
-    let expected = match (settings.track_counts, settings.autovacuum) {
-        (false, _) => Analysis::Nobody,
-        (true, true) => Analysis::Server,
-        (true, false) => Analysis::Tally,
-    };
-    assert_eq!(who, expected, "read from the server's own settings");
-    let services = t.services.as_ref().expect("services");
-    assert_eq!(services.analyses_tables(), who == Analysis::Tally, "Tally analyses only where the server does not");
-    t.stop().await;
+    assert_eq!(who, Analysis::by_settings(settings.autovacuum, settings.track_counts));
 }
