@@ -88,15 +88,11 @@ pub(crate) async fn load_many(
 }
 
 /// Whether a live order with this id exists (tells `Stale` from `NotFound` after a missed CAS). By
-/// `id` alone, the deletion checked after, as in [`load`].
+/// `id` alone, the deletion checked after, as in [`load`]: found, and not deleted.
 pub(crate) async fn exists(conn: &mut AsyncPgConnection, id: Uuid) -> QueryResult<bool> {
-    let found = orders::table
-        .filter(orders::id.eq(id))
-        .select((orders::id, orders::deleted_at))
-        .first(conn)
-        .await
-        .optional()?;
-    Ok(live::<Uuid>(found).is_some())
+    let deleted_at: Option<Option<time::OffsetDateTime>> =
+        orders::table.filter(orders::id.eq(id)).select(orders::deleted_at).first(conn).await.optional()?;
+    Ok(matches!(deleted_at, Some(None)))
 }
 
 /// Writes `change` as a compare-and-set on version and status, with its line and its events sent
