@@ -9,6 +9,12 @@
 //! the others' answers), so a request's error stays its own and the bus retries and dead-letters per
 //! event as before (unless [`Batched::shared_failure`] says doing it again could do it twice). The
 //! price: while a batch waits (on a row lock, say), the requests queued behind it wait too.
+//!
+//! A steady set of clients, each sending its next request once answered, splits into two halves
+//! that take turns: the half answered first is back while the other half's batch runs. Where
+//! [`Batched::COMPANY_WAIT`] is set, a batch waits up to that long for as many requests as were
+//! around the last one (the requests it took and those that queued while it ran), so they share one
+//! transaction again (docs/performance-journal.md, "Writes waiting for their company").
 
 use std::collections::{HashSet, VecDeque};
 use std::hash::Hash;
@@ -38,6 +44,11 @@ pub trait Batched: Send + Sync + 'static {
     /// batch's statement costs the same for one request as for many and nobody waits on the answer
     /// (the webhook fan-out).
     const GATHER: Duration = Duration::ZERO;
+    /// How long a batch may wait for company: for as many requests as were around the last batch.
+    /// Zero (the default): it does not wait. Worth it where the requests come from clients waiting
+    /// on their answers, each of whom sends again soon after being answered; a client that left
+    /// costs the next batch this wait once (tokio's timers count whole milliseconds).
+    const COMPANY_WAIT: Duration = Duration::ZERO;
 
     /// Requests with equal keys are never in one batch (a later one sees what the earlier one did).
     fn key(request: &Self::Request) -> Self::Key;
@@ -98,6 +109,8 @@ impl<B: Batched> GroupCommit<B> {
 
 async fn run<B: Batched>(work: Arc<B>, mut receiver: mpsc::UnboundedReceiver<Queued<B>>) {
     let mut waiting = VecDeque::new();
+    // How many requests were around the last batch: those it took and those that queued meanwhile.
+    let mut company = 1;
     loop {
         if waiting.is_empty() {
             match receiver.recv().await {
@@ -116,10 +129,36 @@ async fn run<B: Batched>(work: Arc<B>, mut receiver: mpsc::UnboundedReceiver<Que
         while let Ok(queued) = receiver.try_recv() {
             waiting.push_back(queued);
         }
+        if waiting.len() < company && !B::COMPANY_WAIT.is_zero() {
+            wait_for_company(&mut receiver, &mut waiting, company, B::COMPANY_WAIT).await;
+        }
         let batch = take_batch::<B, _>(&mut waiting);
+        let taken = batch.len();
         // A panic must not stop the queue: the batch's requests see their answer dropped (`lost`).
         if AssertUnwindSafe(run_batch(work.as_ref(), batch)).catch_unwind().await.is_err() {
             tracing::error!("a batch panicked; its requests failed");
+        }
+        while let Ok(queued) = receiver.try_recv() {
+            waiting.push_back(queued);
+        }
+        company = (taken + waiting.len()).clamp(1, B::MAX_BATCH);
+    }
+}
+
+/// Takes requests into `waiting` until it holds `company` of them or `wait` has passed. Each arrival
+/// wakes the queue's task; nothing polls.
+async fn wait_for_company<T>(
+    receiver: &mut mpsc::UnboundedReceiver<T>,
+    waiting: &mut VecDeque<T>,
+    company: usize,
+    wait: Duration,
+) {
+    let deadline = tokio::time::Instant::now() + wait;
+    while waiting.len() < company {
+        match tokio::time::timeout_at(deadline, receiver.recv()).await {
+            Ok(Some(queued)) => waiting.push_back(queued),
+            // Closed (the next `recv` ends the queue) or the wait is over: the batch goes as it is.
+            Ok(None) | Err(_) => return,
         }
     }
 }
@@ -305,6 +344,75 @@ mod tests {
         let answers = submit_all(&queue, vec![(1, 1), (66, 66)]).await;
         assert_eq!(answers, vec![Err("outcome unknown".to_owned()), Err("outcome unknown".to_owned())]);
         assert!(queue.work.singles.lock().expect("lock").is_empty(), "nothing done twice");
+    }
+
+    /// A [`Doubler`] whose batches wait up to `MILLIS` for company.
+    #[derive(Default)]
+    struct Companied<const MILLIS: u64>(Doubler);
+
+    #[async_trait]
+    impl<const MILLIS: u64> Batched for Companied<MILLIS> {
+        type Request = (u32, u32);
+        type Outcome = u32;
+        type Error = String;
+        type Key = u32;
+        const COMPANY_WAIT: Duration = Duration::from_millis(MILLIS);
+
+        fn key(request: &(u32, u32)) -> u32 {
+            request.0
+        }
+
+        async fn many(&self, requests: &[&(u32, u32)]) -> Result<Vec<u32>, String> {
+            self.0.many(requests).await
+        }
+
+        fn lost() -> String {
+            Doubler::lost()
+        }
+    }
+
+    /// Four clients answered together; two come back at once and two 20 ms later.
+    async fn four_then_two_and_two<B: Batched<Request = (u32, u32)>>(queue: &GroupCommit<B>) {
+        let submit_all =
+            |requests: Vec<(u32, u32)>| futures_util::future::join_all(requests.into_iter().map(|r| queue.submit(r)));
+        submit_all((1..=4).map(|n| (n, n)).collect()).await;
+        let later = async {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            submit_all(vec![(7, 7), (8, 8)]).await
+        };
+        tokio::join!(submit_all(vec![(5, 5), (6, 6)]), later);
+    }
+
+    #[tokio::test]
+    async fn without_a_company_wait_clients_that_come_back_apart_take_two_batches() {
+        let queue = GroupCommit::start(Doubler::default());
+        four_then_two_and_two(&queue).await;
+        let batches = queue.work.batches.lock().expect("lock").clone();
+        assert_eq!(batches, vec![vec![1, 2, 3, 4], vec![5, 6], vec![7, 8]]);
+    }
+
+    #[tokio::test]
+    async fn a_batch_waits_for_as_many_requests_as_came_with_the_last_one() {
+        let queue = GroupCommit::start(Companied::<10_000>::default());
+        four_then_two_and_two(&queue).await;
+        let batches = queue.work.0.batches.lock().expect("lock").clone();
+        assert_eq!(batches, vec![vec![1, 2, 3, 4], vec![5, 6, 7, 8]], "the four share a commit again");
+    }
+
+    #[tokio::test]
+    async fn a_client_that_left_costs_one_wait_and_is_then_forgotten() {
+        let queue = GroupCommit::start(Companied::<50>::default());
+        futures_util::future::join_all((1..=4).map(|n| queue.submit((n, n)))).await;
+        // Three clients left: the lone request waits out the company wait, then goes alone.
+        assert_eq!(queue.submit((5, 5)).await, Ok(10));
+        // Company is one now: a request goes at once, and one 20 ms later does not join it.
+        let later = async {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            queue.submit((7, 7)).await
+        };
+        assert_eq!(tokio::join!(queue.submit((6, 6)), later), (Ok(12), Ok(14)));
+        let batches = queue.work.0.batches.lock().expect("lock").clone();
+        assert_eq!(batches, vec![vec![1, 2, 3, 4], vec![5], vec![6], vec![7]]);
     }
 
     #[test]
