@@ -138,10 +138,7 @@ async fn run<B: Batched>(work: Arc<B>, mut receiver: mpsc::UnboundedReceiver<Que
         if AssertUnwindSafe(run_batch(work.as_ref(), batch)).catch_unwind().await.is_err() {
             tracing::error!("a batch panicked; its requests failed");
         }
-        while let Ok(queued) = receiver.try_recv() {
-            waiting.push_back(queued);
-        }
-        company = (taken + waiting.len()).clamp(1, B::MAX_BATCH);
+        company = (taken + waiting.len() + receiver.len()).clamp(1, B::MAX_BATCH);
     }
 }
 
