@@ -104,6 +104,8 @@ fn default_event_pool_size(request_pool_size: usize) -> usize {
 
 pub const DEFAULT_DATABASE_URL: &str = "postgres://postgres@127.0.0.1:5432/tally";
 pub const MIN_JWT_SECRET_BYTES: usize = 32;
+/// A bearer token guessable by nobody (decisions §13.2).
+pub const MIN_METRICS_TOKEN_BYTES: usize = 32;
 
 /// Secrets that appear (or appeared) in the project's own files: `serve`
 /// refuses them. A test keeps this list in step with README, docs/ and deploy/.
@@ -191,6 +193,10 @@ impl Settings {
                 return Err(invalid("JWT_SECRET", format!("must be at least {MIN_JWT_SECRET_BYTES} bytes long")));
             }
         }
+        let metrics_token = env.get("METRICS_TOKEN");
+        if metrics_token.as_ref().is_some_and(|token| token.len() < MIN_METRICS_TOKEN_BYTES) {
+            return Err(invalid("METRICS_TOKEN", format!("must be at least {MIN_METRICS_TOKEN_BYTES} bytes long")));
+        }
         let redis_url = env.get("REDIS_URL");
         if let Some(url) = &redis_url {
             if !(url.starts_with("redis://") || url.starts_with("rediss://")) {
@@ -264,7 +270,7 @@ impl Settings {
         Ok(Self {
             webhooks: WebhookSettings::read(&env)?,
             registration_open,
-            metrics_token: env.get("METRICS_TOKEN"),
+            metrics_token,
             database_url,
             database_pool_size,
             database_event_pool_size,
@@ -356,6 +362,7 @@ mod tests {
             ("REPORTING_CURRENCY", "DOLLARS"),
             ("LOG_FORMAT", "xml"),
             ("REGISTRATION", "invite-only"),
+            ("METRICS_TOKEN", "0123456789abcdef0123456789abcde"),
         ];
         for (name, value) in cases {
             let error = settings(&[(name, value)]).expect_err(name);

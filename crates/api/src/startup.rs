@@ -357,8 +357,9 @@ pub struct Account<'a> {
     pub name: Option<&'a str>,
 }
 
-/// Makes sure `email` is an active user holding `admin` and `superadmin`; an
-/// existing account that is not an admin is promoted only when asked to.
+/// Creates `email` as an active user holding `admin` and `superadmin` when no such user exists.
+/// An existing account changes only when promotion is asked for explicitly (decisions §13.2): a
+/// restart never re-activates, re-grants or re-passwords an admin that was banned or demoted since.
 async fn ensure_admin(
     identity: &IdentityServices,
     settings: &Settings,
@@ -384,8 +385,9 @@ async fn ensure_admin(
     match outcome {
         AdminProvision::RefusedNotAdmin => {
             return Err(StartupError::AdminRefused(format!(
-                "{} belongs to an existing account that is not an admin; refusing to promote it \
-                 (ADMIN_EMAIL never does; `tally create-admin --promote` does it explicitly)",
+                "{} belongs to an existing account that is not an admin; nothing changed \
+                 (ADMIN_EMAIL only creates a missing admin: unset it, or promote the account \
+                 explicitly with `tally create-admin --promote`)",
                 email.as_str()
             )))
         }
@@ -420,7 +422,12 @@ pub async fn create_admin(
     let what = match outcome {
         AdminProvision::Created(_) => "created",
         AdminProvision::Promoted(_) => "promoted (password set, earlier sessions ended)",
-        AdminProvision::AlreadyAdmin(_) | AdminProvision::RefusedNotAdmin => "already an admin",
+        AdminProvision::AlreadyAdmin(_) | AdminProvision::RefusedNotAdmin => {
+            println!(
+                "admin {email} already exists; nothing changed (--promote sets its password and grants both roles)"
+            );
+            return Ok(());
+        }
     };
     println!("admin {email} {what}: active with the admin and superadmin roles");
     Ok(())

@@ -114,6 +114,8 @@ pub trait ApiKeyRepository: Send + Sync {
     /// Revokes key `id` (of `owner`, when given); `NotFound` when there is no such key.
     /// Revoking a revoked key changes nothing and returns it.
     async fn revoke(&self, id: Uuid, owner: Option<Uuid>, at: OffsetDateTime) -> Result<ApiKeyRecord, RepoError>;
+    /// Key `id`, whoever owns it (to know whose key an administrator is about to revoke).
+    async fn find(&self, id: Uuid) -> Result<Option<ApiKeyRecord>, RepoError>;
     async fn find_by_hash(&self, key_hash: &[u8]) -> Result<Option<ApiKeyRecord>, RepoError>;
 }
 

@@ -7,10 +7,10 @@ use crate::IdentityError;
 
 pub const SYSTEM_ROLES: [&str; 5] = ["superadmin", "admin", "manager", "user", "guest"];
 
-/// The role only a superadmin may hand out, take away, or act upon.
+/// The role only a superadmin may hand out, take away, change, or act upon.
 pub const SUPERADMIN: &str = "superadmin";
 
-/// What an administrator does to a user's account (the target).
+/// What an administrator does to a user's account or what belongs to it (the target), or to a role.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AccountAction<'a> {
     /// Suspend, ban, or any other status change.
@@ -19,16 +19,27 @@ pub enum AccountAction<'a> {
     GrantRole(&'a str),
     /// Remove the role of this name.
     RemoveRole(&'a str),
+    /// Lift the lock-out that failed logins set.
+    Unlock,
+    /// Revoke one of the account's tokens or API keys.
+    RevokeCredential,
+    /// Verify or ban the account's profile.
+    ModerateProfile,
+    /// Change a role: its permissions, name or description. Every holder of the role is
+    /// changed with it, so the target's roles are the role itself.
+    EditRole,
 }
 
 fn holds<R: AsRef<str>>(roles: &[R], name: &str) -> bool {
     roles.iter().any(|r| r.as_ref() == name)
 }
 
-/// Decisions §12.1: only a superadmin may grant or remove `superadmin`, or
-/// change the status or the roles of a user who holds it. Everything else
-/// is left to the route's own guard (admin). `target_roles` must be the
-/// target's current roles, read from the database just before the write.
+/// Decisions §12.1 and §13.2: only a superadmin may grant or remove `superadmin`,
+/// change that role, or do anything to a user who holds it (status, roles,
+/// lock-out, tokens, keys, profile). Everything else is left to the route's own
+/// guard (admin). `target_roles` must be the target's current roles, read from
+/// the database just before the write; for [`AccountAction::EditRole`], the
+/// edited role's name.
 pub fn may_administer<A: AsRef<str>, T: AsRef<str>>(
     actor_roles: &[A],
     target_roles: &[T],
@@ -38,8 +49,12 @@ pub fn may_administer<A: AsRef<str>, T: AsRef<str>>(
         return Ok(());
     }
     let touches_superadmin_role = match action {
-        AccountAction::ChangeStatus => false,
         AccountAction::GrantRole(role) | AccountAction::RemoveRole(role) => role == SUPERADMIN,
+        AccountAction::ChangeStatus
+        | AccountAction::Unlock
+        | AccountAction::RevokeCredential
+        | AccountAction::ModerateProfile
+        | AccountAction::EditRole => false,
     };
     if touches_superadmin_role || holds(target_roles, SUPERADMIN) {
         Err(IdentityError::SuperadminOnly)
@@ -50,12 +65,18 @@ pub fn may_administer<A: AsRef<str>, T: AsRef<str>>(
 
 /// Nobody locks themselves out by accident (a choice, see docs/identity.md):
 /// an actor may not change their own account's status, nor remove their own
-/// `admin` or `superadmin` role. Granting oneself a role is left to the guards.
+/// `admin` or `superadmin` role. Granting oneself a role is left to the guards;
+/// one's own lock-out, tokens, keys and profile are one's own business.
 pub fn may_act_on_self(action: AccountAction<'_>) -> Result<(), IdentityError> {
     match action {
         AccountAction::ChangeStatus => Err(IdentityError::OwnAccount),
         AccountAction::RemoveRole(role) if role == "admin" || role == SUPERADMIN => Err(IdentityError::OwnAccount),
-        AccountAction::RemoveRole(_) | AccountAction::GrantRole(_) => Ok(()),
+        AccountAction::RemoveRole(_)
+        | AccountAction::GrantRole(_)
+        | AccountAction::Unlock
+        | AccountAction::RevokeCredential
+        | AccountAction::ModerateProfile
+        | AccountAction::EditRole => Ok(()),
     }
 }
 
@@ -182,13 +203,21 @@ mod tests {
 
     #[test]
     fn only_a_superadmin_touches_superadmins_and_their_role() {
-        use AccountAction::{ChangeStatus, GrantRole, RemoveRole};
+        use AccountAction::{ChangeStatus, GrantRole, ModerateProfile, RemoveRole, RevokeCredential, Unlock};
         let superadmin = ["admin", "superadmin"];
         let admin = ["admin"];
         let user = ["user"];
         let none: [&str; 0] = [];
-        let actions =
-            [ChangeStatus, GrantRole("staff"), RemoveRole("user"), GrantRole(SUPERADMIN), RemoveRole(SUPERADMIN)];
+        let actions = [
+            ChangeStatus,
+            GrantRole("staff"),
+            RemoveRole("user"),
+            GrantRole(SUPERADMIN),
+            RemoveRole(SUPERADMIN),
+            Unlock,
+            RevokeCredential,
+            ModerateProfile,
+        ];
         // A superadmin may do everything, to anyone.
         for target in [&superadmin[..], &admin, &user, &none] {
             for action in actions {
@@ -197,7 +226,9 @@ mod tests {
         }
         // An admin: ordinary actions on ordinary users...
         for target in [&admin[..], &user, &none] {
-            for action in [ChangeStatus, GrantRole("admin"), RemoveRole("staff")] {
+            for action in
+                [ChangeStatus, GrantRole("admin"), RemoveRole("staff"), Unlock, RevokeCredential, ModerateProfile]
+            {
                 assert_eq!(may_administer(&admin, target, action), Ok(()), "{target:?} {action:?}");
             }
             // ...but never the superadmin role itself.
@@ -210,6 +241,10 @@ mod tests {
             assert_eq!(may_administer(&admin, &superadmin, action), Err(IdentityError::SuperadminOnly), "{action:?}");
             assert_eq!(may_administer(&none, &["superadmin"], action), Err(IdentityError::SuperadminOnly));
         }
+        // Changing a role changes its holders: the superadmin role is a superadmin's to change.
+        assert_eq!(may_administer(&admin, &[SUPERADMIN], AccountAction::EditRole), Err(IdentityError::SuperadminOnly));
+        assert_eq!(may_administer(&superadmin, &[SUPERADMIN], AccountAction::EditRole), Ok(()));
+        assert_eq!(may_administer(&admin, &["admin"], AccountAction::EditRole), Ok(()));
         // Role names are exact: a look-alike is not the superadmin role.
         assert_eq!(may_administer(&admin, &["superadmins"], GrantRole("superadmin-x")), Ok(()));
         // Owned strings work as well as literals.
@@ -226,6 +261,9 @@ mod tests {
         assert_eq!(may_act_on_self(RemoveRole("staff")), Ok(()));
         assert_eq!(may_act_on_self(GrantRole("staff")), Ok(()));
         assert_eq!(may_act_on_self(GrantRole(SUPERADMIN)), Ok(()));
+        for own in [AccountAction::Unlock, AccountAction::RevokeCredential, AccountAction::ModerateProfile] {
+            assert_eq!(may_act_on_self(own), Ok(()), "{own:?}");
+        }
     }
 
     #[test]

@@ -14,9 +14,12 @@ pub enum IdentityError {
     InvalidStatusTransition { from: &'static str, to: &'static str },
     #[error("system roles cannot be changed this way")]
     SystemRole,
-    /// Decisions §12.1: the superadmin role, and superadmins, are a
+    /// Decisions §12.1, §13.2: the superadmin role, and superadmins, are a
     /// superadmin's business.
-    #[error("only a superadmin may grant or remove superadmin, or change a superadmin's status or roles")]
+    #[error(
+        "only a superadmin may grant, remove or change the superadmin role, or act on a superadmin's \
+         account, tokens, keys or profile"
+    )]
     SuperadminOnly,
     /// An administrator cannot lock themselves out: no status change of
     /// their own account, no removing their own admin or superadmin role.

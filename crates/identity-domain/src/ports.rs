@@ -18,7 +18,8 @@ pub use shared_kernel::StorageError as RepoError;
 /// What to do when the first admin's email belongs to an existing account.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExistingAccount {
-    /// Leave an account that is not an admin untouched (anyone could have registered it).
+    /// Leave any existing account exactly as it is (decisions §13.2): an admin that was since
+    /// banned, locked or demoted stays so, and a stranger who registered the email is not promoted.
     Refuse,
     /// Promote it: set the password, activate, end its sessions, grant the roles.
     Promote,
@@ -28,7 +29,7 @@ pub enum ExistingAccount {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AdminProvision {
     Created(Uuid),
-    /// Already an admin: made active and given any missing role.
+    /// Already an admin (holds `admin` or `superadmin`): left as it is, whatever its status.
     AlreadyAdmin(Uuid),
     Promoted(Uuid),
     /// The email belongs to an account that is not an admin; nothing changed.
@@ -121,19 +122,22 @@ pub trait UserRepository: Send + Sync {
         change: StatusChange,
         events: Vec<EventEnvelope>,
     ) -> Result<UserRecord, RepoError>;
-    /// Replaces the hash and bumps the token version.
+    /// Replaces the hash and bumps the token version; with `revoke_api_keys`, revokes the user's
+    /// API keys in the same transaction (decisions §13.2).
     async fn change_password(
         &self,
         id: Uuid,
         password_hash: String,
+        revoke_api_keys: bool,
         events: Vec<EventEnvelope>,
     ) -> Result<(), RepoError>;
     async fn unlock(&self, id: Uuid) -> Result<UserRecord, RepoError>;
     async fn access_profile(&self, id: Uuid) -> Result<Option<AccessProfile>, RepoError>;
-    /// Makes sure an active user with `email` holds the admin `roles`. An
-    /// existing account that is not an admin yet is changed only when
-    /// `existing` is `Promote` (then its password is set and its sessions end);
-    /// an existing admin keeps its password unless promoted explicitly.
+    /// Creates an active user with `email` holding the admin `roles` when no such
+    /// user exists. An existing account is changed only when `existing` is
+    /// `Promote` (then it is activated, given the roles, its password set and its
+    /// sessions ended); with `Refuse` nothing changes, and the outcome says whether
+    /// it is an admin.
     async fn ensure_admin(
         &self,
         user: NewUser,

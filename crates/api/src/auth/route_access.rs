@@ -295,6 +295,15 @@ pub fn access_for(method: &str, pattern: &str) -> Option<Access> {
     BY_ROUTE.get(&(method, pattern)).copied()
 }
 
+/// Whether the route answers with a credential anyone may ask for (register, login, refresh):
+/// such answers are never kept for a replay, so `Idempotency-Key` is ignored there and a retry
+/// runs again (decisions §13.2).
+pub fn answers_with_credentials(req: &actix_web::dev::ServiceRequest) -> bool {
+    let pattern = crate::http::route_policy::matched_pattern(req);
+    let access = pattern.as_deref().and_then(|pattern| access_for(req.method().as_str(), pattern));
+    matches!(access, Some(Credentials(_)))
+}
+
 /// The `Allow` header of a 405 for this pattern (RFC 9110 §15.5.6): the
 /// methods the table lists for it, in the table's order.
 pub fn allowed_methods(pattern: &str) -> String {

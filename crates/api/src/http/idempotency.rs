@@ -123,7 +123,10 @@ pub async fn replay_or_run(
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     let header = req.headers().get(&IDEMPOTENCY_KEY).cloned();
     let state = req.app_data::<Data<AppState>>().cloned();
-    let (Some(header), Some(state), true) = (header, state, req.method() == Method::POST) else {
+    // Register, login and refresh ignore the key: their answers are credentials, never kept.
+    let replayable =
+        header.is_some() && req.method() == Method::POST && !crate::auth::route_access::answers_with_credentials(&req);
+    let (Some(header), Some(state), true) = (header, state, replayable) else {
         return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
     };
     // Boxed: a keyed request's state (its transaction, the kept answer) would otherwise sit in the

@@ -3,6 +3,7 @@
 pub mod api_keys;
 pub mod auth;
 pub mod contacts;
+mod guard;
 pub mod permissions;
 pub mod profiles;
 pub mod requests;

@@ -166,6 +166,18 @@ impl ApiKeyRepository for PgApiKeyRepository {
         }
     }
 
+    async fn find(&self, id: Uuid) -> Result<Option<ApiKeyRecord>, RepoError> {
+        let mut conn = connect(&self.pool).await?;
+        api_keys::table
+            .find(id)
+            .select(ApiKeyRow::as_select())
+            .first(&mut conn)
+            .await
+            .optional()
+            .map(|row| row.map(ApiKeyRecord::from))
+            .map_err(from_diesel)
+    }
+
     async fn find_by_hash(&self, key_hash: &[u8]) -> Result<Option<ApiKeyRecord>, RepoError> {
         let mut conn = connect(&self.pool).await?;
         // One statement: the look-up, and the use recorded when the last one is a minute old.

@@ -22,7 +22,7 @@ use super::from_diesel;
 use crate::db::{contains_pattern_lower as contains_pattern, lower};
 use crate::events::record_event;
 use crate::prepared::Prepared;
-use crate::schema::users;
+use crate::schema::{api_keys, users};
 use crate::storage::{connect, connect_shared};
 use crate::DbPool;
 
@@ -301,6 +301,7 @@ impl UserRepository for PgUserRepository {
         &self,
         id: Uuid,
         password_hash: String,
+        revoke_api_keys: bool,
         events: Vec<EventEnvelope>,
     ) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
@@ -318,6 +319,16 @@ impl UserRepository for PgUserRepository {
                 .execute(&mut conn)
                 .await?;
                 if changed == 1 {
+                    if revoke_api_keys {
+                        // With the password: nobody holds a key made with the old one after it is gone.
+                        Prepared(
+                            diesel::update(api_keys::table)
+                                .filter(api_keys::user_id.eq(id).and(api_keys::revoked_at.is_null()))
+                                .set(api_keys::revoked_at.eq(diesel::dsl::now)),
+                        )
+                        .execute(&mut conn)
+                        .await?;
+                    }
                     record_event(conn, &events).await?;
                 }
                 Ok(changed)
@@ -401,7 +412,7 @@ impl UserRepository for PgUserRepository {
                 grant_roles(conn, row.id, roles).await?;
                 return Ok(AdminProvision::Created(row.id));
             }
-            // The row lock keeps a concurrent role change from slipping between check and write.
+            // The row lock keeps a concurrent role change from slipping between check and promotion.
             let found: AdminCheckRow = diesel::sql_query(
                 "SELECT u.id, EXISTS (SELECT 1 FROM user_roles ur JOIN roles r ON r.id = ur.role_id \
                      WHERE ur.user_id = u.id AND r.name IN ('admin', 'superadmin') AND r.deleted_at IS NULL) AS is_admin \
@@ -410,16 +421,12 @@ impl UserRepository for PgUserRepository {
             .bind::<Text, _>(&user.email)
             .get_result(&mut conn)
             .await?;
-            let outcome = match (existing, found.is_admin) {
-                (ExistingAccount::Refuse, false) => return Ok(AdminProvision::RefusedNotAdmin),
-                (ExistingAccount::Refuse, true) => {
-                    Prepared(diesel::update(users::table.filter(users::id.eq(found.id)))
-                        .set((users::status.eq("active"), users::updated_at.eq(diesel::dsl::now))))
-                        .execute(&mut conn)
-                        .await?;
-                    AdminProvision::AlreadyAdmin(found.id)
-                }
-                (ExistingAccount::Promote, _) => {
+            match existing {
+                // Decisions §13.2: an existing account is left exactly as it is, so a ban, a
+                // demotion or a new password made since is never undone by a restart.
+                ExistingAccount::Refuse if found.is_admin => Ok(AdminProvision::AlreadyAdmin(found.id)),
+                ExistingAccount::Refuse => Ok(AdminProvision::RefusedNotAdmin),
+                ExistingAccount::Promote => {
                     Prepared(diesel::update(users::table.filter(users::id.eq(found.id)))
                         .set((
                             users::status.eq("active"),
@@ -431,11 +438,10 @@ impl UserRepository for PgUserRepository {
                         )))
                         .execute(&mut conn)
                         .await?;
-                    AdminProvision::Promoted(found.id)
+                    grant_roles(conn, found.id, roles).await?;
+                    Ok(AdminProvision::Promoted(found.id))
                 }
-            };
-            grant_roles(conn, found.id, roles).await?;
-            Ok(outcome)
+            }
         })
         .await
         .map_err(from_diesel)

@@ -21,8 +21,8 @@ fn code(body: &Value) -> &str {
     body["error"]["code"].as_str().unwrap_or("")
 }
 
-/// Creates a key as `token`; returns (id, key).
-async fn new_key<S, B>(app: &S, token: &str, permissions: &[&str]) -> (String, String)
+/// Creates a key as `token`, whose password is `password`; returns (id, key).
+pub(super) async fn new_key<S, B>(app: &S, token: &str, password: &str, permissions: &[&str]) -> (String, String)
 where
     S: actix_web::dev::Service<
         actix_http::Request,
@@ -31,7 +31,8 @@ where
     >,
     B: actix_web::body::MessageBody,
 {
-    let (status, _, created) = call(app, post(KEYS, token, json!({"name": "sync", "permissions": permissions}))).await;
+    let body = json!({"name": "sync", "permissions": permissions, "current_password": password});
+    let (status, _, created) = call(app, post(KEYS, token, body)).await;
     assert_eq!(status, StatusCode::CREATED, "{created}");
     let data = &created["data"];
     (data["id"].as_str().expect("id").to_owned(), data["key"].as_str().expect("key").to_owned())
@@ -42,8 +43,15 @@ async fn a_key_does_what_it_is_scoped_to_and_nothing_more() {
     let t = TestApp::start().await;
     let app = init_service(build_app(t.state.clone())).await;
     let admin = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
-    let (status, _, created) =
-        call(&app, post(KEYS, &admin, json!({"name": " sync ", "permissions": ["customers:read"]}))).await;
+    let (status, _, created) = call(
+        &app,
+        post(
+            KEYS,
+            &admin,
+            json!({"name": " sync ", "permissions": ["customers:read"], "current_password": ADMIN_PASSWORD}),
+        ),
+    )
+    .await;
     assert_eq!(status, StatusCode::CREATED, "{created}");
     let key = created["data"]["key"].as_str().expect("key shown once").to_owned();
     assert!(key.starts_with("tly_") && key.len() == 68, "{key}");
@@ -60,8 +68,15 @@ async fn a_key_does_what_it_is_scoped_to_and_nothing_more() {
         let (status, _, body) = call(&app, get(uri, &key)).await;
         assert_eq!(status, StatusCode::FORBIDDEN, "{uri}: a person's or an administrator's operation: {body}");
     }
-    let (status, _, _) =
-        call(&app, post(KEYS, &key, json!({"name": "child", "permissions": ["customers:read"]}))).await;
+    let (status, _, _) = call(
+        &app,
+        post(
+            KEYS,
+            &key,
+            json!({"name": "child", "permissions": ["customers:read"], "current_password": ADMIN_PASSWORD}),
+        ),
+    )
+    .await;
     assert_eq!(status, StatusCode::FORBIDDEN, "a key never makes keys");
     let (status, _, _) =
         call(&app, get(CUSTOMERS, "tly_0000000000000000000000000000000000000000000000000000000000000000")).await;
@@ -110,7 +125,8 @@ async fn a_key_holds_no_more_than_its_owner() {
     let admin = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
     let (staff_id, staff) = register_staff(&app, "staff@example.com", "password-123").await;
     for beyond in [json!(["roles:create"]), json!(["*:*"]), json!(["customers:read", "users:delete"])] {
-        let (status, _, body) = call(&app, post(KEYS, &staff, json!({"name": "k", "permissions": beyond}))).await;
+        let body = json!({"name": "k", "permissions": beyond, "current_password": "password-123"});
+        let (status, _, body) = call(&app, post(KEYS, &staff, body)).await;
         assert_eq!((status, code(&body)), (StatusCode::FORBIDDEN, "FORBIDDEN"), "{beyond}: {body}");
     }
     for (bad, field) in [
@@ -119,11 +135,13 @@ async fn a_key_holds_no_more_than_its_owner() {
         (json!({"name": "", "permissions": ["customers:read"]}), "name"),
         (json!({"name": "k", "permissions": ["customers:read"], "expires_at": "2020-01-01T00:00:00Z"}), "expires_at"),
     ] {
+        let mut bad = bad;
+        bad["current_password"] = json!("password-123");
         let (status, _, body) = call(&app, post(KEYS, &staff, bad.clone())).await;
         assert_eq!((status, code(&body)), (StatusCode::BAD_REQUEST, "VALIDATION_ERROR"), "{bad}: {body}");
         assert!(body["error"]["details"][field].is_string(), "{field}: {body}");
     }
-    let (_, key) = new_key(&app, &staff, &["customers:read"]).await;
+    let (_, key) = new_key(&app, &staff, "password-123", &["customers:read"]).await;
     assert_eq!(call(&app, get(CUSTOMERS, &key)).await.0, StatusCode::OK);
     // The owner's permissions are asked at every request: losing them narrows the key at once.
     crate::crm_support::strip_roles(&t, staff_id).await;
@@ -131,7 +149,7 @@ async fn a_key_holds_no_more_than_its_owner() {
     // Other users' keys are not in a user's list; an administrator sees all.
     let (_, _, theirs) = call(&app, get(KEYS, &staff)).await;
     assert_eq!(theirs["pagination"]["total"], 1);
-    new_key(&app, &admin, &["orders:read"]).await;
+    new_key(&app, &admin, ADMIN_PASSWORD, &["orders:read"]).await;
     let (_, _, all) = call(&app, get(KEYS, &admin)).await;
     assert_eq!(all["pagination"]["total"], 2);
     let (_, _, mine) = call(&app, get(KEYS, &staff)).await;
@@ -145,7 +163,7 @@ async fn revocation_expiry_and_a_suspended_owner_stop_a_key_at_once() {
     let app = init_service(build_app(t.state.clone())).await;
     let admin = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
     let (staff_id, staff) = register_staff(&app, "staff@example.com", "password-123").await;
-    let (id, key) = new_key(&app, &staff, &["customers:read"]).await;
+    let (id, key) = new_key(&app, &staff, "password-123", &["customers:read"]).await;
     assert_eq!(call(&app, get(CUSTOMERS, &key)).await.0, StatusCode::OK);
     // Another user cannot revoke it; its owner can.
     let (other_id, other) = register_staff(&app, "other@example.com", "password-123").await;
@@ -158,7 +176,7 @@ async fn revocation_expiry_and_a_suspended_owner_stop_a_key_at_once() {
     assert_eq!(call(&app, delete(&staff)).await.0, StatusCode::NO_CONTENT, "revoking again changes nothing");
 
     // Expired.
-    let (expiring, key) = new_key(&app, &other, &["customers:read"]).await;
+    let (expiring, key) = new_key(&app, &other, "password-123", &["customers:read"]).await;
     let past = format!(
         "UPDATE api_keys SET created_at = now() - interval '2 days', expires_at = now() - interval '1 day' \
          WHERE id = '{expiring}'"
@@ -172,7 +190,7 @@ async fn revocation_expiry_and_a_suspended_owner_stop_a_key_at_once() {
     assert_eq!((status, code(&body)), (StatusCode::UNAUTHORIZED, "TOKEN_EXPIRED"));
 
     // The owner suspended: their keys stop with their tokens.
-    let (_, key) = new_key(&app, &other, &["customers:read"]).await;
+    let (_, key) = new_key(&app, &other, "password-123", &["customers:read"]).await;
     assert_eq!(call(&app, get(CUSTOMERS, &key)).await.0, StatusCode::OK);
     let suspend = TestRequest::put()
         .uri(&format!("/api/v1/identity/users/{other_id}/suspend"))
@@ -190,8 +208,8 @@ async fn keys_are_rate_limited_per_key() {
     let t = TestApp::start_with(TestOptions::default().with_env("RATE_LIMIT_ENABLED", "true")).await;
     let app = init_service(build_app(t.state.clone())).await;
     let admin = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
-    let (_, first) = new_key(&app, &admin, &["customers:read"]).await;
-    let (_, second) = new_key(&app, &admin, &["customers:read"]).await;
+    let (_, first) = new_key(&app, &admin, ADMIN_PASSWORD, &["customers:read"]).await;
+    let (_, second) = new_key(&app, &admin, ADMIN_PASSWORD, &["customers:read"]).await;
     let mut limited = None;
     for n in 0..150 {
         let (status, _, _) = call(&app, get(CUSTOMERS, &first)).await;
@@ -224,7 +242,7 @@ async fn a_key_scopes_idempotency_keys_of_its_own() {
     let t = TestApp::start().await;
     let app = init_service(build_app(t.state.clone())).await;
     let admin = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
-    let (_, key) = new_key(&app, &admin, &["customers:create"]).await;
+    let (_, key) = new_key(&app, &admin, ADMIN_PASSWORD, &["customers:create"]).await;
     let create = |token: &str, email: &str| {
         post(CUSTOMERS, token, json!({"name": "K", "email": email})).insert_header(("Idempotency-Key", "same"))
     };
@@ -235,8 +253,12 @@ async fn a_key_scopes_idempotency_keys_of_its_own() {
     assert_eq!(again["data"]["id"], first["data"]["id"]);
     // A keyed key creation keeps no secret: the retry learns the key was made, not the key.
     let make = || {
-        post(KEYS, &admin, json!({"name": "once", "permissions": ["customers:read"]}))
-            .insert_header(("Idempotency-Key", "key-1"))
+        post(
+            KEYS,
+            &admin,
+            json!({"name": "once", "permissions": ["customers:read"], "current_password": ADMIN_PASSWORD}),
+        )
+        .insert_header(("Idempotency-Key", "key-1"))
     };
     let (status, _, made) = call(&app, make()).await;
     assert_eq!(status, StatusCode::CREATED, "{made}");
@@ -262,14 +284,21 @@ async fn a_person_holds_a_bounded_number_of_live_keys() {
     let admin = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
     let mut first = None;
     for _ in 0..25 {
-        let (id, _) = new_key(&app, &admin, &["customers:read"]).await;
+        let (id, _) = new_key(&app, &admin, ADMIN_PASSWORD, &["customers:read"]).await;
         first.get_or_insert(id);
     }
-    let (status, _, body) =
-        call(&app, post(KEYS, &admin, json!({"name": "one more", "permissions": ["customers:read"]}))).await;
+    let (status, _, body) = call(
+        &app,
+        post(
+            KEYS,
+            &admin,
+            json!({"name": "one more", "permissions": ["customers:read"], "current_password": ADMIN_PASSWORD}),
+        ),
+    )
+    .await;
     assert_eq!((status, code(&body)), (StatusCode::CONFLICT, "TOO_MANY_API_KEYS"), "{body}");
     let revoke = TestRequest::delete().uri(&format!("{KEYS}/{}", first.expect("a key"))).insert_header(bearer(&admin));
     assert_eq!(call(&app, revoke).await.0, StatusCode::NO_CONTENT);
-    new_key(&app, &admin, &["customers:read"]).await;
+    new_key(&app, &admin, ADMIN_PASSWORD, &["customers:read"]).await;
     t.stop().await;
 }

@@ -4,6 +4,7 @@
 mod access;
 mod api_keys;
 mod bootstrap;
+mod credentials;
 mod holes;
 mod input;
 mod limits;

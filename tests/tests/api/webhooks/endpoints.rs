@@ -120,7 +120,11 @@ async fn only_holders_of_webhooks_permissions_manage_them() {
     let key = expect(
         &app,
         201,
-        post("/api/v1/identity/api-keys", &admin, json!({"name": "monitor", "permissions": ["webhooks:read"]})),
+        post(
+            "/api/v1/identity/api-keys",
+            &admin,
+            json!({"name": "monitor", "permissions": ["webhooks:read"], "current_password": ADMIN_PASSWORD}),
+        ),
     )
     .await["key"]
         .as_str()

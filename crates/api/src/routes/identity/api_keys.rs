@@ -1,15 +1,19 @@
 //! API keys (decisions 12.6): `POST|GET /identity/api-keys`, `DELETE /identity/api-keys/{id}`.
-//! Managed only with a user's access token (the gate refuses keys here): a key never makes keys.
+//! Managed only with a user's access token (the gate refuses keys here): a key never makes keys,
+//! and making one asks for the person's password again (decisions §13.2).
 
 use actix_web::{web, HttpResponse};
 use identity_domain::api_key::{ApiKeyRecord, NewApiKey, MAX_LIVE_KEYS_PER_USER};
 use identity_domain::ports::RepoError;
+use identity_domain::AccountAction;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use super::auth::confirm_password;
 use super::contacts::identity_error;
+use super::guard::{guard, Target};
 use crate::app::AppState;
 use crate::auth::api_keys::{hash, new_secret, shown_prefix};
 use crate::auth::Caller;
@@ -33,6 +37,10 @@ pub struct CreateApiKeyBody {
     #[serde(default, with = "shared_kernel::bounds::rfc3339::option")]
     #[schema(value_type = Option<String>, format = DateTime)]
     pub expires_at: Option<OffsetDateTime>,
+    /// The creator's password, asked again (decisions §13.2): a stolen access token alone makes
+    /// no key that outlives it. A wrong one counts toward the lock-out, as at login.
+    #[schema(min_length = 1, format = Password)]
+    pub current_password: String,
 }
 
 /// A key as lists show it: never the key itself.
@@ -90,8 +98,11 @@ fn owner_scope(caller: &Caller) -> Option<Uuid> {
 
 #[utoipa::path(post, path = "/api/v1/identity/api-keys", tag = "identity", request_body = CreateApiKeyBody,
     responses((status = 201, body = CreatedApiKeyView, description = "The key, shown this once"),
+              (status = 400, description = "VALIDATION_ERROR: a field is missing or invalid, current_password included (details name each problem)"),
+              (status = 401, description = "INVALID_CREDENTIALS: current_password is wrong; UNAUTHORIZED / TOKEN_EXPIRED / TOKEN_REVOKED: no valid access token"),
               (status = 403, description = "FORBIDDEN: a permission the caller does not hold, or an API key as caller"),
-              (status = 409, description = "TOO_MANY_API_KEYS: the caller holds 25 live keys")),
+              (status = 409, description = "TOO_MANY_API_KEYS: the caller holds 25 live keys"),
+              (status = 423, description = "ACCOUNT_LOCKED: too many wrong passwords")),
     security(("bearer" = [])))]
 pub async fn create_key(
     state: web::Data<AppState>,
@@ -101,6 +112,10 @@ pub async fn create_key(
     let now = OffsetDateTime::now_utc();
     let key = NewApiKey::validate(&body.name, &body.permissions, body.expires_at, &caller.permissions, now)
         .map_err(identity_error)?;
+    if body.current_password.is_empty() {
+        return Err(ApiError::field("current_password", "is required"));
+    }
+    confirm_password(&state, &caller, body.current_password).await?;
     let secret = new_secret()?;
     let record = ApiKeyRecord {
         id: shared_kernel::new_id(),
@@ -143,6 +158,7 @@ pub async fn list_keys(
 
 #[utoipa::path(delete, path = "/api/v1/identity/api-keys/{id}", tag = "identity", params(("id" = Uuid, Path)),
     responses((status = 204, description = "Revoked at once (revoking again changes nothing)"),
+              (status = 403, description = "FORBIDDEN: an API key as caller, or a superadmin's key and the caller is not a superadmin"),
               (status = 404, description = "NOT_FOUND: no such key of the caller's")),
     security(("bearer" = [])))]
 pub async fn revoke_key(
@@ -150,8 +166,16 @@ pub async fn revoke_key(
     caller: Caller,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner();
     let owner = owner_scope(&caller);
-    let revoked = state.identity.api_keys.revoke(id.into_inner(), owner, OffsetDateTime::now_utc()).await;
+    if owner.is_none() {
+        // An administrator revokes anyone's key, but a superadmin's only as a superadmin.
+        let key = state.identity.api_keys.find(id).await.map_err(ApiError::from)?;
+        if let Some(key) = key.filter(|k| k.user_id != caller.user_id) {
+            guard(&state, &caller, Target::User(key.user_id), AccountAction::RevokeCredential).await?;
+        }
+    }
+    let revoked = state.identity.api_keys.revoke(id, owner, OffsetDateTime::now_utc()).await;
     match revoked {
         Ok(_) => Ok(no_content()),
         Err(RepoError::NotFound) => Err(ApiError::not_found("no such API key")),

@@ -5,11 +5,12 @@ use actix_web::{web, HttpResponse};
 use event_contracts::identity::UserPasswordChanged;
 use event_contracts::Topic;
 use identity_domain::ports::{FailedLogin, NewUser, RepoError, UserRecord};
-use identity_domain::{Email, Password, Rotation, UserStatus};
+use identity_domain::{AccountAction, Email, Password, Rotation, UserStatus};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::contacts::identity_error;
+use super::guard::{guard, Target};
 use super::requests::{LoginBody, PasswordBody, RefreshBody, RegisterBody, RevokeBody};
 use super::responses::{MessageView, Session, SessionUser};
 use super::users::registered_event;
@@ -185,7 +186,7 @@ pub async fn refresh(state: web::Data<AppState>, Json(body): Json<RefreshBody>) 
 
 #[utoipa::path(post, path = "/api/v1/identity/auth/revoke", tag = "identity", request_body = RevokeBody,
     responses((status = 200, body = MessageView, description = "Revoked"), (status = 401, description = "Invalid token"),
-              (status = 403, description = "Another user's token and not an admin")),
+              (status = 403, description = "Another user's token and not an admin; a superadmin's token and not a superadmin")),
     security(("bearer" = [])))]
 pub async fn revoke(
     state: web::Data<AppState>,
@@ -197,8 +198,11 @@ pub async fn revoke(
         .tokens
         .verify_any(&body.token, false)
         .map_err(|_| ApiError::field("token", "is not a valid token"))?;
-    if target.user_id != caller.user_id && !caller.is_admin() {
-        return Err(ApiError::forbidden("only your own tokens can be revoked"));
+    if target.user_id != caller.user_id {
+        if !caller.is_admin() {
+            return Err(ApiError::forbidden("only your own tokens can be revoked"));
+        }
+        guard(&state, &caller, Target::User(target.user_id), AccountAction::RevokeCredential).await?;
     }
     let now = OffsetDateTime::now_utc();
     if target.exp > now.unix_timestamp() {
@@ -208,8 +212,32 @@ pub async fn revoke(
     Ok(ok(MessageView::new("token revoked")))
 }
 
+/// The caller's account once `password` proves it is theirs: the check a login makes, under the
+/// same lock-out (a wrong password counts as a failed login), for operations that ask for the
+/// current password again (a password change, a new API key).
+pub(crate) async fn confirm_password(
+    state: &AppState,
+    caller: &Caller,
+    password: String,
+) -> Result<UserRecord, ApiError> {
+    let user = state
+        .identity
+        .users
+        .find_by_id(caller.user_id)
+        .await
+        .map_err(ApiError::from)?
+        .ok_or_else(super::users::user_not_found)?;
+    if user.is_locked(OffsetDateTime::now_utc()) {
+        return Err(locked());
+    }
+    if !passwords::verify(password, Some(user.password_hash.clone()), state.settings.bcrypt_cost).await? {
+        return Err(failed_credential(state, user.id).await);
+    }
+    Ok(user)
+}
+
 #[utoipa::path(put, path = "/api/v1/identity/users/me/password", tag = "identity", request_body = PasswordBody,
-    responses((status = 200, body = MessageView, description = "Changed; earlier tokens stop working"),
+    responses((status = 200, body = MessageView, description = "Changed; earlier tokens stop working, and the caller's API keys unless kept"),
               (status = 400, description = "VALIDATION_ERROR"), (status = 401, description = "INVALID_CREDENTIALS"),
               (status = 423, description = "ACCOUNT_LOCKED: too many wrong current passwords")),
     security(("bearer" = [])))]
@@ -219,25 +247,17 @@ pub async fn change_password(
     Json(body): Json<PasswordBody>,
 ) -> Result<HttpResponse, ApiError> {
     let new_password = Password::parse("new_password", &body.new_password).map_err(identity_error)?;
-    let user = state
-        .identity
-        .users
-        .find_by_id(caller.user_id)
-        .await
-        .map_err(ApiError::from)?
-        .ok_or_else(super::users::user_not_found)?;
-    // The current password is a credential like a login's: the same lock-out guards it.
-    if user.is_locked(OffsetDateTime::now_utc()) {
-        return Err(locked());
-    }
-    let cost = state.settings.bcrypt_cost;
-    if !passwords::verify(body.current_password, Some(user.password_hash), cost).await? {
-        return Err(failed_credential(&state, user.id).await);
-    }
-    let hash = passwords::hash(new_password.expose().to_owned(), cost).await?;
+    let user = confirm_password(&state, &caller, body.current_password).await?;
+    let hash = passwords::hash(new_password.expose().to_owned(), state.settings.bcrypt_cost).await?;
     let event = UserPasswordChanged { user_id: user.id }.to_event(user.id, OffsetDateTime::now_utc());
-    state.identity.users.change_password(user.id, hash, vec![event]).await.map_err(ApiError::from)?;
+    let revoke_keys = !body.keep_api_keys;
+    state.identity.users.change_password(user.id, hash, revoke_keys, vec![event]).await.map_err(ApiError::from)?;
     state.identity.access.invalidate_user(user.id).await;
     state.outbox.notify();
-    Ok(ok(MessageView::new("password changed; sign in again")))
+    let message = if revoke_keys {
+        "password changed and your API keys revoked; sign in again"
+    } else {
+        "password changed (your API keys still work); sign in again"
+    };
+    Ok(ok(MessageView::new(message)))
 }

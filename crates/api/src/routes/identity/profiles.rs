@@ -5,10 +5,12 @@
 use actix_web::{web, HttpResponse};
 use identity_domain::ports::RepoError;
 use identity_domain::profile::{Moderation, NewProfile, ProfileCreation, ProfileFields, ProfileRecord};
+use identity_domain::AccountAction;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::contacts::identity_error;
+use super::guard::{guard, Target};
 use super::requests::{ProfileBody, VisibilityBody};
 use super::responses::ProfileView;
 use crate::app::AppState;
@@ -240,7 +242,10 @@ pub async fn set_visibility(
     apply(&state, &caller, profile.id, fields).await
 }
 
-async fn moderate(state: &AppState, id: Uuid, action: Moderation) -> Result<HttpResponse, ApiError> {
+/// An administrator verifies or bans a profile; a superadmin's only a superadmin (decisions §13.2).
+async fn moderate(state: &AppState, caller: &Caller, id: Uuid, action: Moderation) -> Result<HttpResponse, ApiError> {
+    let profile = state.identity.profiles.find_by_id(id).await.map_err(repo_error)?.ok_or_else(profile_not_found)?;
+    guard(state, caller, Target::User(profile.user_id), AccountAction::ModerateProfile).await?;
     let profile = state.identity.profiles.moderate(id, action).await.map_err(repo_error)?;
     state.outbox.notify();
     Ok(ok_tagged::<ProfileView, _>(profile))
@@ -248,18 +253,28 @@ async fn moderate(state: &AppState, id: Uuid, action: Moderation) -> Result<Http
 
 #[utoipa::path(put, path = "/api/v1/identity/profiles/{id}/verify", tag = "identity", params(("id" = Uuid, Path)),
     responses((status = 200, description = "The profile, with is_verified set", body = ProfileView),
-              (status = 403, description = "Admins only"), (status = 404, description = "NOT_FOUND")),
+              (status = 403, description = "Admins only; FORBIDDEN: a superadmin's profile and the caller is not a superadmin"),
+              (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
-pub async fn verify_profile(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    moderate(&state, id.into_inner(), Moderation::Verify).await
+pub async fn verify_profile(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    moderate(&state, &caller, id.into_inner(), Moderation::Verify).await
 }
 
 #[utoipa::path(put, path = "/api/v1/identity/profiles/{id}/ban", tag = "identity", params(("id" = Uuid, Path)),
     responses((status = 200, description = "The profile, with is_banned set", body = ProfileView),
-              (status = 403, description = "Admins only"), (status = 404, description = "NOT_FOUND")),
+              (status = 403, description = "Admins only; FORBIDDEN: a superadmin's profile and the caller is not a superadmin"),
+              (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
-pub async fn ban_profile(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    moderate(&state, id.into_inner(), Moderation::Ban).await
+pub async fn ban_profile(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    moderate(&state, &caller, id.into_inner(), Moderation::Ban).await
 }
 
 #[utoipa::path(get, path = "/api/v1/identity/public/profiles", tag = "identity", params(PageQuery),

@@ -85,6 +85,9 @@ pub struct PasswordBody {
     /// 8..=72 bytes (UTF-8).
     #[schema(min_length = 8, max_length = 72)]
     pub new_password: String,
+    /// `true` keeps the caller's API keys working; by default the change revokes them (decisions §13.2).
+    #[serde(default)]
+    pub keep_api_keys: bool,
 }
 
 /// A contact's postal address. Its schema is named `ContactAddressBody`: the warehouse has an

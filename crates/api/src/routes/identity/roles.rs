@@ -7,9 +7,10 @@ use identity_domain::{AccountAction, RoleName};
 use uuid::Uuid;
 
 use super::contacts::identity_error;
+use super::guard::{guard, Target};
 use super::requests::{AssignBody, CreateRoleBody, GrantBody, UpdateRoleBody};
 use super::responses::{MessageView, PermissionView, PermissionsGranted, RoleView};
-use super::users::{guard_account, user_not_found};
+use super::users::user_not_found;
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::http::conditional::{created_tagged, ok_tagged};
@@ -76,6 +77,13 @@ fn duplicate_name(error: RepoError) -> ApiError {
     }
 }
 
+/// Role `id`, once the caller may change it (the superadmin role is a superadmin's: decisions §13.2).
+async fn editable_role(state: &AppState, caller: &Caller, id: Uuid) -> Result<RoleRecord, ApiError> {
+    let role = state.identity.roles.find_role(id).await.map_err(ApiError::from)?.ok_or_else(role_not_found)?;
+    guard(state, caller, Target::Role(&role.name), AccountAction::EditRole).await?;
+    Ok(role)
+}
+
 #[utoipa::path(post, path = "/api/v1/identity/roles", tag = "identity", request_body = CreateRoleBody,
     responses((status = 201, body = RoleView), (status = 409, description = "ALREADY_EXISTS")), security(("bearer" = [])))]
 pub async fn create_role(
@@ -115,11 +123,14 @@ pub async fn role_by_name(state: web::Data<AppState>, name: web::Path<String>) -
 }
 
 #[utoipa::path(put, path = "/api/v1/identity/roles/{id}", tag = "identity", params(("id" = Uuid, Path)), request_body = UpdateRoleBody,
-    responses((status = 200, body = RoleView), (status = 403, description = "Renaming a system role"), (status = 404),
+    responses((status = 200, body = RoleView),
+              (status = 403, description = "Renaming a system role; FORBIDDEN: the superadmin role and the caller is not a superadmin"),
+              (status = 404),
               (status = 409, description = "ALREADY_EXISTS: another role has this name")),
     security(("bearer" = [])))]
 pub async fn update_role(
     state: web::Data<AppState>,
+    caller: Caller,
     id: web::Path<Uuid>,
     Json(body): Json<UpdateRoleBody>,
 ) -> Result<HttpResponse, ApiError> {
@@ -128,7 +139,8 @@ pub async fn update_role(
         display_name: body.display_name.as_deref().map(parse_display_name).transpose().map_err(identity_error)?,
         description: body.description.map(|d| d.trim().to_owned()),
     };
-    let role = state.identity.roles.update_role(id.into_inner(), changes).await.map_err(|error| match error {
+    let role = editable_role(&state, &caller, id.into_inner()).await?;
+    let role = state.identity.roles.update_role(role.id, changes).await.map_err(|error| match error {
         RepoError::Stale => ApiError::forbidden("a system role cannot be renamed"),
         RepoError::NotFound => role_not_found(),
         other => duplicate_name(other),
@@ -153,10 +165,13 @@ pub async fn delete_role(state: web::Data<AppState>, id: web::Path<Uuid>) -> Res
 }
 
 #[utoipa::path(post, path = "/api/v1/identity/roles/{id}/permissions", tag = "identity", params(("id" = Uuid, Path)), request_body = GrantBody,
-    responses((status = 200, body = PermissionsGranted), (status = 400, description = "VALIDATION_ERROR: empty or over 200 ids"), (status = 404, description = "Unknown role or permission")),
+    responses((status = 200, body = PermissionsGranted), (status = 400, description = "VALIDATION_ERROR: empty or over 200 ids"),
+              (status = 403, description = "FORBIDDEN: not an administrator, or the superadmin role and the caller is not a superadmin"),
+              (status = 404, description = "Unknown role or permission")),
     security(("bearer" = [])))]
 pub async fn grant_permissions(
     state: web::Data<AppState>,
+    caller: Caller,
     id: web::Path<Uuid>,
     Json(body): Json<GrantBody>,
 ) -> Result<HttpResponse, ApiError> {
@@ -165,11 +180,11 @@ pub async fn grant_permissions(
     if permission_ids.is_empty() {
         return Err(ApiError::field("permission_ids", "must name at least one permission"));
     }
-    let granted =
-        state.identity.roles.grant_permissions(id.into_inner(), &permission_ids).await.map_err(|e| match e {
-            RepoError::NotFound => ApiError::not_found("no such role, or a permission id names nothing"),
-            other => ApiError::from(other),
-        })?;
+    let role = editable_role(&state, &caller, id.into_inner()).await?;
+    let granted = state.identity.roles.grant_permissions(role.id, &permission_ids).await.map_err(|e| match e {
+        RepoError::NotFound => ApiError::not_found("no such role, or a permission id names nothing"),
+        other => ApiError::from(other),
+    })?;
     state.identity.access.invalidate_all().await;
     Ok(ok(PermissionsGranted { message: "permissions assigned", granted }))
 }
@@ -185,13 +200,16 @@ pub async fn role_permissions(state: web::Data<AppState>, id: web::Path<Uuid>) -
 
 #[utoipa::path(delete, path = "/api/v1/identity/roles/{id}/permissions/{permission_id}", tag = "identity",
     params(("id" = Uuid, Path), ("permission_id" = Uuid, Path)),
-    responses((status = 204), (status = 404, description = "Not assigned")), security(("bearer" = [])))]
+    responses((status = 204), (status = 403, description = "FORBIDDEN: not an administrator, or the superadmin role and the caller is not a superadmin"),
+              (status = 404, description = "Not assigned")), security(("bearer" = [])))]
 pub async fn revoke_permission(
     state: web::Data<AppState>,
+    caller: Caller,
     path: web::Path<(Uuid, Uuid)>,
 ) -> Result<HttpResponse, ApiError> {
     let (role_id, permission_id) = path.into_inner();
-    state.identity.roles.revoke_permission(role_id, permission_id).await.map_err(|e| match e {
+    let role = editable_role(&state, &caller, role_id).await?;
+    state.identity.roles.revoke_permission(role.id, permission_id).await.map_err(|e| match e {
         RepoError::NotFound => ApiError::not_found("the role does not hold this permission"),
         other => ApiError::from(other),
     })?;
@@ -213,7 +231,7 @@ pub async fn assign_role(
     let user_id = id.into_inner();
     let role =
         state.identity.roles.find_role(body.role_id).await.map_err(ApiError::from)?.ok_or_else(role_not_found)?;
-    guard_account(&state, &caller, user_id, AccountAction::GrantRole(&role.name)).await?;
+    guard(&state, &caller, Target::User(user_id), AccountAction::GrantRole(&role.name)).await?;
     let added = state.identity.roles.assign_role(user_id, body.role_id).await.map_err(|e| match e {
         RepoError::MissingReference { field: "user_id" } => user_not_found(),
         RepoError::NotFound => role_not_found(),
@@ -246,7 +264,7 @@ pub async fn unassign_role(
     let (user_id, role_id) = path.into_inner();
     let not_assigned = || ApiError::not_found("the user does not hold this role");
     let role = state.identity.roles.find_role(role_id).await.map_err(ApiError::from)?.ok_or_else(not_assigned)?;
-    guard_account(&state, &caller, user_id, AccountAction::RemoveRole(&role.name)).await?;
+    guard(&state, &caller, Target::User(user_id), AccountAction::RemoveRole(&role.name)).await?;
     state.identity.roles.unassign_role(user_id, role_id).await.map_err(|e| match e {
         RepoError::NotFound => not_assigned(),
         other => ApiError::from(other),

@@ -4,11 +4,12 @@ use actix_web::{web, HttpResponse};
 use event_contracts::identity::{UserRegistered, UserStatusChanged};
 use event_contracts::Topic;
 use identity_domain::ports::{UserFilter, UserRecord};
-use identity_domain::{may_act_on_self, may_administer, AccountAction, Email, UserStatus};
+use identity_domain::{AccountAction, Email, UserStatus};
 use shared_kernel::EventEnvelope;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use super::guard::{guard, Target};
 use super::requests::{ReasonBody, StatusBody, UserListQuery};
 use super::responses::{UserStatusView, UserView};
 use crate::app::AppState;
@@ -104,24 +105,6 @@ pub async fn get_user(
     Ok(ok_tagged::<UserView, _>(user))
 }
 
-/// The account rules for `caller` doing `action` to user `target`: nobody
-/// locks themselves out ([`may_act_on_self`]), and the superadmin rule
-/// (decisions §12.1, [`may_administer`]). The target's roles are read from
-/// the database, not the access cache, right before the caller's write.
-pub(crate) async fn guard_account(
-    state: &AppState,
-    caller: &Caller,
-    target: Uuid,
-    action: AccountAction<'_>,
-) -> Result<(), ApiError> {
-    if caller.user_id == target {
-        may_act_on_self(action).map_err(|e| ApiError::from_domain(&e))?;
-    }
-    let roles = state.identity.roles.user_roles(target).await.map_err(ApiError::from)?;
-    let names: Vec<&str> = roles.iter().map(|r| r.name.as_str()).collect();
-    may_administer(&caller.roles, &names, action).map_err(|e| ApiError::from_domain(&e))
-}
-
 /// Moves a user's status and ends their sessions when it leaves `active`.
 /// Only a superadmin moves a superadmin.
 async fn move_status(
@@ -132,7 +115,7 @@ async fn move_status(
     reason: Option<&str>,
 ) -> Result<UserRecord, ApiError> {
     let user = state.identity.users.find_by_id(id).await.map_err(ApiError::from)?.ok_or_else(user_not_found)?;
-    guard_account(state, caller, id, AccountAction::ChangeStatus).await?;
+    guard(state, caller, Target::User(id), AccountAction::ChangeStatus).await?;
     let change = user.status.move_to(to).map_err(|e| ApiError::from_domain(&e))?;
     let reason = reason.map(str::trim).filter(|r| !r.is_empty());
     let moved =
@@ -210,10 +193,13 @@ pub async fn set_status(
 }
 
 #[utoipa::path(post, path = "/api/v1/identity/users/{id}/unlock", tag = "identity", params(("id" = Uuid, Path)),
-    responses((status = 200, body = UserView), (status = 404, description = "USER_NOT_FOUND")),
+    responses((status = 200, body = UserView), (status = 403, description = "FORBIDDEN: the user is a superadmin and the caller is not"),
+              (status = 404, description = "USER_NOT_FOUND")),
     security(("bearer" = [])))]
-pub async fn unlock(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    let user = state.identity.users.unlock(id.into_inner()).await.map_err(|e| match e {
+pub async fn unlock(state: web::Data<AppState>, caller: Caller, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner();
+    guard(&state, &caller, Target::User(id), AccountAction::Unlock).await?;
+    let user = state.identity.users.unlock(id).await.map_err(|e| match e {
         identity_domain::ports::RepoError::NotFound => user_not_found(),
         other => ApiError::from(other),
     })?;
