@@ -1,8 +1,10 @@
-//! Outbound webhooks (decisions 12.5): endpoints and their delivery log (`store`), deliveries
+//! Outbound webhooks (decisions 12.5, 13.3): endpoints and their delivery log (`store`), deliveries
 //! made from outbox events (`fan_out`), claimed and recorded (`queue`), sent from a thread of
 //! their own (`sender`) by the `worker`, signed per the Standard Webhooks scheme (`signing`)
-//! with secrets derived, never stored (`secrets`), to destinations the `address` policy allows.
+//! with secrets derived, never stored (`secrets`), to destinations the `address` policy allows,
+//! carrying only what the endpoint's creator may read (`access`).
 
+pub mod access;
 pub mod address;
 pub mod fan_out;
 pub mod filter;
@@ -18,7 +20,7 @@ pub mod worker;
 pub use address::AddressPolicy;
 pub use fan_out::WebhookFanOut;
 pub use filter::{EventFilter, InvalidFilter};
-pub use model::{Delivery, DeliveryDetail, DeliveryStatus, Endpoint, EndpointInput, WebhookError};
+pub use model::{Creator, Delivery, DeliveryDetail, DeliveryStatus, Endpoint, EndpointInput, WebhookError};
 pub use queue::DeliveryQueue;
 pub use secrets::SecretKeeper;
 pub use sender::HttpSender;

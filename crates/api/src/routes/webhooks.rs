@@ -1,13 +1,15 @@
 //! Outbound webhooks (decisions 12.5): `/webhooks` endpoints (secret shown on creation and
 //! rotation only), their delivery log, test pings and manual retries. Permission resource
-//! `webhooks`. Deliveries themselves are made and sent by `infrastructure::webhooks`.
+//! `webhooks`. Deliveries themselves are made and sent by `infrastructure::webhooks`, only of
+//! what the endpoint's creator may read (decisions 13.3): whoever creates or replaces an endpoint
+//! is recorded as its creator, with the API key they used.
 
 pub mod deliveries;
 pub mod views;
 
 use actix_web::{web, HttpResponse};
 use infrastructure::webhooks::{
-    AddressPolicy, EndpointInput, PgWebhookStore, SecretKeeper, WebhookError, WorkerSignal,
+    AddressPolicy, Creator, EndpointInput, PgWebhookStore, SecretKeeper, WebhookError, WorkerSignal,
 };
 use infrastructure::DbPool;
 use serde::Deserialize;
@@ -103,6 +105,11 @@ impl EndpointBody {
     }
 }
 
+/// The caller as an endpoint's creator: the user, and the key when they came with one.
+fn creator(caller: &Caller) -> Creator {
+    Creator { user: caller.user_id, key: caller.api_key() }
+}
+
 fn new_salt() -> Result<[u8; 32], ApiError> {
     SecretKeeper::new_salt().map_err(|e| ApiError::internal(format!("no randomness for a secret: {e}")))
 }
@@ -130,7 +137,7 @@ pub async fn create_endpoint(
     let new = infrastructure::webhooks::store::NewEndpoint {
         id,
         input: &input,
-        created_by: caller.user_id,
+        created_by: creator(&caller),
         salt: &salt,
         at: OffsetDateTime::now_utc(),
     };
@@ -159,17 +166,23 @@ pub async fn get_endpoint(state: web::Data<AppState>, id: web::Path<Uuid>) -> Re
 
 #[utoipa::path(put, path = "/api/v1/webhooks/{id}", tag = "webhooks", params(("id" = Uuid, Path)),
     request_body = EndpointBody,
-    responses((status = 200, body = EndpointView, description = "Replaced; enabling clears the failure clock"),
+    responses((status = 200, body = EndpointView,
+                description = "Replaced; enabling clears the failure clock. The caller becomes its creator: from now on \
+                it hears only what they may read"),
               (status = 400, description = "VALIDATION_ERROR"), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn update_endpoint(
     state: web::Data<AppState>,
+    caller: Caller,
     id: web::Path<Uuid>,
     Json(body): Json<EndpointBody>,
 ) -> Result<HttpResponse, ApiError> {
     let input = body.checked(state.webhooks.policy)?;
-    let endpoint =
-        state.webhooks.store.update(id.into_inner(), &input, OffsetDateTime::now_utc()).await.map_err(webhook_error)?;
+    let store = &state.webhooks.store;
+    let endpoint = store
+        .update(id.into_inner(), &input, creator(&caller), OffsetDateTime::now_utc())
+        .await
+        .map_err(webhook_error)?;
     Ok(ok_tagged::<EndpointView, _>(endpoint))
 }
 

@@ -30,6 +30,24 @@ pub enum RefusedDestination {
     PlainToPublic(IpAddr),
 }
 
+impl RefusedDestination {
+    /// The refusal of an address that the host name `host` resolved to, without that address: a
+    /// recorded attempt never names where a name pointed (decisions 13.3).
+    pub fn of_name(&self, host: &str) -> String {
+        match self {
+            Self::Internal(_) => format!(
+                "{host} resolves to a loopback, private or link-local address; webhooks go to public addresses only"
+            ),
+            Self::PlainToPublic(_) => {
+                format!(
+                    "http is allowed only to loopback or private addresses; {host} resolves to a public one, use https"
+                )
+            }
+            other => other.to_string(),
+        }
+    }
+}
+
 /// An address no webhook may reach unless private destinations are allowed: loopback, private
 /// (RFC 1918, unique local), link-local, carrier-grade NAT, unspecified, broadcast, multicast,
 /// documentation and benchmarking ranges, and IPv6 forms that embed such an IPv4 address.

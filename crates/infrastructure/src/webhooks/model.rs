@@ -21,10 +21,20 @@ pub struct Endpoint {
     /// `manual` or `failing` while disabled.
     pub disabled_reason: Option<String>,
     pub failing_since: Option<OffsetDateTime>,
+    /// The user who made (or last replaced) it; through `created_by_key` when with an API key.
     pub created_by: Option<Uuid>,
+    pub created_by_key: Option<Uuid>,
     pub created_at: OffsetDateTime,
     pub updated_at: OffsetDateTime,
     pub version: i64,
+}
+
+/// Who makes or replaces an endpoint: what it hears is bounded by what they may read
+/// (decisions 13.3), a key's permissions and its owner's both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Creator {
+    pub user: Uuid,
+    pub key: Option<Uuid>,
 }
 
 /// An endpoint as its owner describes it, checked.
@@ -138,6 +148,8 @@ pub struct Attempt {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeliveryDetail {
     pub delivery: Delivery,
+    /// The permission resource whose `read` the payload needs; `None` for a test ping.
+    pub read_resource: Option<String>,
     pub payload: String,
     pub attempts: Vec<Attempt>,
 }

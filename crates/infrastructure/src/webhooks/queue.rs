@@ -13,6 +13,7 @@ use shared_kernel::{EventEnvelope, StorageError};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use super::access::{may_read, read_resource, READERS};
 use super::model::DeliveryStatus;
 use super::schema::webhook_endpoints;
 use super::sender::{AttemptOutcome, DELIVERY_TIMEOUT};
@@ -136,6 +137,7 @@ struct FanOutStatement<'a> {
     names: &'a [&'a str],
     payloads: &'a [String],
     times: &'a [OffsetDateTime],
+    resources: &'a [Option<&'static str>],
 }
 
 /// One statement whatever it binds: the prepared-statement cache knows it by this type.
@@ -146,9 +148,12 @@ impl QueryId for FanOutStatement<'_> {
 
 impl QueryFragment<Pg> for FanOutStatement<'_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql("WITH ");
+        out.push_sql(READERS);
         out.push_sql(
-            "INSERT INTO webhook_deliveries (id, endpoint_id, event_id, event_type, payload, next_attempt_at) \
-             SELECT gen_random_uuid(), e.id, v.id, v.name, v.payload, now() FROM unnest(",
+            " INSERT INTO webhook_deliveries (id, endpoint_id, event_id, event_type, payload, read_resource, \
+                 next_attempt_at) \
+             SELECT gen_random_uuid(), e.id, v.id, v.name, v.payload, v.resource, now() FROM unnest(",
         );
         out.push_bind_param::<Array<SqlUuid>, _>(&self.ids)?;
         out.push_sql(", ");
@@ -157,14 +162,21 @@ impl QueryFragment<Pg> for FanOutStatement<'_> {
         out.push_bind_param::<Array<Text>, _>(&self.payloads)?;
         out.push_sql(", ");
         out.push_bind_param::<Array<Timestamptz>, _>(&self.times)?;
-        // The filter's `*` is LIKE's `%`; `_` is literal in event names.
+        out.push_sql(", ");
+        out.push_bind_param::<Array<Nullable<Text>>, _>(&self.resources)?;
+        // The filter's `*` is LIKE's `%`; `_` is literal in event names. An event the endpoint's
+        // creator may not read now makes no delivery at all (decisions 13.3). Made in the events'
+        // order, each to the endpoints oldest first: deliveries due at the same moment are claimed
+        // in the order they were made.
         out.push_sql(
-            ") AS v (id, name, payload, occurred_at) \
+            ") WITH ORDINALITY AS v (id, name, payload, occurred_at, resource, n) \
              JOIN webhook_endpoints e ON e.enabled AND e.created_at <= v.occurred_at \
+             JOIN readers r ON r.id = e.id \
              WHERE EXISTS (SELECT 1 FROM unnest(e.events) AS p (pattern) \
-                 WHERE v.name LIKE replace(replace(p.pattern, '_', '\\_'), '*', '%')) \
-             ON CONFLICT (event_id, endpoint_id) DO NOTHING",
+                 WHERE v.name LIKE replace(replace(p.pattern, '_', '\\_'), '*', '%')) AND ",
         );
+        out.push_sql(&may_read("v.resource"));
+        out.push_sql(" ORDER BY v.n, e.created_at, e.id ON CONFLICT (event_id, endpoint_id) DO NOTHING");
         Ok(())
     }
 }
@@ -175,8 +187,8 @@ impl DeliveryQueue {
     }
 
     /// Makes, in one statement, a delivery of each event for every enabled endpoint that
-    /// existed when it happened and whose filter matches its name; a redelivered event makes none
-    /// twice. Returns how many were made.
+    /// existed when it happened, whose filter matches its name and whose creator may read it now
+    /// (`access`); a redelivered event makes none twice. Returns how many were made.
     ///
     /// When no endpoint is enabled (a deployment without webhooks, most of the time), it asks only
     /// that, in a statement kept prepared with one plan. The fan-out's `INSERT` binds every event's
@@ -199,7 +211,8 @@ impl DeliveryQueue {
         let names: Vec<&str> = events.iter().map(|e| e.name.as_str()).collect();
         let payloads: Vec<String> = events.iter().map(|e| payload_of(e)).collect();
         let times: Vec<OffsetDateTime> = events.iter().map(|e| e.occurred_at).collect();
-        FanOutStatement { ids: &ids, names: &names, payloads: &payloads, times: &times }
+        let resources: Vec<Option<&'static str>> = events.iter().map(|e| read_resource(&e.name)).collect();
+        FanOutStatement { ids: &ids, names: &names, payloads: &payloads, times: &times, resources: &resources }
             .execute(&mut conn)
             .await
             .map_err(storage)
@@ -208,20 +221,28 @@ impl DeliveryQueue {
     /// Claims up to `limit` due deliveries of enabled endpoints, oldest first, leaving any
     /// endpoint at most [`PER_ENDPOINT_IN_FLIGHT`] attempts under way across all instances (so a
     /// dead receiver cannot take every slot); deliveries other instances hold are skipped, not
-    /// waited for.
+    /// waited for. A due delivery whose endpoint's creator may no longer read its event (a
+    /// permission taken away, a key revoked, a user suspended since it was made) is deleted in the
+    /// same statement instead of sent (decisions 13.3: such an event leaves no delivery); one another
+    /// instance holds is left to it, as claims are, so two instances never wait on each other.
     pub async fn claim(&self, limit: usize) -> Result<Vec<Claimed>, StorageError> {
         let mut conn = connect(&self.pool).await?;
-        diesel::sql_query(
-            "WITH busy AS (SELECT endpoint_id, count(*) AS n FROM webhook_deliveries \
+        diesel::sql_query(format!(
+            "WITH {READERS}, \
+             eligible AS (SELECT d.id, d.endpoint_id, d.next_attempt_at, {readable} AS readable \
+                 FROM webhook_deliveries d JOIN readers r ON r.id = d.endpoint_id \
+                 WHERE d.status = 'pending' AND d.next_attempt_at <= now() \
+                 ORDER BY d.next_attempt_at LIMIT 1000), \
+             unreadable AS (DELETE FROM webhook_deliveries WHERE id IN (SELECT d.id FROM webhook_deliveries d \
+                 JOIN eligible w ON w.id = d.id \
+                 WHERE NOT w.readable AND d.status = 'pending' AND d.next_attempt_at <= now() \
+                 FOR UPDATE OF d SKIP LOCKED)), \
+             busy AS (SELECT endpoint_id, count(*) AS n FROM webhook_deliveries \
                  WHERE claim IS NOT NULL AND status = 'pending' AND next_attempt_at > now() GROUP BY endpoint_id), \
-             candidates AS (SELECT d.id, d.next_attempt_at, \
-                     row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at) \
+             candidates AS (SELECT w.id, w.next_attempt_at, \
+                     row_number() OVER (PARTITION BY w.endpoint_id ORDER BY w.next_attempt_at) \
                      + coalesce(b.n, 0) AS slot \
-                 FROM (SELECT d.id, d.endpoint_id, d.next_attempt_at FROM webhook_deliveries d \
-                     JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled \
-                     WHERE d.status = 'pending' AND d.next_attempt_at <= now() \
-                     ORDER BY d.next_attempt_at LIMIT 1000) d \
-                 LEFT JOIN busy b ON b.endpoint_id = d.endpoint_id), \
+                 FROM eligible w LEFT JOIN busy b ON b.endpoint_id = w.endpoint_id WHERE w.readable), \
              due AS (SELECT d.id FROM webhook_deliveries d JOIN candidates c ON c.id = d.id \
                  WHERE c.slot <= $3 AND d.status = 'pending' AND d.next_attempt_at <= now() \
                  ORDER BY c.next_attempt_at LIMIT $1 FOR UPDATE OF d SKIP LOCKED) \
@@ -231,7 +252,8 @@ impl DeliveryQueue {
              RETURNING d.id AS delivery_id, d.claim, d.attempts, d.payload, e.id AS endpoint_id, e.url, \
                  e.secret_salt, CASE WHEN e.previous_secret_until > now() THEN e.previous_secret_salt END \
                  AS previous_secret_salt",
-        )
+            readable = may_read("d.read_resource"),
+        ))
         .bind::<Integer, _>(i32::try_from(limit).unwrap_or(i32::MAX))
         .bind::<Double, _>(CLAIM_LEASE.as_secs_f64())
         .bind::<BigInt, _>(PER_ENDPOINT_IN_FLIGHT)

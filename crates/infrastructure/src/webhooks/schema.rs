@@ -1,4 +1,4 @@
-// The webhook tables (migration 000014).
+// The webhook tables (migrations 000014 and 000024).
 
 diesel::table! {
     webhook_endpoints (id) {
@@ -13,6 +13,7 @@ diesel::table! {
         disabled_reason -> Nullable<Varchar>,
         failing_since -> Nullable<Timestamptz>,
         created_by -> Nullable<Uuid>,
+        created_by_key -> Nullable<Uuid>,
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
         version -> Int8,
@@ -34,6 +35,7 @@ diesel::table! {
         last_response_status -> Nullable<Int4>,
         created_at -> Timestamptz,
         completed_at -> Nullable<Timestamptz>,
+        read_resource -> Nullable<Varchar>,
     }
 }
 

@@ -125,30 +125,46 @@ fn tls_config() -> Result<rustls::ClientConfig, rustls::Error> {
     Ok(config)
 }
 
+/// Where a request goes: an address that passed the policy, and every address the URL's host
+/// name resolved to (none for a URL naming an address), which no recorded error may name.
+#[derive(Debug)]
+struct Destination {
+    address: SocketAddr,
+    resolved: Vec<IpAddr>,
+}
+
 /// The address to connect to: every address the host has now must pass the policy.
-async fn destination(policy: AddressPolicy, url: &Url) -> Result<SocketAddr, String> {
+async fn destination(policy: AddressPolicy, url: &Url) -> Result<Destination, String> {
     let port = url.port_or_known_default().ok_or("the URL has no port")?;
     let scheme = url.scheme();
-    let addresses: Vec<SocketAddr> = match literal_ip(url) {
-        Some(ip) => vec![SocketAddr::new(ip, port)],
-        None => {
-            let host = url.host_str().ok_or("the URL has no host")?;
-            tokio::net::lookup_host((host, port)).await.map_err(|e| format!("cannot resolve {host}: {e}"))?.collect()
-        }
-    };
-    let first = *addresses.first().ok_or("the host has no address")?;
-    for address in &addresses {
-        let ip: IpAddr = address.ip();
+    if let Some(ip) = literal_ip(url) {
         policy.check_address(scheme, ip).map_err(|refused| format!("refused: {refused}"))?;
+        return Ok(Destination { address: SocketAddr::new(ip, port), resolved: Vec::new() });
     }
-    Ok(first)
+    let host = url.host_str().ok_or("the URL has no host")?;
+    let addresses: Vec<SocketAddr> =
+        tokio::net::lookup_host((host, port)).await.map_err(|e| format!("cannot resolve {host}: {e}"))?.collect();
+    let address = *addresses.first().ok_or("the host has no address")?;
+    for candidate in &addresses {
+        policy
+            .check_address(scheme, candidate.ip())
+            .map_err(|refused| format!("refused: {}", refused.of_name(host)))?;
+    }
+    Ok(Destination { address, resolved: addresses.iter().map(SocketAddr::ip).collect() })
+}
+
+/// `error` without the addresses a host name resolved to (decisions 13.3), each replaced by the
+/// name, should the HTTP client's message carry one.
+fn conceal(error: &str, resolved: &[IpAddr], host: &str) -> String {
+    resolved.iter().fold(error.to_owned(), |text, ip| text.replace(&ip.to_string(), host))
 }
 
 async fn send(client: &awc::Client, policy: AddressPolicy, outbound: Outbound) -> AttemptOutcome {
     let attempted_at = OffsetDateTime::now_utc();
     let started = Instant::now();
     let attempt = async {
-        let address = destination(policy, &outbound.url).await?;
+        let Destination { address, resolved } = destination(policy, &outbound.url).await?;
+        let host = outbound.url.host_str().unwrap_or("the host");
         let request = client
             .post(outbound.url.as_str())
             .address(address)
@@ -157,7 +173,8 @@ async fn send(client: &awc::Client, policy: AddressPolicy, outbound: Outbound) -
             .insert_header(("webhook-id", outbound.webhook_id.as_str()))
             .insert_header(("webhook-timestamp", outbound.timestamp.to_string()))
             .insert_header(("webhook-signature", outbound.signature.as_str()));
-        let mut response = request.send_body(outbound.body).await.map_err(|e| e.to_string())?;
+        let mut response =
+            request.send_body(outbound.body).await.map_err(|e| conceal(&e.to_string(), &resolved, host))?;
         let status = response.status().as_u16();
         let mut kept: Vec<u8> = Vec::new();
         while kept.len() < KEPT_BODY_BYTES {
@@ -229,6 +246,24 @@ mod tests {
         }
         let open = AddressPolicy { allow_private: true };
         let url = Url::parse("http://127.0.0.1:9/x").expect("url");
-        assert_eq!(destination(open, &url).await, Ok("127.0.0.1:9".parse().expect("addr")));
+        let literal = destination(open, &url).await.expect("allowed");
+        assert_eq!((literal.address, literal.resolved), ("127.0.0.1:9".parse().expect("addr"), vec![]));
+    }
+
+    #[tokio::test]
+    async fn what_a_name_resolved_to_is_never_named() {
+        let strict = AddressPolicy { allow_private: false };
+        let url = Url::parse("https://localhost:9/x").expect("url");
+        let refused = destination(strict, &url).await.expect_err("refused");
+        assert!(
+            refused.contains("localhost") && !refused.contains("127.0.0.1") && !refused.contains("::1"),
+            "{refused}"
+        );
+        let open = AddressPolicy { allow_private: true };
+        let named = destination(open, &url).await.expect("allowed");
+        assert!(named.resolved.contains(&named.address.ip()));
+        let error = format!("Failed to connect to {}: refused", named.address);
+        let concealed = conceal(&error, &named.resolved, "localhost");
+        assert!(concealed.contains("localhost") && !concealed.contains(&named.address.ip().to_string()), "{concealed}");
     }
 }

@@ -8,7 +8,7 @@ use shared_kernel::{Page, PageRequest, StorageError};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use super::model::{Attempt, Delivery, DeliveryDetail, DeliveryStatus, Endpoint, EndpointInput, WebhookError};
+use super::model::{Attempt, Creator, Delivery, DeliveryDetail, DeliveryStatus, Endpoint, EndpointInput, WebhookError};
 use super::schema::{webhook_attempts, webhook_deliveries, webhook_endpoints};
 use crate::prepared::Prepared;
 use crate::storage::{connect, Constraints};
@@ -39,6 +39,7 @@ struct EndpointRow {
     disabled_reason: Option<String>,
     failing_since: Option<OffsetDateTime>,
     created_by: Option<Uuid>,
+    created_by_key: Option<Uuid>,
     created_at: OffsetDateTime,
     updated_at: OffsetDateTime,
     version: i64,
@@ -55,6 +56,7 @@ impl From<EndpointRow> for Endpoint {
             disabled_reason: r.disabled_reason,
             failing_since: r.failing_since,
             created_by: r.created_by,
+            created_by_key: r.created_by_key,
             created_at: r.created_at,
             updated_at: r.updated_at,
             version: r.version,
@@ -119,7 +121,7 @@ pub struct Backlog {
 pub struct NewEndpoint<'a> {
     pub id: Uuid,
     pub input: &'a EndpointInput,
-    pub created_by: Uuid,
+    pub created_by: Creator,
     pub salt: &'a [u8],
     pub at: OffsetDateTime,
 }
@@ -146,7 +148,8 @@ impl PgWebhookStore {
                     webhook_endpoints::secret_salt.eq(new.salt),
                     webhook_endpoints::enabled.eq(new.input.enabled),
                     webhook_endpoints::disabled_reason.eq((!new.input.enabled).then_some("manual")),
-                    webhook_endpoints::created_by.eq(new.created_by),
+                    webhook_endpoints::created_by.eq(new.created_by.user),
+                    webhook_endpoints::created_by_key.eq(new.created_by.key),
                     webhook_endpoints::created_at.eq(new.at),
                     webhook_endpoints::updated_at.eq(new.at),
                 ))
@@ -187,8 +190,15 @@ impl PgWebhookStore {
     }
 
     /// Replaces what the owner describes. Disabling keeps a `failing` reason; enabling a disabled
-    /// endpoint resets its failure clock, editing an enabled one keeps it.
-    pub async fn update(&self, id: Uuid, input: &EndpointInput, at: OffsetDateTime) -> Result<Endpoint, WebhookError> {
+    /// endpoint resets its failure clock, editing an enabled one keeps it. Whoever replaces it
+    /// becomes its creator: they chose where it sends, so it hears only what they may read.
+    pub async fn update(
+        &self,
+        id: Uuid,
+        input: &EndpointInput,
+        by: Creator,
+        at: OffsetDateTime,
+    ) -> Result<Endpoint, WebhookError> {
         use diesel::dsl::sql;
         use diesel::sql_types::{Nullable, Timestamptz, Varchar};
         let mut conn = connect(&self.pool).await?;
@@ -210,6 +220,8 @@ impl PgWebhookStore {
                     webhook_endpoints::enabled.eq(input.enabled),
                     webhook_endpoints::disabled_reason.eq(reason),
                     webhook_endpoints::failing_since.eq(failing_since),
+                    webhook_endpoints::created_by.eq(by.user),
+                    webhook_endpoints::created_by_key.eq(by.key),
                     webhook_endpoints::updated_at.eq(at),
                 ))
                 .returning(EndpointRow::as_returning()),
@@ -275,14 +287,15 @@ impl PgWebhookStore {
         let mut conn = connect(&self.pool).await?;
         // One statement, so an endpoint deleted or disabled meanwhile gets nothing.
         let queued = diesel::sql_query(format!(
-            "INSERT INTO webhook_deliveries (id, endpoint_id, event_type, payload, next_attempt_at) \
-             SELECT $1, id, $3, $4, now() FROM webhook_endpoints WHERE id = $2 AND enabled \
+            "INSERT INTO webhook_deliveries (id, endpoint_id, event_type, payload, read_resource, next_attempt_at) \
+             SELECT $1, id, $3, $4, $5, now() FROM webhook_endpoints WHERE id = $2 AND enabled \
              RETURNING {DELIVERY_COLUMNS}"
         ))
         .bind::<diesel::sql_types::Uuid, _>(delivery_id)
         .bind::<diesel::sql_types::Uuid, _>(endpoint_id)
         .bind::<diesel::sql_types::Text, _>(event_type)
         .bind::<diesel::sql_types::Text, _>(payload)
+        .bind::<diesel::sql_types::Nullable<diesel::sql_types::Text>, _>(super::access::read_resource(event_type))
         .get_result::<DeliveryRow>(&mut conn)
         .await
         .optional()
@@ -337,9 +350,9 @@ impl PgWebhookStore {
     /// One delivery of the endpoint with its body and attempts.
     pub async fn delivery(&self, endpoint_id: Uuid, delivery_id: Uuid) -> Result<DeliveryDetail, WebhookError> {
         let mut conn = connect(&self.pool).await?;
-        let (row, payload): (DeliveryRow, String) = webhook_deliveries::table
+        let (row, read_resource, payload): (DeliveryRow, Option<String>, String) = webhook_deliveries::table
             .filter(webhook_deliveries::id.eq(delivery_id).and(webhook_deliveries::endpoint_id.eq(endpoint_id)))
-            .select((DeliveryRow::as_select(), webhook_deliveries::payload))
+            .select((DeliveryRow::as_select(), webhook_deliveries::read_resource, webhook_deliveries::payload))
             .first(&mut conn)
             .await
             .map_err(storage)?;
@@ -359,7 +372,19 @@ impl PgWebhookStore {
                 error: a.error,
             })
             .collect();
-        Ok(DeliveryDetail { delivery: row.into(), payload, attempts })
+        Ok(DeliveryDetail { delivery: row.into(), read_resource, payload, attempts })
+    }
+
+    /// The permission resource whose `read` the delivery's payload needs (`None`: a test ping);
+    /// `NotFound` when the endpoint has no such delivery.
+    pub async fn read_resource(&self, endpoint_id: Uuid, delivery_id: Uuid) -> Result<Option<String>, WebhookError> {
+        let mut conn = connect(&self.pool).await?;
+        webhook_deliveries::table
+            .filter(webhook_deliveries::id.eq(delivery_id).and(webhook_deliveries::endpoint_id.eq(endpoint_id)))
+            .select(webhook_deliveries::read_resource)
+            .first(&mut conn)
+            .await
+            .map_err(storage)
     }
 
     /// Makes a delivery due now, whatever its status: one more attempt for a failed one, a resend

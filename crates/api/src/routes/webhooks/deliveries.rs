@@ -1,6 +1,10 @@
-//! An endpoint's delivery log, test pings and manual retries.
+//! An endpoint's delivery log, test pings and manual retries. A delivery's payload is the
+//! event's data: showing it (`GET …/deliveries/{delivery_id}`) or sending it again (`…/retry`)
+//! needs `read` on the event's resource as well (decisions 13.3), else 403; the list carries no
+//! payloads and shows every delivery.
 
 use actix_web::{web, HttpResponse};
+use infrastructure::webhooks::access::TEST_EVENT;
 use serde::Deserialize;
 use time::OffsetDateTime;
 use utoipa::IntoParams;
@@ -9,6 +13,7 @@ use uuid::Uuid;
 use super::views::{DeliveryDetailView, DeliveryStatusView, DeliveryView};
 use super::webhook_error;
 use crate::app::AppState;
+use crate::auth::Caller;
 use crate::http::envelope::accepted;
 use crate::http::{list, ApiError, PageQuery};
 
@@ -31,6 +36,16 @@ pub struct DeliveryPath {
     delivery_id: Uuid,
 }
 
+/// Whether the caller may see a payload needing `read` on `resource` (none: a test ping); through
+/// an API key, the key and its owner must both allow it, as for every guard.
+fn may_read_payload(caller: &Caller, resource: Option<&str>) -> Result<(), ApiError> {
+    let Some(resource) = resource else { return Ok(()) };
+    caller.require(resource, "read").map_err(|_| {
+        let what = if resource == "*" { "every resource".to_owned() } else { format!("{resource}:read") };
+        ApiError::forbidden(format!("this delivery carries data that needs {what}, which you do not hold"))
+    })
+}
+
 #[utoipa::path(post, path = "/api/v1/webhooks/{id}/test", tag = "webhooks", params(("id" = Uuid, Path)),
     responses((status = 202, body = DeliveryView, description = "A `webhook.test` delivery, queued to be sent now"),
               (status = 404, description = "NOT_FOUND"),
@@ -41,7 +56,7 @@ pub async fn send_test(state: web::Data<AppState>, id: web::Path<Uuid>) -> Resul
     let delivery_id = shared_kernel::new_id();
     let data = serde_json::json!({ "message": "A test delivery from Tally" });
     let payload = infrastructure::webhooks::queue::payload(
-        "webhook.test",
+        TEST_EVENT,
         OffsetDateTime::now_utc(),
         delivery_id,
         endpoint_id,
@@ -49,7 +64,7 @@ pub async fn send_test(state: web::Data<AppState>, id: web::Path<Uuid>) -> Resul
     );
     let services = &state.webhooks;
     let delivery =
-        services.store.enqueue(endpoint_id, delivery_id, "webhook.test", &payload).await.map_err(webhook_error)?;
+        services.store.enqueue(endpoint_id, delivery_id, TEST_EVENT, &payload).await.map_err(webhook_error)?;
     services.worker.notify();
     Ok(accepted(DeliveryView::from(delivery)))
 }
@@ -73,24 +88,36 @@ pub async fn list_deliveries(
 #[utoipa::path(get, path = "/api/v1/webhooks/{id}/deliveries/{delivery_id}", tag = "webhooks",
     params(("id" = Uuid, Path), ("delivery_id" = Uuid, Path)),
     responses((status = 200, body = DeliveryDetailView, description = "The delivery, its body and every attempt"),
+              (status = 403, description = "FORBIDDEN: the caller may not read the event's resource \
+                (`customers:read` for a `customer.*` event, ...)"),
               (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
-pub async fn get_delivery(state: web::Data<AppState>, path: web::Path<DeliveryPath>) -> Result<HttpResponse, ApiError> {
+pub async fn get_delivery(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<DeliveryPath>,
+) -> Result<HttpResponse, ApiError> {
     let detail = state.webhooks.store.delivery(path.id, path.delivery_id).await.map_err(webhook_error)?;
+    may_read_payload(&caller, detail.read_resource.as_deref())?;
     Ok(crate::http::ok(DeliveryDetailView::from(detail)))
 }
 
 #[utoipa::path(post, path = "/api/v1/webhooks/{id}/deliveries/{delivery_id}/retry", tag = "webhooks",
     params(("id" = Uuid, Path), ("delivery_id" = Uuid, Path)),
     responses((status = 202, body = DeliveryView, description = "Queued to be sent now, with the same webhook-id"),
+              (status = 403, description = "FORBIDDEN: the caller may not read the event's resource"),
               (status = 404, description = "NOT_FOUND"),
               (status = 409, description = "WEBHOOK_DISABLED, or DELIVERY_IN_PROGRESS while an attempt is under way")),
     security(("bearer" = [])))]
 pub async fn retry_delivery(
     state: web::Data<AppState>,
+    caller: Caller,
     path: web::Path<DeliveryPath>,
 ) -> Result<HttpResponse, ApiError> {
     let services = &state.webhooks;
+    // What a delivery carries never changes, so the check may come before the retry.
+    let resource = services.store.read_resource(path.id, path.delivery_id).await.map_err(webhook_error)?;
+    may_read_payload(&caller, resource.as_deref())?;
     let delivery = services.store.retry(path.id, path.delivery_id).await.map_err(webhook_error)?;
     services.worker.notify();
     Ok(accepted(DeliveryView::from(delivery)))

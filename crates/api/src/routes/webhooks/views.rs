@@ -21,7 +21,10 @@ pub struct EndpointView {
     #[serde(with = "time::serde::rfc3339::option")]
     #[schema(value_type = Option<String>, format = DateTime)]
     pub failing_since: Option<OffsetDateTime>,
+    /// The user who created it or last replaced it: it hears only the events they may read now.
     pub created_by: Option<Uuid>,
+    /// The API key they did it with, if any: the key's permissions bound what it hears as well.
+    pub created_by_api_key: Option<Uuid>,
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     pub created_at: OffsetDateTime,
@@ -41,6 +44,7 @@ impl From<Endpoint> for EndpointView {
             disabled_reason: e.disabled_reason,
             failing_since: e.failing_since,
             created_by: e.created_by,
+            created_by_api_key: e.created_by_key,
             created_at: e.created_at,
             updated_at: e.updated_at,
         }
