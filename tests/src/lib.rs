@@ -9,6 +9,7 @@
 pub mod app;
 pub mod db;
 pub mod receiver;
+pub mod served;
 
 pub use app::{
     bearer, body_json, call, login, register, register_staff, TestApp, TestOptions, ADMIN_EMAIL, ADMIN_PASSWORD,
@@ -16,6 +17,7 @@ pub use app::{
 };
 pub use db::TestDb;
 pub use receiver::{Received, Receiver};
+pub use served::Served;
 
 /// Server-level URL used to create and drop test databases.
 pub fn admin_url() -> String {

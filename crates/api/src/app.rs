@@ -46,6 +46,8 @@ pub struct AppState {
     pub crm: routes::crm::CrmServices,
     /// Webhook endpoints and their delivery log.
     pub webhooks: routes::webhooks::WebhookServices,
+    /// The health endpoints' shared probe, on a connection of its own.
+    pub health: routes::health::HealthProbe,
 }
 
 /// Identity adapters shared by the auth guard and the identity routes.
@@ -89,7 +91,7 @@ impl IdentityServices {
                     live.clone(),
                 )),
             },
-            access: AccessCache::new(kv, users.clone(), live.clone()),
+            access: AccessCache::new(kv, settings.redis_url.is_some(), users.clone(), live.clone()),
             live,
             roles: Arc::new(infrastructure::identity::PgRoleRepository::new(pool.clone())),
             rate_limiter: settings.rate_limit_enabled.then(|| rate_limiter(settings)),
@@ -165,9 +167,11 @@ pub fn build_app(
         .app_data(web::PathConfig::default().error_handler(path_error))
         .app_data(web::PayloadConfig::new(MAX_BODY_BYTES))
         // Innermost first: preconditions run inside a keyed POST's transaction, and both after
-        // the gate has identified the caller.
+        // the gate has identified the caller and the body has arrived.
         .wrap(middleware::from_fn(crate::http::conditional::preconditions))
         .wrap(middleware::from_fn(crate::http::idempotency::replay_or_run))
+        // The body whole, before either of those takes a connection for the request.
+        .wrap(middleware::from_fn(crate::http::whole_body::read_first))
         .wrap(middleware::from_fn(crate::http::route_policy::enforce))
         .wrap(cors)
         .wrap(middleware::from_fn(observe))

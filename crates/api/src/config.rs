@@ -42,6 +42,11 @@ pub struct Settings {
     /// Threads serving HTTP (`HTTP_WORKERS`, default one per CPU); the request connections are split
     /// among them.
     pub http_workers: usize,
+    /// Timeouts every database connection sets (`DATABASE_LOCK_TIMEOUT`, `DATABASE_STATEMENT_TIMEOUT`,
+    /// `DATABASE_IDLE_IN_TRANSACTION_TIMEOUT`).
+    pub database_limits: infrastructure::db::SessionLimits,
+    /// How long a request's head and body may take to arrive (`REQUEST_TIMEOUT`): then 408.
+    pub request_timeout: Duration,
     /// Required by `serve`; `migrate` and `create-admin` run without it.
     pub jwt_secret: Option<String>,
     pub jwt_issuer: String,
@@ -144,6 +149,15 @@ impl Env<'_> {
         }
     }
 
+    /// A duration from 1 ms to a day: zero would switch a limit off.
+    fn positive_duration(&self, name: &'static str, default: Duration) -> Result<Duration, ConfigError> {
+        let value = self.duration(name, default)?;
+        if value < Duration::from_millis(1) || value > Duration::from_secs(86_400) {
+            return Err(invalid(name, "must be between 1ms and 24h"));
+        }
+        Ok(value)
+    }
+
     fn boolean(&self, name: &'static str, default: bool) -> Result<bool, ConfigError> {
         match self.get(name).map(|v| v.to_ascii_lowercase()) {
             None => Ok(default),
@@ -187,6 +201,13 @@ impl Settings {
         if !(1..=256).contains(&http_workers) {
             return Err(invalid("HTTP_WORKERS", "must be between 1 and 256"));
         }
+        let database_limits = infrastructure::db::SessionLimits {
+            lock_timeout: env.positive_duration("DATABASE_LOCK_TIMEOUT", Duration::from_secs(2))?,
+            statement_timeout: env.positive_duration("DATABASE_STATEMENT_TIMEOUT", Duration::from_secs(30))?,
+            idle_in_transaction_timeout: env
+                .positive_duration("DATABASE_IDLE_IN_TRANSACTION_TIMEOUT", Duration::from_secs(30))?,
+        };
+        let request_timeout = env.positive_duration("REQUEST_TIMEOUT", Duration::from_secs(30))?;
         let jwt_secret = env.get("JWT_SECRET");
         if let Some(secret) = &jwt_secret {
             if secret.len() < MIN_JWT_SECRET_BYTES {
@@ -275,6 +296,8 @@ impl Settings {
             database_pool_size,
             database_event_pool_size,
             http_workers,
+            database_limits,
+            request_timeout,
             jwt_secret,
             jwt_issuer: env.string("JWT_ISSUER", "tally"),
             bind_addr: env.string("BIND_ADDR", "127.0.0.1:8080"),

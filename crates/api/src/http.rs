@@ -10,6 +10,7 @@ pub mod middleware;
 pub mod rate_limit;
 pub mod retry;
 pub mod route_policy;
+pub mod whole_body;
 
 pub use envelope::{created, list, no_content, ok};
 pub use error::ApiError;

@@ -79,6 +79,8 @@ pub struct Services {
     completions: Arc<PgDeliveryObserver>,
     /// The webhook delivery worker.
     webhooks: RunningWorker,
+    /// With the in-process bus: the heartbeat and the take-over of dead instances' events.
+    instances: Option<JoinHandle<()>>,
 }
 
 impl Services {
@@ -86,6 +88,9 @@ impl Services {
     pub async fn shutdown(self) {
         self.sweeper.abort();
         self.analyser.abort();
+        if let Some(instances) = &self.instances {
+            instances.abort();
+        }
         // Attempts in flight are abandoned and handed back to be sent again (at least once).
         self.webhooks.stop().await;
         let _ = self.relay_stop.send(true);
@@ -118,14 +123,21 @@ async fn start_services_split(
     http_workers: usize,
 ) -> Result<Services, StartupError> {
     let pool = db::build_pool(
-        &PoolSettings::new(&settings.database_url, settings.database_pool_size).split_among(http_workers),
+        &PoolSettings::new(&settings.database_url, settings.database_pool_size)
+            .split_among(http_workers)
+            .with_limits(settings.database_limits),
     )?;
     reference::seed(&pool).await?;
     // Event work (relay, bus handlers, completion marks, webhook queue) has connections of its own:
     // a burst of events must not make requests wait, nor requests starve the handlers.
-    let event_pool =
-        db::build_pool(&PoolSettings::for_events(&settings.database_url, settings.database_event_pool_size))?;
+    let event_pool = db::build_pool(
+        &PoolSettings::for_events(&settings.database_url, settings.database_event_pool_size)
+            .with_limits(settings.database_limits),
+    )?;
 
+    // The health probe's one connection, apart from the requests' (routes::health).
+    let health_pool =
+        db::build_pool(&PoolSettings::new(&settings.database_url, 1).with_limits(settings.database_limits))?;
     let kv: Arc<dyn KeyValueStore> = match &settings.redis_url {
         Some(url) => Arc::new(RedisStore::new(url, &settings.redis_key_prefix)?),
         None => Arc::new(MemoryStore::new()),
@@ -176,6 +188,13 @@ async fn start_services_split(
     bus.start().await?;
 
     let relay = OutboxRelay::new(event_pool.clone(), bus.clone(), signal.clone());
+    let instances = if bus.is_durable() {
+        None
+    } else {
+        // Alive before anything goes in flight, so no instance takes this one's events for a dead one's.
+        infrastructure::events::instances::heartbeat(&event_pool).await?;
+        Some(spawn_instance_watch(event_pool.clone(), signal.clone()))
+    };
     relay.requeue_incomplete().await?;
     let (relay_stop, stop_rx) = watch::channel(false);
     let relay = relay.spawn(stop_rx.clone());
@@ -217,8 +236,38 @@ async fn start_services_split(
         bus,
         outbox: signal,
         metrics: Arc::new(Metrics::new()?),
+        health: crate::routes::health::HealthProbe::new(health_pool),
     });
-    Ok(Services { state, relay_stop, relay, sweeper, analyser, auth_listener, completions, webhooks: webhook_worker })
+    Ok(Services {
+        state,
+        relay_stop,
+        relay,
+        sweeper,
+        analyser,
+        auth_listener,
+        completions,
+        webhooks: webhook_worker,
+        instances,
+    })
+}
+
+/// With the in-process bus: says this instance is alive, now and every `HEARTBEAT`, and takes over the
+/// events in flight of instances that stopped saying so (`infrastructure::events::instances`).
+fn spawn_instance_watch(pool: infrastructure::DbPool, relay: OutboxSignal) -> tokio::task::JoinHandle<()> {
+    use infrastructure::events::instances::{heartbeat, take_over_dead, HEARTBEAT, PRESUMED_DEAD_AFTER};
+    tokio::spawn(async move {
+        loop {
+            if let Err(error) = heartbeat(&pool).await {
+                tracing::warn!(%error, "could not say this instance is alive");
+            }
+            match take_over_dead(&pool, PRESUMED_DEAD_AFTER).await {
+                Ok(0) => {}
+                Ok(_) => relay.notify(),
+                Err(error) => tracing::warn!(%error, "could not look for dead instances"),
+            }
+            tokio::time::sleep(HEARTBEAT).await;
+        }
+    })
 }
 
 /// How often revocations of expired tokens and expired idempotency keys are forgotten.
@@ -323,6 +372,7 @@ pub async fn serve(settings: Settings) -> Result<(), StartupError> {
     prepare_database(&settings).await?;
     let addr = settings.bind_addr.clone();
     let workers = settings.http_workers;
+    let request_timeout = settings.request_timeout;
     let services = start_services_split(settings, Vec::new(), workers).await?;
     let state = services.state.clone();
     // The factory runs once on each worker thread as it starts: the thread takes its part of the
@@ -332,6 +382,8 @@ pub async fn serve(settings: Settings) -> Result<(), StartupError> {
         build_app(state.clone())
     })
     .workers(workers)
+    // A head that has not arrived by then is answered 408 (and the body by `http::whole_body`).
+    .client_request_timeout(request_timeout)
     .shutdown_timeout(30)
     .bind(&addr)
     .map_err(|source| StartupError::Bind { addr: addr.clone(), source })?;
@@ -410,7 +462,7 @@ pub async fn create_admin(
     promote: bool,
 ) -> Result<(), StartupError> {
     prepare_database(&settings).await?;
-    let pool = db::build_pool(&PoolSettings::new(&settings.database_url, 2))?;
+    let pool = db::build_pool(&PoolSettings::new(&settings.database_url, 2).with_limits(settings.database_limits))?;
     let kv: Arc<dyn KeyValueStore> = match &settings.redis_url {
         Some(url) => Arc::new(RedisStore::new(url, &settings.redis_key_prefix)?),
         None => Arc::new(MemoryStore::new()),

@@ -102,6 +102,10 @@ impl CustomerFilter {
         };
         let sort = present(&query.sort).map(CustomerSort::parse).transpose()?.unwrap_or_default();
         let search = present(&query.search).map(str::to_owned);
+        if search.as_ref().is_some_and(|text| text.chars().count() > shared_kernel::bounds::MAX_SEARCH_CHARS) {
+            let limit = shared_kernel::bounds::MAX_SEARCH_CHARS;
+            return Err(QueryError::invalid("search", format!("must be at most {limit} characters")));
+        }
         Ok(CustomerFilter { status, tier, assigned_to, tags, customer_type, search, sort })
     }
 }
@@ -240,6 +244,15 @@ mod tests {
         );
         let blank = CustomerQuery { status: Some("".into()), tags: Some(" ".into()), ..query() };
         assert_eq!(CustomerFilter::from_query(&blank).expect("blank is no filter"), CustomerFilter::default());
+    }
+
+    #[test]
+    fn a_search_is_at_most_two_hundred_characters() {
+        let at_most = CustomerQuery { search: Some("é".repeat(200)), ..query() };
+        assert!(CustomerFilter::from_query(&at_most).is_ok());
+        let longer = CustomerQuery { search: Some("é".repeat(201)), ..query() };
+        let error = CustomerFilter::from_query(&longer).expect_err("too long");
+        assert_eq!(error.field(), Some("search"));
     }
 
     #[test]

@@ -41,14 +41,60 @@ impl From<diesel_async::pooled_connection::deadpool::PoolError> for DbError {
 /// The connections of the threads that are not HTTP workers when a pool is split among workers.
 pub const SHARED_PART_SIZE: usize = 2;
 
+/// What every connection Tally opens sets for its whole session, so no statement, lock wait or idle
+/// transaction can hold a connection, a row or a worker's queue for longer (docs/bounded-work.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionLimits {
+    /// `lock_timeout`: a statement waiting for a lock this long fails (answered 503 with `Retry-After`).
+    pub lock_timeout: Duration,
+    /// `statement_timeout`: a runaway statement fails instead of holding its connection.
+    pub statement_timeout: Duration,
+    /// `idle_in_transaction_session_timeout`: a connection left idle inside a transaction (its holder
+    /// stalled or gone) is closed by the server, which rolls back and frees its locks.
+    pub idle_in_transaction_timeout: Duration,
+}
+
+impl Default for SessionLimits {
+    fn default() -> Self {
+        Self {
+            lock_timeout: Duration::from_secs(2),
+            statement_timeout: Duration::from_secs(30),
+            idle_in_transaction_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+impl SessionLimits {
+    /// The `SET` statements, as one simple query (with the session's name and time zone).
+    pub fn setup_sql(&self) -> String {
+        // Zero would mean "no limit" to PostgreSQL: at least a millisecond.
+        let ms = |d: Duration| d.as_millis().max(1);
+        format!(
+            "SET application_name = 'tally'; SET TIME ZONE 'UTC'; SET statement_timeout = {}; \
+             SET lock_timeout = {}; SET idle_in_transaction_session_timeout = {}; SET tally.instance = '{}'",
+            ms(self.statement_timeout),
+            ms(self.lock_timeout),
+            ms(self.idle_in_transaction_timeout),
+            instance_id()
+        )
+    }
+}
+
+/// This process's id among the instances sharing the database (`events::instances`): every
+/// connection names it in its `tally.instance` setting.
+pub fn instance_id() -> uuid::Uuid {
+    static INSTANCE: std::sync::OnceLock<uuid::Uuid> = std::sync::OnceLock::new();
+    *INSTANCE.get_or_init(uuid::Uuid::now_v7)
+}
+
 #[derive(Debug, Clone)]
 pub struct PoolSettings {
     pub url: String,
     pub max_size: usize,
     /// How long a request waits for a free connection before giving up.
     pub wait_timeout: Duration,
-    /// Per-statement ceiling, so a runaway query cannot hold a connection.
-    pub statement_timeout: Duration,
+    /// Every connection's timeouts.
+    pub limits: SessionLimits,
     /// Parts `max_size` is split into, one per HTTP worker thread (see [`DbPool`]); with more than
     /// one, every other thread gets [`SHARED_PART_SIZE`] connections besides.
     pub parts: usize,
@@ -60,9 +106,14 @@ impl PoolSettings {
             url: url.into(),
             max_size,
             wait_timeout: Duration::from_secs(5),
-            statement_timeout: Duration::from_secs(30),
+            limits: SessionLimits::default(),
             parts: 1,
         }
+    }
+
+    /// The same pool with `limits` on every connection.
+    pub fn with_limits(self, limits: SessionLimits) -> Self {
+        Self { limits, ..self }
     }
 
     /// The connections split among `workers` threads, each with a part of its own.
@@ -78,7 +129,7 @@ impl PoolSettings {
 }
 
 /// Builds the pool (in `settings.parts` parts). Connections are opened lazily; each one is tagged
-/// with `application_name` and gets a `statement_timeout`.
+/// with `application_name` and gets the [`SessionLimits`].
 pub fn build_pool(settings: &PoolSettings) -> Result<DbPool, DbError> {
     if settings.parts <= 1 {
         return Ok(DbPool::new(build_part(settings, settings.max_size)?, Vec::new()));
@@ -95,20 +146,17 @@ fn build_part(settings: &PoolSettings, size: usize) -> Result<pool::Part, DbErro
 }
 
 fn build_connections(settings: &PoolSettings, size: usize) -> Result<Pool<AsyncPgConnection>, DbError> {
-    let statement_timeout_ms = settings.statement_timeout.as_millis();
+    let setup = settings.limits.setup_sql();
     let mut config = ManagerConfig::default();
     // No `SELECT 1` before every checkout: a connection the server closed is
     // known closed (its driver saw the socket end) and is dropped instead, and
     // a query that still meets a dead connection is answered 503.
     config.recycling_method = RecyclingMethod::Fast;
     config.custom_setup = Box::new(move |url| {
+        let setup = setup.clone();
         Box::pin(async move {
             let mut conn = AsyncPgConnection::establish(url).await?;
-            conn.batch_execute(&format!(
-                "SET application_name = 'tally'; SET statement_timeout = {statement_timeout_ms}; SET TIME ZONE 'UTC'"
-            ))
-            .await
-            .map_err(ConnectionError::CouldntSetupConfiguration)?;
+            conn.batch_execute(&setup).await.map_err(ConnectionError::CouldntSetupConfiguration)?;
             Ok(conn)
         })
     });

@@ -3,6 +3,7 @@
 pub mod dead_letters;
 pub mod handoff;
 pub mod inbox;
+pub mod instances;
 pub mod log;
 pub mod outbox;
 pub mod relay;

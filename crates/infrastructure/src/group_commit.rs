@@ -49,6 +49,9 @@ pub trait Batched: Send + Sync + 'static {
     /// on their answers, each of whom sends again soon after being answered; a client that left
     /// costs the next batch this wait once (tokio's timers count whole milliseconds).
     const COMPANY_WAIT: Duration = Duration::ZERO;
+    /// The most requests the queue holds: past it, [`GroupCommit::submit`] refuses at once with
+    /// [`Batched::busy`] instead of making the caller wait behind an ever longer queue.
+    const CAPACITY: usize = 1024;
 
     /// Requests with equal keys are never in one batch (a later one sees what the earlier one did).
     fn key(request: &Self::Request) -> Self::Key;
@@ -60,6 +63,10 @@ pub trait Batched: Send + Sync + 'static {
     }
     /// The error a request gets when its batch panicked or the queue is gone.
     fn lost() -> Self::Error;
+    /// The error a request gets when the queue is full. The default is [`Batched::lost`].
+    fn busy() -> Self::Error {
+        Self::lost()
+    }
     /// The error every request of a batch that failed with `error` gets instead of being done again
     /// with `one` (when doing it again could do it twice: a commit whose answer was lost). `None`,
     /// the default: each request is done again alone.
@@ -72,7 +79,7 @@ type Queued<B> = (<B as Batched>::Request, oneshot::Sender<Result<<B as Batched>
 
 /// The queue in front of a [`Batched`]; clones share it.
 pub struct GroupCommit<B: Batched> {
-    sender: mpsc::UnboundedSender<Queued<B>>,
+    sender: mpsc::Sender<Queued<B>>,
     work: Arc<B>,
 }
 
@@ -86,17 +93,20 @@ impl<B: Batched> GroupCommit<B> {
     /// Starts the task that runs the batches; call inside the runtime.
     pub fn start(work: B) -> Self {
         let work = Arc::new(work);
-        let (sender, receiver) = mpsc::unbounded_channel();
+        let (sender, receiver) = mpsc::channel(B::CAPACITY);
         tokio::spawn(run(work.clone(), receiver));
         Self { sender, work }
     }
 
-    /// Does `request` in the next batch.
+    /// Does `request` in the next batch. Dropped before its batch begins (its caller left), the
+    /// request is taken out of the queue and never done.
     pub async fn submit(&self, request: B::Request) -> Result<B::Outcome, B::Error> {
         let (answer, answered) = oneshot::channel();
-        if let Err(mpsc::error::SendError((request, _))) = self.sender.send((request, answer)) {
+        match self.sender.try_send((request, answer)) {
+            Ok(()) => {}
+            Err(mpsc::error::TrySendError::Full(_)) => return Err(B::busy()),
             // The task is gone (the runtime is stopping, or it died): a transaction of its own.
-            return self.work.one(&request).await;
+            Err(mpsc::error::TrySendError::Closed((request, _))) => return self.work.one(&request).await,
         }
         answered.await.unwrap_or_else(|_| Err(B::lost()))
     }
@@ -107,7 +117,7 @@ impl<B: Batched> GroupCommit<B> {
     }
 }
 
-async fn run<B: Batched>(work: Arc<B>, mut receiver: mpsc::UnboundedReceiver<Queued<B>>) {
+async fn run<B: Batched>(work: Arc<B>, mut receiver: mpsc::Receiver<Queued<B>>) {
     let mut waiting = VecDeque::new();
     // How many requests were around the last batch: those it took and those that queued meanwhile.
     let mut company = 1;
@@ -132,6 +142,11 @@ async fn run<B: Batched>(work: Arc<B>, mut receiver: mpsc::UnboundedReceiver<Que
         if waiting.len() < company && !B::COMPANY_WAIT.is_zero() {
             wait_for_company(&mut receiver, &mut waiting, company, B::COMPANY_WAIT).await;
         }
+        // Requests whose callers have gone are not started.
+        waiting.retain(|(_, answer)| !answer.is_closed());
+        if waiting.is_empty() {
+            continue;
+        }
         let batch = take_batch::<B, _>(&mut waiting);
         let taken = batch.len();
         // A panic must not stop the queue: the batch's requests see their answer dropped (`lost`).
@@ -145,7 +160,7 @@ async fn run<B: Batched>(work: Arc<B>, mut receiver: mpsc::UnboundedReceiver<Que
 /// Takes requests into `waiting` until it holds `company` of them or `wait` has passed. Each arrival
 /// wakes the queue's task; nothing polls.
 async fn wait_for_company<T>(
-    receiver: &mut mpsc::UnboundedReceiver<T>,
+    receiver: &mut mpsc::Receiver<T>,
     waiting: &mut VecDeque<T>,
     company: usize,
     wait: Duration,
@@ -422,6 +437,69 @@ mod tests {
         let again = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
         assert_eq!(again.block_on(queue.submit((4, 4))), Ok(8));
         assert_eq!(*queue.work.singles.lock().expect("lock"), vec![4], "done alone");
+    }
+
+    /// A [`Doubler`] whose batches wait for a gate, with room for four requests.
+    #[derive(Default)]
+    struct Gated {
+        doubler: Doubler,
+        gate: tokio::sync::Notify,
+    }
+
+    #[async_trait]
+    impl Batched for Gated {
+        type Request = (u32, u32);
+        type Outcome = u32;
+        type Error = String;
+        type Key = u32;
+        const CAPACITY: usize = 4;
+
+        fn key(request: &(u32, u32)) -> u32 {
+            request.0
+        }
+
+        async fn many(&self, requests: &[&(u32, u32)]) -> Result<Vec<u32>, String> {
+            self.gate.notified().await;
+            self.doubler.many(requests).await
+        }
+
+        fn lost() -> String {
+            Doubler::lost()
+        }
+
+        fn busy() -> String {
+            "busy".to_owned()
+        }
+    }
+
+    #[tokio::test]
+    async fn a_full_queue_refuses_at_once_and_requests_whose_callers_left_are_never_done() {
+        let queue = GroupCommit::start(Gated::default());
+        // The first request's batch waits at the gate; four more fill the queue.
+        let first = tokio::spawn({
+            let queue = queue.clone();
+            async move { queue.submit((1, 1)).await }
+        });
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let mut waiting = Vec::new();
+        for n in 2..=5 {
+            let queue = queue.clone();
+            waiting.push(tokio::spawn(async move { queue.submit((n, n)).await }));
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert_eq!(queue.submit((6, 6)).await, Err("busy".to_owned()), "a full queue answers at once");
+        // Two callers leave while queued.
+        waiting.remove(0).abort();
+        waiting.remove(0).abort();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        queue.work.gate.notify_one();
+        assert_eq!(first.await.expect("task"), Ok(2));
+        queue.work.gate.notify_one();
+        for task in waiting {
+            assert!(task.await.expect("task").is_ok());
+        }
+        let done: Vec<u32> = queue.work.doubler.batches.lock().expect("lock").iter().flatten().copied().collect();
+        assert_eq!(done, vec![1, 4, 5], "the two that left were never done");
     }
 
     #[test]

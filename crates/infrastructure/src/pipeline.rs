@@ -46,6 +46,9 @@ pub enum Opening {
     /// Gives up on a lock after 500 ms: the writes sharing a commit must not all wait for the slowest
     /// lock holder (`shared_commit`), nor a round of analysis for a migration (`db::statistics`).
     LockWaitsLimited,
+    /// Reads several statements see in one snapshot (`REPEATABLE READ READ ONLY`): a list's page and
+    /// the parts of its rows (decisions §13.4). Inside a transaction already, it changes nothing.
+    Snapshot,
 }
 
 impl Opening {
@@ -55,6 +58,7 @@ impl Opening {
             Self::Plain => "BEGIN",
             Self::NoFlushWait => "BEGIN; SET LOCAL synchronous_commit = off",
             Self::LockWaitsLimited => "BEGIN; SET LOCAL lock_timeout = '500ms'",
+            Self::Snapshot => "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
         }
     }
 

@@ -105,3 +105,13 @@ pub async fn matches_current(
     let found = found.map(Some).or_else(|e| if e == diesel::result::Error::NotFound { Ok(None) } else { Err(e) })?;
     Ok(found.map(|row| versions.is_none() || row.current))
 }
+
+/// Makes the request's transaction refuse every write from here on (`SET TRANSACTION READ ONLY`,
+/// which PostgreSQL allows at any point). A write whose `If-Match` failed runs its handler this way
+/// only to learn whether the request is otherwise well-formed (RFC 9110 §13.2.1): nothing it tries
+/// can change a row.
+pub async fn refuse_writes(pool: &DbPool) -> Result<(), DbError> {
+    let mut conn = crate::db::checkout(pool).await?;
+    diesel::sql_query("SET TRANSACTION READ ONLY").execute(&mut conn).await?;
+    Ok(())
+}

@@ -64,9 +64,18 @@ diesel::table! {
     }
 }
 
+// `instance_id`: the instance holding the event (`events::instances`), set by the column's default.
 diesel::table! {
     outbox_in_flight (event_id) {
         event_id -> Uuid,
+        instance_id -> Nullable<Uuid>,
+    }
+}
+
+diesel::table! {
+    bus_instances (id) {
+        id -> Uuid,
+        seen_at -> Timestamptz,
     }
 }
 

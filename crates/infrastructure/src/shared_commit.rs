@@ -11,10 +11,12 @@
 //! clients keeps sharing one commit instead of taking turns in two.
 //!
 //! A batch that fails on a statement (a taken email, a compare-and-set that missed, a row lock
-//! waited for longer than [`Opening::LockWaitsLimited`] allows) rolled back whole and is done again one
-//! write per transaction, so each request gets the answer it would have got alone. A batch whose
-//! `BEGIN`, `COMMIT` or rollback failed (a broken connection: the commit may have landed) is not done
-//! again: every request in it answers 503, as a lone write's does.
+//! waited for longer than [`Opening::LockWaitsLimited`] allows) or whose `COMMIT` the server refused
+//! (a deferred check) rolled back whole and is done again one write per transaction, so each request
+//! gets the answer it would have got alone. A batch whose connection broke at `BEGIN`, `COMMIT` or
+//! the rollback (the commit may have landed) is not done again: every request in it answers 503, as
+//! a lone write's does. A queue holds at most [`Batched::CAPACITY`] writes (then 503 at once), and a
+//! write whose caller left before its batch began is never done.
 //!
 //! Each HTTP worker has a queue of its own, run on its own thread with its own part of the pool
 //! ([`DbPool`]). A write inside a request transaction (`Idempotency-Key`, `If-Match`) belongs to
@@ -215,6 +217,9 @@ impl<W: TransactionWrite> Batched for Transactions<W> {
         .await
         .map_err(|phase| match phase {
             Phase::Statements(error) => WriteError::Db(error),
+            // The server answered `BEGIN` or `COMMIT` with an error (a deferred check, a serialization
+            // failure): the transaction is known rolled back, and each write may be done again alone.
+            Phase::Transaction(error) if definitely_rolled_back(&error) => WriteError::Db(error),
             Phase::Transaction(error) => {
                 WriteError::Storage(StorageError::Unavailable(format!("a shared commit's outcome is unknown: {error}")))
             }
@@ -240,4 +245,15 @@ impl<W: TransactionWrite> Batched for Transactions<W> {
     fn lost() -> WriteError {
         WriteError::Storage(StorageError::Unknown("a batch of writes was lost".to_owned()))
     }
+
+    fn busy() -> WriteError {
+        WriteError::Storage(StorageError::Unavailable("too many writes are queued".to_owned()))
+    }
+}
+
+/// Whether a failed `BEGIN` or `COMMIT` certainly left nothing behind: the server answered it with an
+/// error. A connection that broke (no answer) may have committed.
+fn definitely_rolled_back(error: &DieselError) -> bool {
+    use diesel::result::DatabaseErrorKind::{ClosedConnection, UnableToSendCommand};
+    matches!(error, DieselError::DatabaseError(kind, _) if !matches!(kind, ClosedConnection | UnableToSendCommand))
 }

@@ -59,9 +59,21 @@ impl Constraints {
                 DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,
                 info,
             ) => StorageError::Unavailable(info.message().to_owned()),
+            // A lock or statement waited past the session's limit (`db::SessionLimits`): the database
+            // was busy, not the request wrong; the caller may try again.
+            DieselError::DatabaseError(_, ref info) if gave_up_waiting(info.message()) => {
+                StorageError::Unavailable(info.message().to_owned())
+            }
             other => StorageError::Unknown(other.to_string()),
         }
     }
+}
+
+/// Whether PostgreSQL cancelled a statement for a session limit. diesel does not expose the SQLSTATE
+/// (55P03 `lock_not_available`, 57014 `query_canceled`), so the server's own words are matched; Tally's
+/// connections never change `lc_messages`.
+pub fn gave_up_waiting(message: &str) -> bool {
+    message.contains("due to lock timeout") || message.contains("due to statement timeout")
 }
 
 /// Every context's constraint table, for the schema guard.
@@ -161,6 +173,11 @@ mod tests {
         assert!(matches!(TABLE.map(DieselError::RollbackTransaction), StorageError::Unknown(_)));
         let broken = DieselError::DatabaseError(DatabaseErrorKind::UnableToSendCommand, Box::new("closed".to_owned()));
         assert_eq!(TABLE.map(broken), StorageError::Unavailable("closed".to_owned()), "a broken connection is a 503");
+        let waited = DieselError::DatabaseError(
+            DatabaseErrorKind::Unknown,
+            Box::new("canceling statement due to lock timeout".to_owned()),
+        );
+        assert!(matches!(TABLE.map(waited), StorageError::Unavailable(_)), "a lock wait that ran out is a 503");
     }
 
     #[test]

@@ -8,6 +8,10 @@
 //! The serde adapters ([`date`], [`rfc3339`]) apply the year rule while a body is parsed, so the
 //! failure names the field like any other body error.
 
+/// The longest text a list's `search` takes, in characters (decisions §13.1): a longer one would
+/// only make the database work through a longer pattern.
+pub const MAX_SEARCH_CHARS: usize = 200;
+
 use std::collections::HashSet;
 use std::hash::Hash;
 

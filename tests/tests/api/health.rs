@@ -93,6 +93,7 @@ async fn a_dead_database_is_unhealthy_with_503_within_the_budget() {
         outbox: OutboxSignal::default(),
         metrics: Arc::new(Metrics::new().expect("metrics")),
         event_pool: pool.clone(),
+        health: api::routes::health::HealthProbe::new(pool.clone()),
         pool,
     });
     state.bus.start().await.expect("bus");

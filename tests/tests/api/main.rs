@@ -1,6 +1,7 @@
 //! One integration-test binary (linking is the slow part of a build).
 
 mod analytics;
+mod bounded;
 mod bus;
 mod commerce_support;
 mod companies;

@@ -148,12 +148,16 @@ async fn every_kind_of_post_takes_effect_once() {
     let on_hand = "SELECT quantity_on_hand::bigint AS n FROM inventory WHERE id = $1";
     assert_eq!(count(&t, on_hand, record["id"].as_str().expect("id").parse().expect("uuid")).await, 15);
 
-    // Registration (a public endpoint): the retry is a replay, not 409 ALREADY_EXISTS.
+    // Registration answers with tokens: it ignores the key (decisions §13.2), so a retry runs again and
+    // meets the account the first one made; nothing holding a token is kept.
     let register_uri = "/api/v1/identity/users/register";
     let person = json!({"email": "new@example.com", "name": "New Person", "password": "password-123"});
-    let (status, registered) =
-        twice(&app, || keyed(TestRequest::post(), register_uri, None, "reg-1", person.clone())).await;
+    let register = || keyed(TestRequest::post(), register_uri, None, "reg-1", person.clone());
+    let (status, _, registered) = call(&app, register()).await;
     assert_eq!(status, StatusCode::CREATED, "{registered}");
+    let (again, headers, _) = call(&app, register()).await;
+    assert_eq!(again, StatusCode::CONFLICT, "run again, not replayed");
+    assert!(!replayed(&headers));
     let user_id: Uuid = registered["data"]["user"]["id"].as_str().and_then(|s| s.parse().ok()).expect("id");
     assert_eq!(
         count(&t, "SELECT count(*) AS n FROM users WHERE id = $1 OR email = 'new@example.com'", user_id).await,

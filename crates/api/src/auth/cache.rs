@@ -6,7 +6,9 @@
 //!
 //! While the `tally_auth` listener is live (PostgreSQL revocations, no Redis),
 //! profiles are kept parsed in process memory instead (`LiveAuth`), and the
-//! database's notices keep them current across instances.
+//! database's notices keep them current across instances. While it is not (and
+//! without Redis), every profile is read from PostgreSQL: a copy in this
+//! process's memory is one other instances could not clear (decisions §13.4).
 
 use infrastructure::request_tx;
 use std::sync::Arc;
@@ -25,6 +27,8 @@ const EPOCH_KEY: &str = "authz:epoch";
 #[derive(Clone)]
 pub struct AccessCache {
     kv: Arc<dyn KeyValueStore>,
+    /// Whether `kv` is shared by every instance (Redis); a per-process store caches nothing.
+    kv_shared: bool,
     users: Arc<dyn UserRepository>,
     live: Arc<LiveAuth>,
 }
@@ -32,8 +36,13 @@ pub struct AccessCache {
 type Found = Result<Option<Arc<CallerAccess>>, ApiError>;
 
 impl AccessCache {
-    pub fn new(kv: Arc<dyn KeyValueStore>, users: Arc<dyn UserRepository>, live: Arc<LiveAuth>) -> Self {
-        Self { kv, users, live }
+    pub fn new(
+        kv: Arc<dyn KeyValueStore>,
+        kv_shared: bool,
+        users: Arc<dyn UserRepository>,
+        live: Arc<LiveAuth>,
+    ) -> Self {
+        Self { kv, kv_shared, users, live }
     }
 
     async fn epoch(&self) -> String {
@@ -51,6 +60,9 @@ impl AccessCache {
             Some(Err(generation)) => return self.load_live(user_id, generation).await,
             None => {}
         }
+        if !self.kv_shared {
+            return Ok(self.read(user_id).await?.map(|profile| Arc::new(profile.into())));
+        }
         let key = Self::key(&self.epoch().await, user_id);
         if let Ok(Some(cached)) = self.kv.get(&key).await {
             if let Ok(profile) = serde_json::from_str::<AccessProfile>(&cached) {
@@ -66,6 +78,9 @@ impl AccessCache {
     pub async fn reload(&self, user_id: Uuid) -> Found {
         if let Some(generation) = self.live.generation() {
             return self.load_live(user_id, generation).await;
+        }
+        if !self.kv_shared {
+            return Ok(self.read(user_id).await?.map(|profile| Arc::new(profile.into())));
         }
         let key = Self::key(&self.epoch().await, user_id);
         self.load(&key, user_id).await

@@ -119,7 +119,7 @@ impl BodySchema {
         if self.validator.is_valid(body) {
             return None;
         }
-        let mut found = Found { root: &self.root, details: BTreeMap::new(), codes: Vec::new() };
+        let mut found = Found { root: &self.root, details: BTreeMap::new(), codes: Vec::new(), left_out: 0 };
         for error in self.validator.iter_errors(body) {
             found.describe(&error);
         }
@@ -128,13 +128,22 @@ impl BodySchema {
         }
         let first = found.codes.first().copied().flatten();
         let shared = found.codes.len() == found.details.len() && found.codes.iter().all(|c| *c == first);
+        if found.left_out > 0 {
+            found.details.insert(MORE.to_owned(), format!("{} more problems not listed", found.left_out));
+        }
         Some(Problems { details: found.details, code: if shared { first } else { None } })
     }
 }
 
+/// The key of `details` that says how many problems were left out (decisions §13.1).
+pub const MORE: &str = "_more";
+
 struct Found<'a> {
     root: &'a Value,
+    /// At most [`super::error::MAX_DETAILS`] problems: a body of 10^5 bad items must not make 10^5 of them.
     details: BTreeMap<String, String>,
+    /// Problems past the limit, counted only.
+    left_out: usize,
     /// One entry per detail: the code its schema names, if any.
     codes: Vec<Option<&'a str>>,
 }
@@ -208,6 +217,12 @@ fn format_message(format: &str) -> String {
 
 impl<'a> Found<'a> {
     fn add(&mut self, field: String, message: String, code: Option<&'a str>) {
+        if self.details.len() >= super::error::MAX_DETAILS {
+            if !self.details.contains_key(&field) {
+                self.left_out += 1;
+            }
+            return;
+        }
         if let std::collections::btree_map::Entry::Vacant(entry) = self.details.entry(field) {
             entry.insert(message);
             self.codes.push(code);

@@ -20,6 +20,7 @@ use uuid::Uuid;
 
 use super::envelope::{created, ok};
 use super::route_policy::matched_pattern;
+use super::whole_body::BodyLength;
 use super::ApiError;
 use crate::app::AppState;
 use crate::auth::Caller;
@@ -239,34 +240,77 @@ pub async fn preconditions(
     Box::pin(guarded_write(req, next, if_match, state)).await
 }
 
-/// A write carrying `If-Match`: checked under a row lock, then run in the same transaction.
+/// Put in a request's extensions when its `If-Match` failed and its body must still be judged: the
+/// body extractors (`http::extract`) answer 412 for a body that parses, so a malformed one gets its
+/// own 400 (RFC 9110 §13.2.1: a precondition is judged for a request that would otherwise succeed).
+#[derive(Clone, Default)]
+pub struct PreconditionFailed(std::rc::Rc<std::cell::Cell<bool>>);
+
+impl PreconditionFailed {
+    /// The 412, noting that a body extractor gave it.
+    pub fn refuse(&self) -> ApiError {
+        self.0.set(true);
+        precondition_failed()
+    }
+
+    fn refused(&self) -> bool {
+        self.0.get()
+    }
+}
+
+/// Whether every id in the path parses, so the handler's path extractor cannot refuse it.
+fn path_ids_parse(pattern: &str, path: &str) -> bool {
+    pattern
+        .split('/')
+        .zip(path.split('/'))
+        .filter(|(segment, _)| segment.starts_with('{') && segment.ends_with("id}"))
+        .all(|(_, value)| Uuid::parse_str(value).is_ok())
+}
+
+/// A write carrying `If-Match`: checked under a row lock, then run in the same transaction. The body
+/// has been read whole already (`http::whole_body`): nothing here waits on the client.
 async fn guarded_write(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
     if_match: HeaderValue,
     state: Data<AppState>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
-    let guarded = matched_pattern(&req).and_then(|pattern| guarded_row(&pattern, req.match_info().as_str()));
+    let pattern = matched_pattern(&req);
+    let guarded = pattern.as_deref().and_then(|pattern| guarded_row(pattern, req.match_info().as_str()));
     let Some((table, id)) = guarded else {
         return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
     };
     let versions = listed_tags(&if_match).map(|tags| versions_for(id, &tags));
     // The gate has authenticated every caller of these routes; an administrator sees every row.
     let owner = req.extensions().get::<Caller>().filter(|c| c.require_admin().is_err()).map(|c| c.user_id);
+    let no_body = req.extensions().get::<BodyLength>().is_some_and(|length| length.0 == 0);
+    let well_formed_without_body =
+        no_body && pattern.as_deref().is_some_and(|pattern| path_ids_parse(pattern, req.match_info().as_str()));
     // Inside a keyed request's transaction already: check there; the idempotency layer commits.
     if request_tx::in_request_transaction() {
         return match check(&state, table, id, versions.as_deref(), owner).await {
             Ok(()) => next.call(req).await.map(ServiceResponse::map_into_boxed_body),
-            Err(error) => Ok(req.error_response(error)),
+            Err(error) if error.status != StatusCode::PRECONDITION_FAILED || well_formed_without_body => {
+                Ok(req.error_response(error))
+            }
+            Err(_) => judge_body(&state, req, next).await,
         };
     }
     let tx = match RequestTransaction::begin(&state.pool).await {
         Ok(tx) => tx,
         Err(error) => return Ok(req.error_response(ApiError::from(error))),
     };
-    if let Err(error) = tx.run(check(&state, table, id, versions.as_deref(), owner)).await {
-        tx.rollback().await;
-        return Ok(req.error_response(error));
+    match tx.run(check(&state, table, id, versions.as_deref(), owner)).await {
+        Ok(()) => {}
+        Err(error) if error.status != StatusCode::PRECONDITION_FAILED || well_formed_without_body => {
+            tx.rollback().await;
+            return Ok(req.error_response(error));
+        }
+        Err(_) => {
+            let judged = tx.run(judge_body(&state, req, next)).await;
+            tx.rollback().await;
+            return judged;
+        }
     }
     let response = match tx.run(next.call(req)).await {
         Ok(response) => response.map_into_boxed_body(),
@@ -285,6 +329,32 @@ async fn guarded_write(
     }
     state.outbox.notify();
     Ok(response)
+}
+
+/// A request whose `If-Match` failed, run inside its transaction made read-only: its own 400 for a
+/// body or path that does not parse, else 412. The caller rolls the transaction back.
+async fn judge_body(
+    state: &AppState,
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    if let Err(error) = infrastructure::preconditions::refuse_writes(&state.pool).await {
+        return Ok(req.error_response(ApiError::from(error)));
+    }
+    let marker = PreconditionFailed::default();
+    req.extensions_mut().insert(marker.clone());
+    let response = next.call(req).await?.map_into_boxed_body();
+    // A path, query or body that does not parse; any other refusal (a state the write cannot leave,
+    // say) is judged after the precondition, so the 412 stands.
+    let malformed = matches!(
+        response.status(),
+        StatusCode::BAD_REQUEST | StatusCode::PAYLOAD_TOO_LARGE | StatusCode::UNSUPPORTED_MEDIA_TYPE
+    );
+    if marker.refused() || malformed {
+        return Ok(response);
+    }
+    let (request, _) = response.into_parts();
+    Ok(ServiceResponse::new(request, precondition_failed().error_response()))
 }
 
 /// The check, under a row lock held to the end of the write's transaction. A row that does not
@@ -318,6 +388,14 @@ mod tests {
         assert_eq!(guarded_row("/api/v1/order-mgmt/orders", "/api/v1/order-mgmt/orders"), None);
         assert_eq!(guarded_row("/api/v1/identity/users/me", "/api/v1/identity/users/me"), None);
         assert_eq!(guarded_row("/api/v1/warehouse/products/{id}", "/api/v1/warehouse/products/not-a-uuid"), None);
+    }
+
+    #[test]
+    fn every_id_of_a_path_must_parse() {
+        let id = Uuid::now_v7();
+        let pattern = "/api/v1/order-mgmt/orders/{id}/lines/{line_id}";
+        assert!(path_ids_parse(pattern, &format!("/api/v1/order-mgmt/orders/{id}/lines/{id}")));
+        assert!(!path_ids_parse(pattern, &format!("/api/v1/order-mgmt/orders/{id}/lines/nope")));
     }
 
     #[test]

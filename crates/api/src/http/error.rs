@@ -31,12 +31,57 @@ struct ErrorDetail<'a> {
     code: &'a str,
     message: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    details: Option<&'a BTreeMap<String, String>>,
+    details: Option<std::borrow::Cow<'a, BTreeMap<String, String>>>,
+}
+
+/// The most problems `details` names; a key `_more` then says how many were left out (decisions §13.1).
+pub const MAX_DETAILS: usize = 50;
+/// The longest field name or problem text in `details`, and the longest message, in characters: with
+/// [`MAX_DETAILS`] they keep every error answer under 16 KiB, whatever the request held.
+const MAX_DETAIL_CHARS: usize = 120;
+const MAX_MESSAGE_CHARS: usize = 1000;
+
+/// `text`, cut to `limit` characters (with `…` when cut).
+fn clipped(text: &str, limit: usize) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(limit) {
+        None => std::borrow::Cow::Borrowed(text),
+        Some((end, _)) => std::borrow::Cow::Owned(format!("{}…", &text[..end])),
+    }
+}
+
+/// The details as answered: at most [`MAX_DETAILS`] problems, each clipped, and `_more` for the rest.
+fn bounded(details: &BTreeMap<String, String>) -> std::borrow::Cow<'_, BTreeMap<String, String>> {
+    let long = |text: &String| text.chars().nth(MAX_DETAIL_CHARS).is_some();
+    let more = super::body_schema::MORE;
+    let listed = details.len() - usize::from(details.contains_key(more));
+    if listed <= MAX_DETAILS && !details.iter().any(|(field, problem)| long(field) || long(problem)) {
+        return std::borrow::Cow::Borrowed(details);
+    }
+    // Already counted by whoever made the details (the body's schema check stops at the limit).
+    let counted: usize = details.get(more).and_then(|text| text.split(' ').next()?.parse().ok()).unwrap_or(0);
+    let mut kept: BTreeMap<String, String> = details
+        .iter()
+        .filter(|(field, _)| field.as_str() != more)
+        .take(MAX_DETAILS)
+        .map(|(field, problem)| {
+            (clipped(field, MAX_DETAIL_CHARS).into_owned(), clipped(problem, MAX_DETAIL_CHARS).into_owned())
+        })
+        .collect();
+    let left_out = listed.saturating_sub(MAX_DETAILS) + counted;
+    if left_out > 0 {
+        kept.insert(more.to_owned(), format!("{left_out} more problems not listed"));
+    }
+    std::borrow::Cow::Owned(kept)
 }
 
 impl ApiError {
     pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
-        Self { status, code, message: message.into(), details: None, headers: Vec::new() }
+        let message = message.into();
+        let message = match clipped(&message, MAX_MESSAGE_CHARS) {
+            std::borrow::Cow::Borrowed(_) => message,
+            std::borrow::Cow::Owned(cut) => cut,
+        };
+        Self { status, code, message, details: None, headers: Vec::new() }
     }
 
     pub fn with_details(mut self, details: BTreeMap<String, String>) -> Self {
@@ -87,13 +132,15 @@ impl ApiError {
         Self::new(StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL_ERROR", "an internal error occurred")
     }
 
+    /// 503 with `Retry-After`: a dependency failed or was busy (a lock wait ran out, a queue was full).
     pub fn unavailable(cause: impl std::fmt::Display) -> Self {
-        tracing::error!(error = %cause, "dependency unavailable");
+        tracing::warn!(error = %cause, "dependency unavailable");
         Self::new(
             StatusCode::SERVICE_UNAVAILABLE,
             "SERVICE_UNAVAILABLE",
             "a dependency is unavailable; try again shortly",
         )
+        .with_header("retry-after", "1")
     }
 
     /// A domain error, by its kind and code.
@@ -109,7 +156,7 @@ impl ApiError {
     fn body(&self) -> ErrorBody<'_> {
         ErrorBody {
             status: "error",
-            error: ErrorDetail { code: self.code, message: &self.message, details: self.details.as_ref() },
+            error: ErrorDetail { code: self.code, message: &self.message, details: self.details.as_ref().map(bounded) },
         }
     }
 
@@ -205,6 +252,8 @@ impl From<DbError> for ApiError {
     fn from(error: DbError) -> Self {
         match error {
             DbError::Unavailable(_) => Self::unavailable(error),
+            // A statement's failure means what the storage mapping says (a lock wait that ran out: 503).
+            DbError::Query(_) => StorageError::from(error).into(),
             other => Self::internal(other),
         }
     }
@@ -233,6 +282,20 @@ mod tests {
         );
         let plain = ApiError::not_found("no such thing").body_json();
         assert!(plain["error"].get("details").is_none());
+    }
+
+    #[test]
+    fn details_are_bounded() {
+        let many: BTreeMap<String, String> =
+            (0..500_000).map(|at| (format!("permissions[{at}]"), "x".repeat(300))).collect();
+        let error = ApiError::validation("bad").with_details(many);
+        let body = serde_json::to_vec(&error.body_json()).expect("json");
+        assert!(body.len() < 16 * 1024, "{} bytes", body.len());
+        let details = &error.body_json()["error"]["details"];
+        assert_eq!(details.as_object().map(|d| d.len()), Some(MAX_DETAILS + 1));
+        assert_eq!(details["_more"], "499950 more problems not listed");
+        let long = ApiError::validation("m".repeat(100_000));
+        assert!(serde_json::to_vec(&long.body_json()).expect("json").len() < 16 * 1024);
     }
 
     #[test]

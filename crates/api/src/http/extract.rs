@@ -6,7 +6,7 @@ use std::pin::Pin;
 
 use actix_web::dev::Payload;
 use actix_web::error::{PathError, QueryPayloadError};
-use actix_web::{web, FromRequest, HttpRequest};
+use actix_web::{web, FromRequest, HttpMessage, HttpRequest};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use shared_kernel::PageRequest;
@@ -38,6 +38,8 @@ fn read_body<T: DeserializeOwned + ToSchema + 'static>(
         mime == "application/json" || mime.ends_with("+json")
     });
     let body = web::Bytes::from_request(req, payload);
+    // A failed `If-Match` is answered only for a body that parses (`http::conditional`).
+    let precondition_failed = req.extensions().get::<super::conditional::PreconditionFailed>().cloned();
     Box::pin(async move {
         let bytes = body.await.map_err(|e| {
             if e.as_response_error().status_code() == actix_web::http::StatusCode::PAYLOAD_TOO_LARGE {
@@ -57,7 +59,11 @@ fn read_body<T: DeserializeOwned + ToSchema + 'static>(
         if is_json == Some(false) {
             return Err(ApiError::field("body", "Content-Type must be application/json"));
         }
-        parse_json(&bytes).map(Some)
+        let parsed = parse_json(&bytes)?;
+        match precondition_failed {
+            Some(failed) => Err(failed.refuse()),
+            None => Ok(Some(parsed)),
+        }
     })
 }
 
@@ -149,7 +155,8 @@ fn integral_floats_as_integers(value: &mut serde_json::Value) {
 fn invalid_body(problems: body_schema::Problems<'static>) -> ApiError {
     let message = match problems.details.iter().next() {
         Some((field, message)) if problems.details.len() == 1 => format!("invalid request body: {field} {message}"),
-        _ => format!("invalid request body: {} problems, each named in details", problems.details.len()),
+        _ => "invalid request body: several problems, each named in details (at most 50; `_more` counts the rest)"
+            .to_owned(),
     };
     let code = problems.code.unwrap_or("VALIDATION_ERROR");
     ApiError::new(actix_web::http::StatusCode::BAD_REQUEST, code, message).with_details(problems.details)

@@ -91,17 +91,21 @@ async fn take_body(req: &mut ServiceRequest) -> Result<Bytes, ApiError> {
     Ok(body)
 }
 
-/// What identifies "the same request": the sha256 of method, path with query, and body
-/// (hashed here, so a body, which may hold a password, never travels to the database).
-fn fingerprint(req: &ServiceRequest, body: &[u8]) -> [u8; 32] {
+/// What identifies "the same request": an HMAC-SHA256 of method, path with query, and body, keyed
+/// with a secret of the server's (`JWT_SECRET`). Hashed here, so a body never travels to the
+/// database; keyed, so a stored hash of a body holding a password (`current_password` on a new API
+/// key) is no offline test of guesses for whoever reads the table.
+fn fingerprint(req: &ServiceRequest, body: &[u8], secret: &[u8]) -> [u8; 32] {
+    use hmac::{Hmac, Mac};
     let target = req.uri().path_and_query().map_or_else(|| req.path(), |p| p.as_str());
-    let mut hasher = Sha256::new();
-    hasher.update(req.method().as_str().as_bytes());
-    hasher.update(b" ");
-    hasher.update(target.as_bytes());
-    hasher.update(b"\n");
-    hasher.update(body);
-    hasher.finalize().into()
+    let key = Sha256::new().chain_update(b"tally idempotency fingerprint\n").chain_update(secret).finalize();
+    let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(&key) else { return [0; 32] };
+    mac.update(req.method().as_str().as_bytes());
+    mac.update(b" ");
+    mac.update(target.as_bytes());
+    mac.update(b"\n");
+    mac.update(body);
+    mac.finalize().into_bytes().into()
 }
 
 fn replay(stored: StoredResponse) -> HttpResponse {
@@ -150,7 +154,8 @@ async fn keyed(
         Err(error) => return Ok(req.error_response(error)),
     };
     let scope = scope_of(&req);
-    let request_hash = fingerprint(&req, &body);
+    let secret = state.settings.jwt_secret.as_deref().unwrap_or_default().as_bytes();
+    let request_hash = fingerprint(&req, &body, secret);
     let tx = match RequestTransaction::begin(&state.pool).await {
         Ok(tx) => tx,
         Err(error) => return Ok(req.error_response(ApiError::from(error))),

@@ -29,6 +29,14 @@ fn accept_request_id(raw: Option<&HeaderValue>) -> String {
         .unwrap_or_else(|| shared_kernel::new_id().to_string())
 }
 
+/// The method as metrics and logs name it: a method outside HTTP's own is `OTHER`, so a client
+/// cannot make a new metrics series per made-up method (decisions §13.1).
+fn method_label(method: &actix_web::http::Method) -> String {
+    const KNOWN: [&str; 9] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"];
+    let name = method.as_str();
+    if KNOWN.contains(&name) { name } else { "OTHER" }.to_owned()
+}
+
 /// Wraps every request: id, span, timing, metrics, access log.
 pub async fn observe(
     req: ServiceRequest,
@@ -37,7 +45,7 @@ pub async fn observe(
     let started = Instant::now();
     let request_id = accept_request_id(req.headers().get(&REQUEST_ID));
     req.extensions_mut().insert(RequestId(request_id.clone()));
-    let method = req.method().to_string();
+    let method = method_label(req.method());
     let route = super::route_policy::matched_pattern(&req).unwrap_or_else(|| "unmatched".to_owned());
     let state = req.app_data::<web::Data<AppState>>().cloned();
     let span = tracing::info_span!("request", request_id = %request_id, method = %method, route = %route);
@@ -112,6 +120,13 @@ fn framework_error(status: StatusCode) -> ApiError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unknown_methods_are_labelled_other() {
+        assert_eq!(method_label(&actix_web::http::Method::PATCH), "PATCH");
+        let made_up = actix_web::http::Method::from_bytes(b"FROBNICATE1").expect("a token");
+        assert_eq!(method_label(&made_up), "OTHER");
+    }
 
     #[test]
     fn request_ids_are_kept_or_made() {

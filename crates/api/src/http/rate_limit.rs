@@ -241,7 +241,7 @@ impl TrustedProxies {
         Ok(Self(nets))
     }
 
-    fn trusts(&self, ip: &IpAddr) -> bool {
+    pub fn trusts(&self, ip: &IpAddr) -> bool {
         self.0.iter().any(|net| net.contains(ip))
     }
 
@@ -253,18 +253,30 @@ impl TrustedProxies {
         // `::ffff:10.0.0.1` is 10.0.0.1: a dual-stack listener must not see two clients.
         let Some(peer) = peer.map(|ip| ip.to_canonical()) else { return "unknown".to_owned() };
         if !self.trusts(&peer) {
-            return peer.to_string();
+            return limited_as(peer);
         }
         let mut nearest_trusted = peer;
         for entry in forwarded_for.unwrap_or_default().rsplit(',').map(str::trim) {
             match entry.parse::<IpAddr>().map(|ip| ip.to_canonical()) {
                 Ok(ip) if self.trusts(&ip) => nearest_trusted = ip,
-                Ok(ip) => return ip.to_string(),
+                Ok(ip) => return limited_as(ip),
                 // Garbage where an address should be: stop at the last hop we trust.
                 Err(_) => break,
             }
         }
-        nearest_trusted.to_string()
+        limited_as(nearest_trusted)
+    }
+}
+
+/// The bucket an address is counted in: an IPv4 address alone, an IPv6 address by its /64, the
+/// smallest network one subscriber is given, from which they can pick any of 2^64 addresses.
+fn limited_as(ip: IpAddr) -> String {
+    match ip {
+        IpAddr::V4(v4) => v4.to_string(),
+        IpAddr::V6(v6) => {
+            let network = u128::from(v6) & !((1u128 << 64) - 1);
+            format!("{}/64", std::net::Ipv6Addr::from(network))
+        }
     }
 }
 
@@ -273,6 +285,17 @@ pub type SharedLimiter = Arc<dyn RateLimitStore>;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ipv6_clients_are_counted_by_their_64() {
+        let proxies = TrustedProxies::default();
+        let one = proxies.client_ip("2001:db8:1:2::1".parse().ok(), None);
+        let other = proxies.client_ip("2001:db8:1:2:ffff:ffff:ffff:ffff".parse().ok(), None);
+        assert_eq!(one, "2001:db8:1:2::/64");
+        assert_eq!(one, other, "one /64, one bucket");
+        assert_ne!(one, proxies.client_ip("2001:db8:1:3::1".parse().ok(), None));
+        assert_eq!(proxies.client_ip("::ffff:10.0.0.1".parse().ok(), None), "10.0.0.1");
+    }
 
     #[tokio::test]
     async fn login_allows_one_then_waits_twelve_seconds() {

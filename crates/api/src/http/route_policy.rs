@@ -100,9 +100,16 @@ fn client_address(state: &AppState, req: &ServiceRequest) -> String {
     state.identity.trusted_proxies.client_ip(peer, forwarded.as_deref())
 }
 
-/// Middleware: rate limit, then guard, then the handler. A request with an API key is limited per
-/// key (a bucket named by the key's hash, so no database look-up comes first); a key that then does
-/// not authenticate is charged to the client's address as well.
+/// Whether the request comes from this machine itself (a probe, a local scraper), not through a proxy.
+fn from_loopback(state: &AppState, req: &ServiceRequest) -> bool {
+    let peer = req.peer_addr().map(|a| a.ip().to_canonical());
+    let forwarded = req.headers().contains_key("x-forwarded-for");
+    peer.is_some_and(|ip| ip.is_loopback() && !(forwarded && state.identity.trusted_proxies.trusts(&ip)))
+}
+
+/// Middleware: rate limit, then guard, then the handler. A request with an API key is first counted
+/// against its sender's address at the authenticated limit, so made-up keys cost their sender before
+/// any look-up (decisions §13.1), then limited per key (a bucket named by the key's hash).
 pub async fn enforce(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
@@ -116,15 +123,19 @@ pub async fn enforce(
     // Read once: it names the rate-limit bucket of an API key, then authenticates.
     let token = guarded.map(|_| bearer(req.request()));
     let api_key = token.as_ref().and_then(|t| t.as_ref().ok()).filter(|t| t.starts_with(KEY_PREFIX));
-    let policy = limit_policy(access);
+    let policy = match access {
+        // Health, metrics and the docs cost a remote caller the public limit (decisions §13.1).
+        Some(Access::Operations) if !from_loopback(&state, &req) => Some(Policy::Public),
+        _ => limit_policy(access),
+    };
     let limiter = state.identity.rate_limiter.as_ref();
     let mut decision = None;
     if let (Some(policy), Some(limiter)) = (policy, limiter) {
-        let client = match &api_key {
-            Some(key) => limiter_identity(key),
-            None => client_address(&state, &req),
-        };
-        let outcome = limiter.check(policy, &client).await;
+        let address = client_address(&state, &req);
+        let mut outcome = limiter.check(policy, &address).await;
+        if let (Some(key), true) = (&api_key, outcome.allowed) {
+            outcome = limiter.check(policy, &limiter_identity(key)).await;
+        }
         if !outcome.allowed {
             let error = too_many(&outcome);
             return Ok(req.into_response(error.to_response(error.status)).map_into_right_body());
@@ -143,19 +154,7 @@ pub async fn enforce(
                 req.extensions_mut().insert(caller);
                 None
             }
-            Err(error) => {
-                // A key that does not authenticate (guessed, revoked, expired) costs its sender too.
-                let charged = match (&api_key, policy, limiter, error.status) {
-                    (Some(_), Some(policy), Some(limiter), StatusCode::UNAUTHORIZED) => {
-                        Some(limiter.check(policy, &client_address(&state, &req)).await)
-                    }
-                    _ => None,
-                };
-                match charged {
-                    Some(outcome) if !outcome.allowed => Some(too_many(&outcome)),
-                    _ => Some(error),
-                }
-            }
+            Err(error) => Some(error),
         }
     } else {
         None

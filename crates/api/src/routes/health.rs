@@ -1,6 +1,12 @@
 //! Health endpoints (no authentication, no envelope).
+//!
+//! Every endpoint answers from one probe of the three dependencies, run at most once a second per
+//! instance and shared by every caller that asks meanwhile, on a connection of its own: a flood of
+//! health requests costs the database one probe a second and never takes a request's connection
+//! (decisions §13.1).
 
 use std::future::Future;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use actix_web::{web, HttpResponse};
@@ -13,8 +19,42 @@ use crate::app::AppState;
 
 /// All checks together must finish within this.
 pub const HEALTH_BUDGET: Duration = Duration::from_secs(5);
+/// How long one probe's answer serves every caller.
+pub const PROBE_FRESH_FOR: Duration = Duration::from_secs(1);
 
-#[derive(Debug, Serialize, ToSchema)]
+/// The shared probe: its own one-connection pool and its last answer.
+pub struct HealthProbe {
+    pool: infrastructure::DbPool,
+    last: tokio::sync::Mutex<Option<(Instant, Arc<Checks>)>>,
+}
+
+impl HealthProbe {
+    /// `pool` is the probe's alone (one connection), never the requests'.
+    pub fn new(pool: infrastructure::DbPool) -> Self {
+        Self { pool, last: tokio::sync::Mutex::new(None) }
+    }
+
+    /// The last probe's checks when younger than [`PROBE_FRESH_FOR`], else a new probe's. Callers that
+    /// come while a probe runs wait for it (the lock) and share its answer.
+    async fn checks(&self, state: &AppState) -> Arc<Checks> {
+        let mut last = self.last.lock().await;
+        if let Some((at, checks)) = last.as_ref() {
+            if at.elapsed() < PROBE_FRESH_FOR {
+                return checks.clone();
+            }
+        }
+        let (database, kvstore, event_bus) = tokio::join!(
+            timed("PostgreSQL", HEALTH_BUDGET, check_database(&self.pool)),
+            timed("Key-value store", HEALTH_BUDGET, state.kv.health()),
+            timed("Event bus", HEALTH_BUDGET, state.bus.health()),
+        );
+        let checks = Arc::new(Checks { database, kvstore, event_bus });
+        *last = Some((Instant::now(), checks.clone()));
+        checks
+    }
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct CheckResult {
     /// Display label of the dependency.
     pub name: &'static str,
@@ -28,7 +68,7 @@ pub struct CheckResult {
     pub timestamp: OffsetDateTime,
 }
 
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Checks {
     pub database: CheckResult,
     pub kvstore: CheckResult,
@@ -68,13 +108,13 @@ async fn timed(name: &'static str, budget: Duration, check: impl Future<Output =
     }
 }
 
-/// Ping first (connectivity); then a trivial query on our own schema.
-async fn check_database(state: &AppState) -> HealthCheck {
-    if let Err(error) = infrastructure::db::ping(&state.pool).await {
+/// A trivial query on our own schema: unreachable fails to connect, a broken schema fails the query.
+async fn check_database(pool: &infrastructure::DbPool) -> HealthCheck {
+    if let Err(error) = infrastructure::db::ping(pool).await {
         tracing::warn!(%error, "database ping failed");
         return HealthCheck::unhealthy("database unreachable");
     }
-    match infrastructure::db::schema_probe(&state.pool).await {
+    match infrastructure::db::schema_probe(pool).await {
         Ok(()) => HealthCheck::healthy("database reachable"),
         Err(error) => {
             tracing::warn!(%error, "database query failed");
@@ -93,15 +133,14 @@ fn respond<T: Serialize>(status: HealthStatus, body: &T) -> HttpResponse {
     responses((status = 200, description = "Healthy or degraded", body = HealthReport),
               (status = 503, description = "A dependency is unhealthy", body = HealthReport)))]
 pub async fn health(state: web::Data<AppState>) -> HttpResponse {
-    let (database, kvstore, event_bus) = tokio::join!(
-        timed("PostgreSQL", HEALTH_BUDGET, check_database(&state)),
-        timed("Key-value store", HEALTH_BUDGET, state.kv.health()),
-        timed("Event bus", HEALTH_BUDGET, state.bus.health()),
-    );
-    let status = [database.status, kvstore.status, event_bus.status].into_iter().max().unwrap_or(HealthStatus::Healthy);
+    let checks = state.health.checks(&state).await;
+    let status = [checks.database.status, checks.kvstore.status, checks.event_bus.status]
+        .into_iter()
+        .max()
+        .unwrap_or(HealthStatus::Healthy);
     let report = HealthReport {
         status,
-        checks: Checks { database, kvstore, event_bus },
+        checks: Checks::clone(&checks),
         timestamp: OffsetDateTime::now_utc(),
         version: env!("CARGO_PKG_VERSION"),
     };
@@ -111,20 +150,20 @@ pub async fn health(state: web::Data<AppState>) -> HttpResponse {
 #[utoipa::path(get, path = "/health/db", tag = "health",
     responses((status = 200, body = CheckResult), (status = 503, body = CheckResult)))]
 pub async fn health_db(state: web::Data<AppState>) -> HttpResponse {
-    let result = timed("PostgreSQL", HEALTH_BUDGET, check_database(&state)).await;
-    respond(result.status, &result)
+    let result = &state.health.checks(&state).await.database;
+    respond(result.status, result)
 }
 
 #[utoipa::path(get, path = "/health/kvstore", tag = "health",
     responses((status = 200, body = CheckResult), (status = 503, body = CheckResult)))]
 pub async fn health_kvstore(state: web::Data<AppState>) -> HttpResponse {
-    let result = timed("Key-value store", HEALTH_BUDGET, state.kv.health()).await;
-    respond(result.status, &result)
+    let result = &state.health.checks(&state).await.kvstore;
+    respond(result.status, result)
 }
 
 #[utoipa::path(get, path = "/health/bus", tag = "health",
     responses((status = 200, body = CheckResult), (status = 503, body = CheckResult)))]
 pub async fn health_bus(state: web::Data<AppState>) -> HttpResponse {
-    let result = timed("Event bus", HEALTH_BUDGET, state.bus.health()).await;
-    respond(result.status, &result)
+    let result = &state.health.checks(&state).await.event_bus;
+    respond(result.status, result)
 }

@@ -8,6 +8,20 @@ use uuid::Uuid;
 
 use crate::http::ApiError;
 
+use shared_kernel::bounds::MAX_SEARCH_CHARS;
+
+/// Serde's reader of every list's `search` (`#[serde(default, deserialize_with = ...)]`): refuses a
+/// text over [`MAX_SEARCH_CHARS`] while the query string is parsed, so no list builds a pattern of it.
+pub fn bounded_search<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+    let text: Option<String> = serde::Deserialize::deserialize(deserializer)?;
+    match text {
+        Some(text) if text.chars().count() > MAX_SEARCH_CHARS => {
+            Err(serde::de::Error::custom(format!("search must be at most {MAX_SEARCH_CHARS} characters")))
+        }
+        other => Ok(other),
+    }
+}
+
 /// Trimmed, `None` when absent or blank.
 pub fn present(value: &Option<String>) -> Option<&str> {
     value.as_deref().map(str::trim).filter(|v| !v.is_empty())

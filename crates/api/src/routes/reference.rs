@@ -126,6 +126,8 @@ pub struct CountryQuery {
     #[param(inline, value_type = Option<CountryRegionName>)]
     pub region: Option<String>,
     /// Case-insensitive substring of code or name.
+    #[serde(default, deserialize_with = "crate::routes::query_params::bounded_search")]
+    #[param(max_length = 200)]
     pub search: Option<String>,
 }
 
@@ -134,6 +136,8 @@ pub struct CountryQuery {
 pub struct ActiveSearchQuery {
     pub is_active: Option<bool>,
     /// Case-insensitive substring of code or name.
+    #[serde(default, deserialize_with = "crate::routes::query_params::bounded_search")]
+    #[param(max_length = 200)]
     pub search: Option<String>,
 }
 
@@ -143,6 +147,8 @@ pub struct TimezoneQuery {
     /// Area of the zone id, e.g. `Europe`.
     pub region: Option<String>,
     pub is_active: Option<bool>,
+    #[serde(default, deserialize_with = "crate::routes::query_params::bounded_search")]
+    #[param(max_length = 200)]
     pub search: Option<String>,
 }
 

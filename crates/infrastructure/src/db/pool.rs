@@ -39,9 +39,13 @@ use crate::events::{DirectQueue, OutboxSignal};
 /// How long a part that met a refusal works with the connections it has before trying to grow.
 pub const REFUSAL_COOL_OFF: Duration = Duration::from_secs(10);
 
-/// A pooled connection with its part's admission; dereferences to the connection.
+/// A pooled connection with its part's admission; dereferences to the connection. Dropped inside a
+/// transaction (its holder's future was dropped mid-way: the client left), it is taken out of the
+/// pool and closed at once, so the server rolls back and frees its locks now, not at the connection's
+/// next checkout (decisions §13.1).
 pub struct DbConn {
-    connection: Object<AsyncPgConnection>,
+    /// `None` only while it is dropped.
+    connection: Option<Object<AsyncPgConnection>>,
     _admission: OwnedSemaphorePermit,
 }
 
@@ -49,13 +53,27 @@ impl Deref for DbConn {
     type Target = AsyncPgConnection;
 
     fn deref(&self) -> &AsyncPgConnection {
-        &self.connection
+        self.connection.as_deref().unwrap_or_else(|| unreachable!("a connection is only taken when dropped"))
     }
 }
 
 impl DerefMut for DbConn {
     fn deref_mut(&mut self) -> &mut AsyncPgConnection {
-        &mut self.connection
+        self.connection.as_deref_mut().unwrap_or_else(|| unreachable!("a connection is only taken when dropped"))
+    }
+}
+
+impl Drop for DbConn {
+    fn drop(&mut self) {
+        use diesel_async::{AsyncConnection, TransactionManager};
+        type TxManager = <AsyncPgConnection as AsyncConnection>::TransactionManager;
+        let Some(mut connection) = self.connection.take() else { return };
+        let settled =
+            matches!(TxManager::transaction_manager_status_mut(&mut *connection).transaction_depth(), Ok(None));
+        if !settled {
+            // Out of the pool: dropping it closes its socket, and PostgreSQL rolls back at once.
+            drop(Object::take(connection));
+        }
     }
 }
 
@@ -160,7 +178,7 @@ impl Part {
                 Err(TryAcquireError::NoPermits) => admission.wait_for_permit(started).await?,
             };
             match self.connections.get().await {
-                Ok(connection) => return Ok(DbConn { connection, _admission: permit }),
+                Ok(connection) => return Ok(DbConn { connection: Some(connection), _admission: permit }),
                 Err(PoolError::Backend(error)) if refused_for_slots(&error) && self.connections.status().size > 0 => {
                     admission.withdraw(permit);
                     tracing::warn!(%error, "the database refused another connection; working with those open");

@@ -75,7 +75,9 @@ impl AuthListener {
     /// in between is in the snapshot or arrives as a notice (or both).
     pub async fn connect(url: &str) -> Result<(Self, Revoked), DbError> {
         let mut conn = AsyncPgConnection::establish(url).await.map_err(|e| DbError::Unavailable(e.to_string()))?;
-        conn.batch_execute(&format!("SET application_name = 'tally-auth-listener'; LISTEN {CHANNEL}")).await?;
+        // The listener holds no transaction and no lock; the limits are the pool's all the same.
+        let setup = crate::db::SessionLimits::default().setup_sql();
+        conn.batch_execute(&format!("{setup}; SET application_name = 'tally-auth-listener'; LISTEN {CHANNEL}")).await?;
         let tokens: Vec<RevokedRow> = diesel::sql_query(
             "SELECT jti AS id, expires_at FROM revoked_tokens WHERE reason = 'revoked' AND expires_at > now()",
         )

@@ -21,7 +21,7 @@ use super::rows::{LineRow, OrderRow};
 use super::schema::{order_lines, orders};
 use super::store;
 use crate::events::record_event;
-use crate::pipeline::transaction;
+use crate::pipeline::{transaction, transaction_opened, Opening};
 use crate::prepared::Prepared;
 use crate::shared_commit::{SharedCommit, TransactionWrite, WriteError};
 use crate::storage::{connect, connect_shared};
@@ -165,27 +165,32 @@ impl OrderRepository for PgOrderRepository {
             }
             query
         };
-        let (rows, total): (Vec<OrderRow>, _) = counting::list_page!(
-            &conn,
-            page,
-            query(),
-            query()
-                .order((orders::created_at.desc(), orders::id.desc()))
-                .offset(page.offset())
-                .limit(page.limit())
-                .select(OrderRow::as_select())
-        )
+        // The page, its total and the page's lines in one snapshot (decisions §13.4).
+        let (rows, total, all_lines) = transaction_opened(&mut conn, Opening::Snapshot, async |conn| {
+            let (rows, total): (Vec<OrderRow>, _) = counting::list_page!(
+                conn,
+                page,
+                query(),
+                query()
+                    .order((orders::created_at.desc(), orders::id.desc()))
+                    .offset(page.offset())
+                    .limit(page.limit())
+                    .select(OrderRow::as_select())
+            )
+            .await?;
+            let ids: Vec<Uuid> = rows.iter().map(|r| r.id).collect();
+            let mut shared = conn;
+            let all_lines: Vec<LineRow> = order_lines::table
+                .filter(order_lines::order_id.eq_any(&ids))
+                .order((order_lines::order_id.asc(), order_lines::created_at.asc(), order_lines::id.asc()))
+                .select(LineRow::as_select())
+                .load(&mut shared)
+                .await?;
+            QueryResult::Ok((rows, total, all_lines))
+        })
         .await
         .map_err(from_diesel)?;
-        let ids: Vec<Uuid> = rows.iter().map(|r| r.id).collect();
         let mut lines: HashMap<Uuid, Vec<LineRow>> = HashMap::new();
-        let all_lines: Vec<LineRow> = order_lines::table
-            .filter(order_lines::order_id.eq_any(&ids))
-            .order((order_lines::order_id.asc(), order_lines::created_at.asc(), order_lines::id.asc()))
-            .select(LineRow::as_select())
-            .load(&mut conn)
-            .await
-            .map_err(from_diesel)?;
         for line in all_lines {
             lines.entry(line.order_id).or_default().push(line);
         }

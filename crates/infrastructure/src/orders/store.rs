@@ -13,40 +13,26 @@ use super::schema::{order_lines, orders};
 use crate::events::record_event;
 use crate::pipeline::write_with_followers;
 use crate::prepared::Prepared;
-use crate::rendered::FirstRenderedOnce;
 use crate::storage::live;
 use futures_util::future::try_join;
 use futures_util::TryFutureExt;
 
-/// The live order row and its lines (by `created_at`, then `id`), both reads sent at once (pipelined:
-/// one round trip); `None` for a missing order.
-///
-/// `= $1`, not [`load_many`]'s `= ANY($1)` of one id: PostgreSQL never settles on a generic plan for
-/// `= ANY` of an array parameter (it prices the array at ten elements against a custom plan's one),
-/// so it would plan both statements again on every run; `= $1` is planned once per connection.
+/// The live order row and its lines (by `created_at`, then `id`) in one statement, so in one snapshot:
+/// a concurrent line change can never give a header whose total its lines do not add up to
+/// (decisions §13.4). `None` for a missing order. By `id` alone, the deletion checked after (`live`).
 pub(crate) async fn load(conn: &AsyncPgConnection, id: Uuid) -> QueryResult<Option<(OrderRow, Vec<LineRow>)>> {
-    let row = async move {
-        let mut conn = conn;
-        // By `id` alone, the deletion checked after (`live`).
-        let found = orders::table
-            .filter(orders::id.eq(id))
-            .select((OrderRow::as_select(), orders::deleted_at))
-            .first_rendered_once(&mut conn)
-            .await
-            .optional()?;
-        QueryResult::Ok(live(found))
-    };
-    let lines = async move {
-        let mut conn = conn;
-        order_lines::table
-            .filter(order_lines::order_id.eq(id))
-            .order((order_lines::created_at.asc(), order_lines::id.asc()))
-            .select(LineRow::as_select())
-            .load::<LineRow>(&mut conn)
-            .await
-    };
-    let (row, lines) = try_join(row, lines).await?;
-    Ok(row.map(|row| (row, lines)))
+    let mut conn = conn;
+    let rows: Vec<(OrderRow, Option<time::OffsetDateTime>, Option<LineRow>)> = orders::table
+        .left_join(order_lines::table)
+        .filter(orders::id.eq(id))
+        .order((order_lines::created_at.asc(), order_lines::id.asc()))
+        .select((OrderRow::as_select(), orders::deleted_at, Option::<LineRow>::as_select()))
+        .load(&mut conn)
+        .await?;
+    let mut rows = rows.into_iter();
+    let Some((row, deleted_at, first_line)) = rows.next() else { return Ok(None) };
+    let lines = first_line.into_iter().chain(rows.filter_map(|(_, _, line)| line)).collect();
+    Ok(live(Some((row, deleted_at))).map(|row| (row, lines)))
 }
 
 /// The live rows of several orders (locked in id order when `lock`, so two such reads cannot

@@ -210,23 +210,31 @@ async fn keys_are_rate_limited_per_key() {
     let admin = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
     let (_, first) = new_key(&app, &admin, ADMIN_PASSWORD, &["customers:read"]).await;
     let (_, second) = new_key(&app, &admin, ADMIN_PASSWORD, &["customers:read"]).await;
+    // A key is counted against its sender's address first (decisions §13.1), then its own bucket.
+    let from = |request: TestRequest, ip: &str| request.peer_addr(format!("{ip}:40000").parse().expect("addr"));
     let mut limited = None;
     for n in 0..150 {
-        let (status, _, _) = call(&app, get(CUSTOMERS, &first)).await;
+        let (status, _, _) = call(&app, from(get(CUSTOMERS, &first), "203.0.113.1")).await;
         if status == StatusCode::TOO_MANY_REQUESTS {
             limited = Some(n);
             break;
         }
         assert_eq!(status, StatusCode::OK);
     }
-    assert_eq!(limited, Some(100), "the authenticated budget, for this key");
-    assert_eq!(call(&app, get(CUSTOMERS, &second)).await.0, StatusCode::OK, "another key has its own budget");
-    assert_eq!(call(&app, get(CUSTOMERS, &admin)).await.0, StatusCode::OK, "so has the person");
-    // Keys that do not authenticate are charged to their sender's address.
+    assert_eq!(limited, Some(100), "the authenticated budget, for this address and key");
+    let second_from_there = call(&app, from(get(CUSTOMERS, &second), "203.0.113.1")).await.0;
+    assert_eq!(second_from_there, StatusCode::TOO_MANY_REQUESTS, "the address has spent its budget");
+    let first_elsewhere = call(&app, from(get(CUSTOMERS, &first), "203.0.113.2")).await.0;
+    assert_eq!(first_elsewhere, StatusCode::TOO_MANY_REQUESTS, "so has the key, wherever it comes from");
+    let second_elsewhere = call(&app, from(get(CUSTOMERS, &second), "203.0.113.2")).await.0;
+    assert_eq!(second_elsewhere, StatusCode::OK, "another key from another address has its own budget");
+    let person = call(&app, from(get(CUSTOMERS, &admin), "203.0.113.3")).await.0;
+    assert_eq!(person, StatusCode::OK, "so has the person");
+    // Keys that do not authenticate are charged to their sender's address before any look-up.
     let mut refused = None;
     for n in 0..150 {
         let guess = format!("tly_{n:064x}");
-        let (status, _, _) = call(&app, get(CUSTOMERS, &guess)).await;
+        let (status, _, _) = call(&app, from(get(CUSTOMERS, &guess), "203.0.113.4")).await;
         if status == StatusCode::TOO_MANY_REQUESTS {
             refused = Some(n);
             break;

@@ -174,6 +174,8 @@ pub struct UpdateCompanyBody {
 #[into_params(parameter_in = Query)]
 pub struct CompanyListQuery {
     /// Case-insensitive substring of the name.
+    #[serde(default, deserialize_with = "crate::routes::query_params::bounded_search")]
+    #[param(max_length = 200)]
     pub search: Option<String>,
 }
 
@@ -284,6 +286,7 @@ pub struct CustomerListParams {
     #[param(rename = "type", inline, value_type = Option<CustomerTypeName>)]
     pub customer_type: Option<String>,
     /// Case-insensitive substring of name, email or phone.
+    #[param(max_length = 200)]
     pub search: Option<String>,
     /// Default `-created_at`. The document lists single keys; the server also takes several,
     /// comma-separated, each field at most once (`-created_at,name`).

@@ -284,6 +284,8 @@ pub struct UserListQuery {
     pub status: Option<String>,
     pub is_email_verified: Option<bool>,
     /// Case-insensitive substring of email or name.
+    #[serde(default, deserialize_with = "crate::routes::query_params::bounded_search")]
+    #[param(max_length = 200)]
     pub search: Option<String>,
 }
 

@@ -137,6 +137,8 @@ pub struct ProductListQuery {
     /// Exact, case-insensitive.
     pub brand: Option<String>,
     /// Case-insensitive substring of SKU or name.
+    #[serde(default, deserialize_with = "crate::routes::query_params::bounded_search")]
+    #[param(max_length = 200)]
     pub search: Option<String>,
     /// Default `-created_at`.
     #[param(inline, value_type = Option<ProductSortKey>)]
@@ -195,6 +197,8 @@ pub struct LocationListQuery {
     pub country: Option<String>,
     pub is_active: Option<bool>,
     /// Case-insensitive substring of code or name.
+    #[serde(default, deserialize_with = "crate::routes::query_params::bounded_search")]
+    #[param(max_length = 200)]
     pub search: Option<String>,
 }
 
