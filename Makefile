@@ -13,7 +13,7 @@ IO_CRATES := diesel diesel-async tokio-postgres actix-web redis deadpool tokio
 # reference-data and event-contracts, where the events crossing a boundary live, are shared and allowed).
 CONTEXT_DOMAIN_CRATES := identity-domain crm-domain order-domain warehouse-domain
 
-.PHONY: run test lint fmt check-boundaries unit integration contract fuzz crash-check bench bench-http bench-analytics services
+.PHONY: run test lint fmt check-boundaries unit integration contract fuzz crash-check abuse bench bench-http bench-analytics services
 
 $(DEV_ENV):
 	@umask 077; random() { head -c 64 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c "$$1"; }; \
@@ -48,6 +48,13 @@ fuzz: services
 # oversold (tests/crash/check.sh). Not part of `make test`: it builds the release binary.
 crash-check: services
 	bash tests/crash/check.sh
+
+# Hostile load from outside, all at once, against the release binary on a throw-away database (stalled
+# and trickled bodies, error-list bombs, health and made-up-key floods) while a good client keeps working;
+# exits 1 if it saw an error or the server passed 256 MiB (tests/abuse/check.sh, docs/abuse.md). Not part
+# of `make test`: it builds the release binary. DURATION (seconds, 30); BIN runs a given binary instead.
+abuse: services
+	bash tests/abuse/check.sh
 
 lint:
 	$(CARGO) fmt --all -- --check
