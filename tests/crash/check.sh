@@ -5,7 +5,10 @@
 # retrying what failed). Ten products are stocked short, so reservations compete and some must fail.
 # Then, once nothing moves: every order confirmed, every confirmed order reserved or failed, no event
 # left unhandled, no stock oversold, every reserved order holding exactly its lines once.
-# Exits 1 if any of that does not hold. Env: ORDERS (3000), KILL_AFTER (seconds, 1), PG (admin URL).
+# Exits 1 if any of that does not hold. Env: ORDERS (3000), KILL_AFTER (seconds, 1), PG (admin URL),
+# KILL_FOR_GOOD (1: A is never started again, and B must take over A's events in flight by itself,
+# decisions §13.4; docs/bounded-work.md).
+KILL_FOR_GOOD=${KILL_FOR_GOOD:-0}
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 ORDERS=${ORDERS:-3000}; KILL_AFTER=${KILL_AFTER:-1}
@@ -68,15 +71,20 @@ kill -9 "$pid_a"
 echo "killed A with $(sql -c "SELECT count(*) FILTER (WHERE status = 'confirmed') || ' confirmed, ' ||
   count(*) FILTER (WHERE reservation_status = 'reserved') || ' reserved' FROM orders WHERE order_number LIKE 'ORD-2099-%'")"
 sleep 1
-pid_a=$(start $PORT_A)
-echo "A started again"
+if [ "$KILL_FOR_GOOD" = 1 ]; then
+  echo "A stays dead: B must take over its events in flight"
+else
+  pid_a=$(start $PORT_A)
+  echo "A started again"
+fi
 wait "$storm_b"
 # A's storm lost answers to the crash, so it would not stop by itself.
 kill "$storm_a" 2>/dev/null || true
 wait "$storm_a" 2>/dev/null || true
 storm $PORT_B "$work/half_aa" "$work/retry.out"   # A's share again, as a client would retry it
 
-# Settled when the counts have not moved for three seconds (at most two minutes).
+# Settled when the counts have not moved for three seconds (at most two minutes); with A dead for good,
+# also only once no event is left unhandled (B takes A's over 30-40 s after A's last sign of life).
 state() {
   sql -c "SELECT count(*) FILTER (WHERE status = 'confirmed') || ' confirmed, ' ||
             count(*) FILTER (WHERE reservation_status = 'reserved') || ' reserved, ' ||
@@ -87,7 +95,8 @@ state() {
 last=; still=0
 for _ in $(seq 1 120); do
   now=$(state)
-  if [ "$now" = "$last" ]; then still=$((still + 1)); [ $still -ge 3 ] && break; else still=0; fi
+  if [ "$now" = "$last" ]; then still=$((still + 1)); else still=0; fi
+  if [ $still -ge 3 ] && { [ "$KILL_FOR_GOOD" != 1 ] || [[ "$now" == *" 0 events unhandled" ]]; }; then break; fi
   last=$now
   sleep 1
 done

@@ -25,6 +25,7 @@ impl Served {
             .workers(1)
             .disable_signals()
             .client_request_timeout(timeout)
+            .h1_allow_half_closed(false)
             .bind(("127.0.0.1", 0))
             .expect("a loopback port");
         let addr = server.addrs()[0];

@@ -384,6 +384,9 @@ pub async fn serve(settings: Settings) -> Result<(), StartupError> {
     .workers(workers)
     // A head that has not arrived by then is answered 408 (and the body by `http::whole_body`).
     .client_request_timeout(request_timeout)
+    // A client that closes its side has gone: its request is dropped, and a write it queued is never
+    // started (decisions §13.1). HTTP/1.1 clients do not half-close while awaiting an answer.
+    .h1_allow_half_closed(false)
     .shutdown_timeout(30)
     .bind(&addr)
     .map_err(|source| StartupError::Bind { addr: addr.clone(), source })?;

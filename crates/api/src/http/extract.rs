@@ -109,6 +109,11 @@ pub fn parse_json<T: DeserializeOwned + ToSchema>(bytes: &[u8]) -> Result<T, Api
         return Err(ApiError::field("body", "text must not contain NUL characters"));
     }
     integral_floats_as_integers(&mut value);
+    if let Some(field) = overlong_array(&value, "body") {
+        let message = format!("must have at most {MAX_ARRAY_ITEMS} items");
+        return Err(ApiError::validation(format!("invalid request body: {field} {message}"))
+            .with_details(BTreeMap::from([(field, message)])));
+    }
     if let Some(problems) = body_schema::for_type(&T::name()).and_then(|schema| schema.problems(&value)) {
         return Err(invalid_body(problems));
     }
@@ -121,6 +126,26 @@ pub fn parse_json<T: DeserializeOwned + ToSchema>(bytes: &[u8]) -> Result<T, Api
             Err(ApiError::validation(format!("invalid request body: {field} {message}"))
                 .with_details(BTreeMap::from([(field, message)])))
         }
+    }
+}
+
+/// The most items any array of a JSON body may hold, wherever it stands: more than every bound the
+/// contract sets (`maxItems` 200 at most). Checked before the body's schema, whose check of each item
+/// of a huge array would cost a worker's thread and hundreds of MiB for one request (decisions §13.1).
+pub const MAX_ARRAY_ITEMS: usize = 1000;
+
+/// The path of the first array holding more than [`MAX_ARRAY_ITEMS`], if any.
+fn overlong_array(value: &serde_json::Value, path: &str) -> Option<String> {
+    match value {
+        serde_json::Value::Array(items) if items.len() > MAX_ARRAY_ITEMS => Some(path.to_owned()),
+        serde_json::Value::Array(items) => {
+            items.iter().enumerate().find_map(|(at, item)| overlong_array(item, &format!("{path}[{at}]")))
+        }
+        serde_json::Value::Object(map) => map.iter().find_map(|(key, item)| {
+            let inner = if path == "body" { key.clone() } else { format!("{path}.{key}") };
+            overlong_array(item, &inner)
+        }),
+        _ => None,
     }
 }
 
@@ -247,6 +272,15 @@ mod tests {
         assert!(parse_json::<Sample>(br#"{"email": "a\\u0000b", "count": 1}"#).is_ok());
         // `2.0` is an integer.
         assert!(parse_json::<Sample>(br#"{"email": "a", "count": 2.0}"#).is_ok_and(|s| s.count == 2));
+    }
+
+    #[test]
+    fn an_overlong_array_is_refused_before_its_items_are_checked() {
+        let items = vec!["1"; MAX_ARRAY_ITEMS + 1].join(",");
+        let body = format!(r#"{{"email": "a", "count": 1, "nested": {{"value": 1, "list": [{items}]}}}}"#);
+        let details = details(parse_json(body.as_bytes()));
+        assert_eq!(details.len(), 1);
+        assert!(details.contains_key("nested.list"), "{details:?}");
     }
 
     #[test]

@@ -11,7 +11,7 @@ use serde_json::json;
 use tally_tests::{bearer, call, login, TestApp, TestOptions, ADMIN_EMAIL, ADMIN_PASSWORD};
 
 use super::Holder;
-use crate::commerce_support::{customer, get, line, location, order, post, product, stock, wait_for};
+use crate::commerce_support::{customer, get, line, location, order, post, product, scalar, stock, wait_for};
 
 const ORDERS: &str = "/api/v1/order-mgmt/orders";
 
@@ -130,5 +130,46 @@ async fn a_connection_dropped_inside_its_transaction_frees_its_locks_at_once() {
         }
     }
     assert!(free, "the dropped transaction's lock is released within two seconds");
+    t.stop().await;
+}
+
+#[actix_web::test]
+async fn a_write_whose_client_left_while_queued_is_never_done() {
+    let t = TestApp::start_with(TestOptions::default().with_env("DATABASE_LOCK_TIMEOUT", "5s")).await;
+    let app = init_service(build_app(t.state.clone())).await;
+    let admin = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    let served = tally_tests::Served::start(t.state.clone());
+    // Another session is inserting this email and has not committed: a creation of the same email
+    // waits for it inside the shared commit, and the worker's queue waits with it.
+    let holder = Holder::start(
+        &t.db.url,
+        "INSERT INTO customers (id, name, email) VALUES (gen_random_uuid(), 'Other', 'taken@example.com')",
+    )
+    .await;
+    let create = |email: &str| {
+        let body = json!({"name": "Queued", "email": email}).to_string();
+        let head = format!(
+            "POST /api/v1/customer-mgmt/customers HTTP/1.1\r\nHost: tally\r\nAuthorization: Bearer {admin}\r\n\
+             Content-Type: application/json\r\nContent-Length: {}",
+            body.len()
+        );
+        (head, body)
+    };
+    let (head, body) = create("taken@example.com");
+    let waiting = served.open(&head, body.as_bytes()).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Queued behind it; its client gives up and closes the connection.
+    let (head, body) = create("left@example.com");
+    let gone = served.open(&head, body.as_bytes()).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    drop(gone);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    holder.release().await;
+    let (status, _) = tally_tests::served::read_answer(waiting).await;
+    assert_eq!(status, 201, "the waiting creation lands once the other session rolled back");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let left = scalar(&t.state.pool, "SELECT count(*) AS n FROM customers WHERE email = 'left@example.com'").await;
+    assert_eq!(left, 0, "the abandoned creation was never done");
+    served.stop().await;
     t.stop().await;
 }
