@@ -1,5 +1,6 @@
 //! Wire conventions in one place: envelopes, errors, extractors, middleware.
 
+pub mod array_bound;
 pub mod body_schema;
 pub mod conditional;
 pub mod envelope;

@@ -13,6 +13,7 @@ use shared_kernel::PageRequest;
 
 use utoipa::ToSchema;
 
+use super::array_bound::{self, MAX_ARRAY_ITEMS};
 use super::{body_schema, ApiError};
 
 /// Largest accepted request body (decisions §2).
@@ -102,6 +103,11 @@ pub fn parse_json<T: DeserializeOwned + ToSchema>(bytes: &[u8]) -> Result<T, Api
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(ApiError::field("body", "a JSON body is required"));
     }
+    if let Some(field) = array_bound::overlong_array(bytes) {
+        let message = format!("must have at most {MAX_ARRAY_ITEMS} items");
+        return Err(ApiError::validation(format!("invalid request body: {field} {message}"))
+            .with_details(BTreeMap::from([(field, message)])));
+    }
     let mut value: serde_json::Value =
         serde_json::from_slice(bytes).map_err(|_| ApiError::field("body", "is not valid JSON"))?;
     // PostgreSQL text cannot hold NUL, and no field of ours needs it.
@@ -109,11 +115,6 @@ pub fn parse_json<T: DeserializeOwned + ToSchema>(bytes: &[u8]) -> Result<T, Api
         return Err(ApiError::field("body", "text must not contain NUL characters"));
     }
     integral_floats_as_integers(&mut value);
-    if let Some(field) = overlong_array(&value, "body") {
-        let message = format!("must have at most {MAX_ARRAY_ITEMS} items");
-        return Err(ApiError::validation(format!("invalid request body: {field} {message}"))
-            .with_details(BTreeMap::from([(field, message)])));
-    }
     if let Some(problems) = body_schema::for_type(&T::name()).and_then(|schema| schema.problems(&value)) {
         return Err(invalid_body(problems));
     }
@@ -126,26 +127,6 @@ pub fn parse_json<T: DeserializeOwned + ToSchema>(bytes: &[u8]) -> Result<T, Api
             Err(ApiError::validation(format!("invalid request body: {field} {message}"))
                 .with_details(BTreeMap::from([(field, message)])))
         }
-    }
-}
-
-/// The most items any array of a JSON body may hold, wherever it stands: more than every bound the
-/// contract sets (`maxItems` 200 at most). Checked before the body's schema, whose check of each item
-/// of a huge array would cost a worker's thread and hundreds of MiB for one request (decisions §13.1).
-pub const MAX_ARRAY_ITEMS: usize = 1000;
-
-/// The path of the first array holding more than [`MAX_ARRAY_ITEMS`], if any.
-fn overlong_array(value: &serde_json::Value, path: &str) -> Option<String> {
-    match value {
-        serde_json::Value::Array(items) if items.len() > MAX_ARRAY_ITEMS => Some(path.to_owned()),
-        serde_json::Value::Array(items) => {
-            items.iter().enumerate().find_map(|(at, item)| overlong_array(item, &format!("{path}[{at}]")))
-        }
-        serde_json::Value::Object(map) => map.iter().find_map(|(key, item)| {
-            let inner = if path == "body" { key.clone() } else { format!("{path}.{key}") };
-            overlong_array(item, &inner)
-        }),
-        _ => None,
     }
 }
 
