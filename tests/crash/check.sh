@@ -7,7 +7,7 @@
 # left unhandled, no stock oversold, every reserved order holding exactly its lines once.
 # Exits 1 if any of that does not hold. Env: ORDERS (3000), KILL_AFTER (seconds, 1), PG (admin URL),
 # KILL_FOR_GOOD (1: A is never started again, and B must take over A's events in flight by itself,
-# decisions §13.4; docs/bounded-work.md).
+# docs/bounded-work.md; docs/bounded-work.md).
 KILL_FOR_GOOD=${KILL_FOR_GOOD:-0}
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)

@@ -177,7 +177,7 @@ pub fn bearer(token: &str) -> (&'static str, String) {
     ("Authorization", format!("Bearer {token}"))
 }
 
-/// The seeded `staff` role's id (decisions §3).
+/// The seeded `staff` role's id (docs/identity.md).
 pub const STAFF_ROLE_ID: &str = "01900000-0000-7000-8000-000000000006";
 
 /// Registers a user and has the admin grant it `staff`, the working role a

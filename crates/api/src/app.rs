@@ -58,7 +58,7 @@ pub struct IdentityServices {
     pub roles: Arc<dyn identity_domain::roles::RoleRepository>,
     pub contacts: Arc<dyn identity_domain::contact::ContactRepository>,
     pub profiles: Arc<dyn identity_domain::profile::ProfileRepository>,
-    /// Service credentials (decisions 12.6).
+    /// Service credentials (docs/identity.md).
     pub api_keys: Arc<dyn identity_domain::api_key::ApiKeyRepository>,
     pub access: AccessCache,
     /// Revocations and access profiles in memory while the database's

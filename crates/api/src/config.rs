@@ -71,7 +71,7 @@ pub struct Settings {
     /// When set, `/metrics` needs `Authorization: Bearer <token>`; when unset it
     /// answers loopback peers only.
     pub metrics_token: Option<String>,
-    /// Outbound webhooks (decisions 12.5).
+    /// Outbound webhooks (docs/webhooks.md).
     pub webhooks: WebhookSettings,
 }
 
@@ -109,7 +109,7 @@ fn default_event_pool_size(request_pool_size: usize) -> usize {
 
 pub const DEFAULT_DATABASE_URL: &str = "postgres://postgres@127.0.0.1:5432/tally";
 pub const MIN_JWT_SECRET_BYTES: usize = 32;
-/// A bearer token guessable by nobody (decisions §13.2).
+/// A bearer token guessable by nobody (docs/identity.md).
 pub const MIN_METRICS_TOKEN_BYTES: usize = 32;
 
 /// Secrets that appear (or appeared) in the project's own files: `serve`

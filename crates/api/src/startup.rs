@@ -385,7 +385,7 @@ pub async fn serve(settings: Settings) -> Result<(), StartupError> {
     // A head that has not arrived by then is answered 408 (and the body by `http::whole_body`).
     .client_request_timeout(request_timeout)
     // A client that closes its side has gone: its request is dropped, and a write it queued is never
-    // started (decisions §13.1). HTTP/1.1 clients do not half-close while awaiting an answer.
+    // started (docs/bounded-work.md). HTTP/1.1 clients do not half-close while awaiting an answer.
     .h1_allow_half_closed(false)
     .shutdown_timeout(30)
     .bind(&addr)
@@ -413,7 +413,7 @@ pub struct Account<'a> {
 }
 
 /// Creates `email` as an active user holding `admin` and `superadmin` when no such user exists.
-/// An existing account changes only when promotion is asked for explicitly (decisions §13.2): a
+/// An existing account changes only when promotion is asked for explicitly (docs/identity.md): a
 /// restart never re-activates, re-grants or re-passwords an admin that was banned or demoted since.
 async fn ensure_admin(
     identity: &IdentityServices,

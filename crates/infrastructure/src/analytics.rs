@@ -1,9 +1,9 @@
-//! Read-only customer analytics (decisions §10): every figure is a SQL aggregate over indexed
+//! Read-only customer analytics (docs/analytics.md): every figure is a SQL aggregate over indexed
 //! columns, so no query returns more rows than it has buckets (statuses, stages, reps, periods).
 //!
 //! Conventions shared by every query here:
 //! - deleted customers, deals and interactions never count, and neither do the deals and interactions
-//!   of a deleted customer (decisions §6). Deleted customers are few, so the big aggregates run over the
+//!   of a deleted customer (docs/customer-management.md). Deleted customers are few, so the big aggregates run over the
 //!   live rows of one covering index and then subtract what the deleted customers' rows contributed
 //!   (found through small indexes), instead of probing every row against the deleted set. The look-ups
 //!   are `CROSS JOIN LATERAL (… OFFSET 0)`: the `OFFSET 0` keeps the planner from flattening them into a

@@ -1,4 +1,4 @@
-//! The stored answers of keyed requests (decisions 12.3), in `idempotency_keys`.
+//! The stored answers of keyed requests (docs/retries.md), in `idempotency_keys`.
 //! Every function here runs inside the request's transaction (see
 //! [`crate::request_tx`]): the claim's advisory lock is held until it ends, and
 //! the answer is saved together with the change it reports.

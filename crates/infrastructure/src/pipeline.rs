@@ -47,7 +47,7 @@ pub enum Opening {
     /// lock holder (`shared_commit`), nor a round of analysis for a migration (`db::statistics`).
     LockWaitsLimited,
     /// Reads several statements see in one snapshot (`REPEATABLE READ READ ONLY`): a list's page and
-    /// the parts of its rows (decisions §13.4). Inside a transaction already, it changes nothing.
+    /// the parts of its rows (docs/bounded-work.md). Inside a transaction already, it changes nothing.
     Snapshot,
 }
 

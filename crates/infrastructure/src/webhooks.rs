@@ -1,4 +1,4 @@
-//! Outbound webhooks (decisions 12.5, 13.3): endpoints and their delivery log (`store`), deliveries
+//! Outbound webhooks (docs/webhooks.md): endpoints and their delivery log (`store`), deliveries
 //! made from outbox events (`fan_out`), claimed and recorded (`queue`), sent from a thread of
 //! their own (`sender`) by the `worker`, signed per the Standard Webhooks scheme (`signing`)
 //! with secrets derived, never stored (`secrets`), to destinations the `address` policy allows,

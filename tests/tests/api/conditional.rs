@@ -1,4 +1,4 @@
-//! Conditional requests (decisions 12.4): ETags from the stored version, If-None-Match, If-Match.
+//! Conditional requests (docs/retries.md): ETags from the stored version, If-None-Match, If-Match.
 
 use actix_web::http::{Method, StatusCode};
 use actix_web::test::{init_service, TestRequest};

@@ -1,4 +1,4 @@
-//! The published contract as the server keeps it (decisions §12.2, §12.7): every problem of a body at
+//! The published contract as the server keeps it (docs/conventions.md and docs/api-contract.md): every problem of a body at
 //! once, for every operation that takes one; 405 names the allowed methods; optional bodies are
 //! optional but never silently dropped.
 

@@ -82,7 +82,7 @@ async fn create_rejections_name_their_code_and_field() {
             json!({"name": "A", "email": "a@example.com", "tags": ["x".repeat(51)]}),
             400,
             "VALIDATION_ERROR",
-            // The item itself is named (decisions §12.2: every problem, precisely).
+            // The item itself is named (docs/conventions.md: every problem, precisely).
             Some("tags[0]"),
         ),
         (

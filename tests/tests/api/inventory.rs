@@ -259,7 +259,7 @@ async fn inventory_rejections_have_their_codes() {
         StatusCode::BAD_REQUEST,
         "INVALID_QUANTITY",
     );
-    // A unit cost without a currency is in the product's currency (decisions §12.2), not an error.
+    // A unit cost without a currency is in the product's currency (docs/conventions.md), not an error.
     let (status, defaulted) = post(&app, &admin, &op("receive"), json!({"quantity": 1, "unit_cost": 5})).await;
     assert_eq!((status, defaulted["data"]["movement"]["currency"].as_str()), (StatusCode::OK, Some("USD")));
     let (status, _) = post(&app, &admin, &op("adjust"), json!({"quantity_delta": -1, "reason": "undo"})).await;

@@ -1,4 +1,4 @@
-//! Safe retries: `Idempotency-Key` on POSTs (decisions 12.3) through the HTTP API.
+//! Safe retries: `Idempotency-Key` on POSTs (docs/retries.md) through the HTTP API.
 
 use std::time::{Duration, Instant};
 
@@ -148,7 +148,7 @@ async fn every_kind_of_post_takes_effect_once() {
     let on_hand = "SELECT quantity_on_hand::bigint AS n FROM inventory WHERE id = $1";
     assert_eq!(count(&t, on_hand, record["id"].as_str().expect("id").parse().expect("uuid")).await, 15);
 
-    // Registration answers with tokens: it ignores the key (decisions §13.2), so a retry runs again and
+    // Registration answers with tokens: it ignores the key (docs/identity.md), so a retry runs again and
     // meets the account the first one made; nothing holding a token is kept.
     let register_uri = "/api/v1/identity/users/register";
     let person = json!({"email": "new@example.com", "name": "New Person", "password": "password-123"});

@@ -269,7 +269,7 @@ async fn a_shared_transaction_whose_commit_the_server_refuses_is_done_again_writ
         join_all([DeferredChild { id: 1, parent: 1 }, DeferredChild { id: 2, parent: 99 }].map(|w| writes.write(w)))
             .await;
     // The server answered `COMMIT` with an error: nothing landed, so each write is done again alone
-    // and gets its own answer (decisions §13.4); only a lost connection leaves the outcome unknown.
+    // and gets its own answer (docs/bounded-work.md); only a lost connection leaves the outcome unknown.
     assert!(answers[0].is_ok(), "the innocent write lands: {:?}", answers[0]);
     assert!(matches!(answers[1], Err(WriteError::Db(_))), "the refused one fails alone: {:?}", answers[1]);
     assert_eq!(writes.counts(), (3, 4), "tried together, then each alone");

@@ -1,4 +1,4 @@
-//! Outbound webhooks (decisions 12.5) against a real local receiver: signed per the Standard
+//! Outbound webhooks (docs/webhooks.md) against a real local receiver: signed per the Standard
 //! Webhooks spec (verified with its reference library), filtered by wildcard, retried with one
 //! `webhook-id`, logged, re-sent by hand, never sent to disabled endpoints or internal addresses,
 //! neither lost nor duplicated across crashes and instances, and carrying only what the endpoint's

@@ -1,4 +1,4 @@
-//! API keys (decisions 12.6): making one (a random secret shown once, kept as its sha256)
+//! API keys (docs/identity.md): making one (a random secret shown once, kept as its sha256)
 //! and authenticating with one. The guard is the caller's (`Caller::require`), as for tokens.
 
 use std::sync::Arc;

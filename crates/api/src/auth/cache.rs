@@ -8,7 +8,7 @@
 //! profiles are kept parsed in process memory instead (`LiveAuth`), and the
 //! database's notices keep them current across instances. While it is not (and
 //! without Redis), every profile is read from PostgreSQL: a copy in this
-//! process's memory is one other instances could not clear (decisions §13.4).
+//! process's memory is one other instances could not clear (docs/bounded-work.md).
 
 use infrastructure::request_tx;
 use std::sync::Arc;

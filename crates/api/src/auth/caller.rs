@@ -1,6 +1,6 @@
 //! `Caller`: who a request acts for, with a guard for roles and permissions.
 //! Every protected handler takes one. A caller is a user, authenticated by an
-//! access token or by one of their API keys (decisions 12.6); every guard works
+//! access token or by one of their API keys (docs/identity.md); every guard works
 //! the same for both, a key only ever narrowing what its owner may do.
 
 use std::future::Future;

@@ -297,7 +297,7 @@ pub fn access_for(method: &str, pattern: &str) -> Option<Access> {
 
 /// Whether the route answers with a credential anyone may ask for (register, login, refresh):
 /// such answers are never kept for a replay, so `Idempotency-Key` is ignored there and a retry
-/// runs again (decisions §13.2).
+/// runs again (docs/identity.md).
 pub fn answers_with_credentials(req: &actix_web::dev::ServiceRequest) -> bool {
     let pattern = crate::http::route_policy::matched_pattern(req);
     let access = pattern.as_deref().and_then(|pattern| access_for(req.method().as_str(), pattern));

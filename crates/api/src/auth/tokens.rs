@@ -1,4 +1,4 @@
-//! HS256 access and refresh tokens with the claims of decisions §3.
+//! HS256 access and refresh tokens with the claims of docs/identity.md.
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,4 +1,4 @@
-//! Webhook settings (decisions 12.5): `WEBHOOK_RETRY_SCHEDULE`, `WEBHOOK_DISABLE_AFTER`,
+//! Webhook settings (docs/webhooks.md): `WEBHOOK_RETRY_SCHEDULE`, `WEBHOOK_DISABLE_AFTER`,
 //! `WEBHOOK_ALLOW_PRIVATE` and `WEBHOOK_SECRET_KEY`.
 
 use std::time::Duration;

@@ -1,5 +1,5 @@
 //! A first pass over a JSON body that refuses any array longer than [`MAX_ARRAY_ITEMS`] before the
-//! body is built as a tree (decisions §13.1). A 1 MiB body of half a million items would otherwise
+//! body is built as a tree (docs/bounded-work.md). A 1 MiB body of half a million items would otherwise
 //! become half a million values, and then half a million schema errors: 0.3 s of a worker's thread and
 //! about 200 MiB for one request. The pass builds nothing; it remembers only the path it is on, to name
 //! the array it refuses.

@@ -1,4 +1,4 @@
-//! Every problem of a JSON body at once (decisions §12.2): before serde
+//! Every problem of a JSON body at once (docs/conventions.md): before serde
 //! builds the typed value, the body is checked against the schema the
 //! published contract gives its type, and each violation (missing field,
 //! wrong type, bound, enum, format) becomes one entry of `details`. The
@@ -135,7 +135,7 @@ impl BodySchema {
     }
 }
 
-/// The key of `details` that says how many problems were left out (decisions §13.1).
+/// The key of `details` that says how many problems were left out (docs/bounded-work.md).
 pub const MORE: &str = "_more";
 
 struct Found<'a> {

@@ -1,4 +1,4 @@
-//! Conditional requests (RFC 9110, decisions 12.4), as one mechanism: a strong
+//! Conditional requests (RFC 9110, docs/retries.md), as one mechanism: a strong
 //! `ETag` built from the version the database keeps on every resource row,
 //! `If-None-Match` answered 304 for single-resource GETs, and `If-Match` on the
 //! writes to one resource checked under a row lock in the transaction of the write.

@@ -34,7 +34,7 @@ struct ErrorDetail<'a> {
     details: Option<std::borrow::Cow<'a, BTreeMap<String, String>>>,
 }
 
-/// The most problems `details` names; a key `_more` then says how many were left out (decisions §13.1).
+/// The most problems `details` names; a key `_more` then says how many were left out (docs/bounded-work.md).
 pub const MAX_DETAILS: usize = 50;
 /// The longest field name or problem text in `details`, and the longest message, in characters: with
 /// [`MAX_DETAILS`] they keep every error answer under 16 KiB, whatever the request held.

@@ -16,7 +16,7 @@ use utoipa::ToSchema;
 use super::array_bound::{self, MAX_ARRAY_ITEMS};
 use super::{body_schema, ApiError};
 
-/// Largest accepted request body (decisions §2).
+/// Largest accepted request body (docs/conventions.md).
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 
 /// A JSON body. Unlike `web::Json`, a failure names the offending field.

@@ -1,4 +1,4 @@
-//! `Idempotency-Key` on every POST (decisions 12.3), as one middleware.
+//! `Idempotency-Key` on every POST (docs/retries.md), as one middleware.
 //!
 //! A keyed POST runs inside a request transaction (`infrastructure::request_tx`):
 //! the key is claimed (an advisory lock, then a lookup), the handler runs with

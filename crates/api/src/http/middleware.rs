@@ -30,7 +30,7 @@ fn accept_request_id(raw: Option<&HeaderValue>) -> String {
 }
 
 /// The method as metrics and logs name it: a method outside HTTP's own is `OTHER`, so a client
-/// cannot make a new metrics series per made-up method (decisions §13.1).
+/// cannot make a new metrics series per made-up method (docs/bounded-work.md).
 fn method_label(method: &actix_web::http::Method) -> String {
     const KNOWN: [&str; 9] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"];
     let name = method.as_str();

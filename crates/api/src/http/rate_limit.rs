@@ -1,4 +1,4 @@
-//! Per-client-IP rate limits (decisions §3): a token bucket (GCRA) per
+//! Per-client-IP rate limits (docs/identity.md): a token bucket (GCRA) per
 //! policy and IP, in-process through `governor` (actix-governor's engine),
 //! or in Redis when `REDIS_URL` is set so every instance shares the limits.
 

@@ -109,7 +109,7 @@ fn from_loopback(state: &AppState, req: &ServiceRequest) -> bool {
 
 /// Middleware: rate limit, then guard, then the handler. A request with an API key is first counted
 /// against its sender's address at the authenticated limit, so made-up keys cost their sender before
-/// any look-up (decisions §13.1), then limited per key (a bucket named by the key's hash).
+/// any look-up (docs/bounded-work.md), then limited per key (a bucket named by the key's hash).
 pub async fn enforce(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
@@ -124,7 +124,7 @@ pub async fn enforce(
     let token = guarded.map(|_| bearer(req.request()));
     let api_key = token.as_ref().and_then(|t| t.as_ref().ok()).filter(|t| t.starts_with(KEY_PREFIX));
     let policy = match access {
-        // Health, metrics and the docs cost a remote caller the public limit (decisions §13.1).
+        // Health, metrics and the docs cost a remote caller the public limit (docs/bounded-work.md).
         Some(Access::Operations) if !from_loopback(&state, &req) => Some(Policy::Public),
         _ => limit_policy(access),
     };

@@ -1,5 +1,5 @@
 //! Every request's body is read whole, within the request deadline, before anything takes a
-//! database connection, transaction or lock for it (decisions §13.1).
+//! database connection, transaction or lock for it (docs/bounded-work.md).
 //!
 //! The keyed (`Idempotency-Key`) and conditional (`If-Match`) writes run their handler inside a
 //! transaction; had the body been read there, a client that sends its head and never its body would

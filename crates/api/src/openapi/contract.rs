@@ -1,5 +1,5 @@
 //! Turns the document the handlers' annotations describe into the published
-//! contract, by the conventions every handler shares (decisions §2, §12.7):
+//! contract, by the conventions every handler shares (docs/conventions.md and docs/api-contract.md):
 //! a success body is `{status, data}` around what the annotation names, a
 //! paginated list adds `pagination`, every error the gate, the extractors and
 //! the storage layer can answer is listed with the error envelope, and the
@@ -228,7 +228,7 @@ fn finish_operation(path: &str, method: &str, operation: &mut Value, new_compone
         }
         let is_error = status.starts_with('4') || status.starts_with('5');
         match response.get_mut("content") {
-            // Health and metrics answer in their own formats (decisions §11).
+            // Health and metrics answer in their own formats (docs/conventions.md).
             Some(content) if status.starts_with('2') && access != Access::Operations => {
                 wrap_success(content, paginated, new_components)
             }
@@ -281,7 +281,7 @@ pub(crate) const PINNED_FORMATS: &[PinnedFormat] = &[
         pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
         message: "must be a UUID",
     },
-    // Years 1900..=2200 (decisions §12.1).
+    // Years 1900..=2200 (docs/identity.md).
     PinnedFormat {
         name: "date",
         pattern: "^(19[0-9]{2}|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}$",

@@ -1,5 +1,5 @@
 //! The retry-safety part of the contract: `Idempotency-Key` on every POST
-//! (decisions 12.3) and conditional requests on one resource (12.4), with the
+//! (docs/retries.md) and conditional requests on one resource (12.4), with the
 //! answers they add, declared once here for every operation the way the
 //! middlewares apply them to every route.
 

@@ -3,7 +3,7 @@
 //! Every endpoint answers from one probe of the three dependencies, run at most once a second per
 //! instance and shared by every caller that asks meanwhile, on a connection of its own: a flood of
 //! health requests costs the database one probe a second and never takes a request's connection
-//! (decisions §13.1).
+//! (docs/bounded-work.md).
 
 use std::future::Future;
 use std::sync::Arc;

@@ -1,5 +1,5 @@
 //! Operational endpoints: Prometheus metrics, for the operator only
-//! (decisions §12.1): with `METRICS_TOKEN` set, `Authorization: Bearer
+//! (docs/identity.md): with `METRICS_TOKEN` set, `Authorization: Bearer
 //! <METRICS_TOKEN>` is required; without it, only a loopback peer is served.
 
 use std::net::IpAddr;

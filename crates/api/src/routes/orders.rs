@@ -1,4 +1,4 @@
-//! Order management: the 14 endpoints under `/order-mgmt/orders` (decisions §7).
+//! Order management: the 14 endpoints under `/order-mgmt/orders` (docs/orders-and-warehouse.md).
 //!
 //! Writes follow the order domain's compare-and-set contract: load, run the domain operation,
 //! save `WHERE version = expected`; when another request won the race, reload and decide again, so

@@ -1,4 +1,4 @@
-//! Warehouse management: the 51 endpoints under `/warehouse` (decisions §8) — products (16),
+//! Warehouse management: the 51 endpoints under `/warehouse` (docs/orders-and-warehouse.md) — products (16),
 //! inventory (14), stock movements (7) and locations (14).
 //!
 //! Quantity changes follow the warehouse domain's compare-and-set contract: load the record, run

@@ -1,7 +1,7 @@
-//! Outbound webhooks (decisions 12.5): `/webhooks` endpoints (secret shown on creation and
+//! Outbound webhooks (docs/webhooks.md): `/webhooks` endpoints (secret shown on creation and
 //! rotation only), their delivery log, test pings and manual retries. Permission resource
 //! `webhooks`. Deliveries themselves are made and sent by `infrastructure::webhooks`, only of
-//! what the endpoint's creator may read (decisions 13.3): whoever creates or replaces an endpoint
+//! what the endpoint's creator may read (docs/webhooks.md): whoever creates or replaces an endpoint
 //! is recorded as its creator, with the API key they used.
 
 pub mod deliveries;

@@ -92,7 +92,7 @@ struct LifecycleRow {
     churned: i64,
 }
 
-/// The lifecycle only moves lead → prospect → customer → churned, and churned → prospect (decisions §6).
+/// The lifecycle only moves lead → prospect → customer → churned, and churned → prospect (docs/customer-management.md).
 /// So a customer without a reactivation (churned → prospect) in the window passes each status at most
 /// once in it, and held status S during the window exactly when S is its current status or it left S in
 /// the window: `were_S = (customers now in S) + (window moves out of S)`, one count over the window's

@@ -2,7 +2,7 @@
 
 use time::{Date, Duration, Month};
 
-/// The most buckets one revenue series may have (decisions §10).
+/// The most buckets one revenue series may have (docs/analytics.md).
 pub const MAX_BUCKETS: i64 = 1000;
 
 /// `customers/lifecycle?period=`: the window is the last such period up to now.

@@ -1,4 +1,4 @@
-//! Subscriber: every registered user becomes a customer (decisions §6).
+//! Subscriber: every registered user becomes a customer (docs/customer-management.md).
 //!
 //! A customer with the user's email and no company is linked instead of duplicated. The inbox mark,
 //! the link or insert, the history row and `customer.created` commit together, so a redelivered or

@@ -206,7 +206,7 @@ impl DealRepository for PgDealRepository {
 
     async fn pipeline_counts(&self) -> Result<Vec<(DealStage, i64)>, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        // Deals of deleted customers are gone from statistics too (decisions §6).
+        // Deals of deleted customers are gone from statistics too (docs/customer-management.md).
         let rows: Vec<StageCount> = diesel::sql_query(
             "SELECT d.stage::text AS stage, count(*) AS count FROM deals d \
              JOIN customers c ON c.id = d.customer_id AND c.deleted_at IS NULL \

@@ -42,7 +42,7 @@ pub const REFUSAL_COOL_OFF: Duration = Duration::from_secs(10);
 /// A pooled connection with its part's admission; dereferences to the connection. Dropped inside a
 /// transaction (its holder's future was dropped mid-way: the client left), it is taken out of the
 /// pool and closed at once, so the server rolls back and frees its locks now, not at the connection's
-/// next checkout (decisions §13.1).
+/// next checkout (docs/bounded-work.md).
 pub struct DbConn {
     /// `None` only while it is dropped.
     connection: Option<Object<AsyncPgConnection>>,

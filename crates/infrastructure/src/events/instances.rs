@@ -4,7 +4,7 @@
 //! it is alive in `bus_instances` every [`HEARTBEAT`], each event in flight names its holder (the
 //! connection's `tally.instance` setting, `db::SessionLimits::setup_sql`), and every instance hands
 //! the events of one unseen for [`PRESUMED_DEAD_AFTER`] back to the relay: within 40 s of its death,
-//! inside the 60 s decisions §13.4 allows. Handing an event over twice is harmless (the inbox).
+//! inside the 60 s allowed (docs/bounded-work.md). Handing an event over twice is harmless (the inbox).
 
 use std::time::Duration;
 

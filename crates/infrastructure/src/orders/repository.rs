@@ -165,7 +165,7 @@ impl OrderRepository for PgOrderRepository {
             }
             query
         };
-        // The page, its total and the page's lines in one snapshot (decisions §13.4).
+        // The page, its total and the page's lines in one snapshot (docs/bounded-work.md).
         let (rows, total, all_lines) = transaction_opened(&mut conn, Opening::Snapshot, async |conn| {
             let (rows, total): (Vec<OrderRow>, _) = counting::list_page!(
                 conn,

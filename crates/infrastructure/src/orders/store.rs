@@ -19,7 +19,7 @@ use futures_util::TryFutureExt;
 
 /// The live order row and its lines (by `created_at`, then `id`) in one statement, so in one snapshot:
 /// a concurrent line change can never give a header whose total its lines do not add up to
-/// (decisions §13.4). `None` for a missing order. By `id` alone, the deletion checked after (`live`).
+/// (docs/bounded-work.md). `None` for a missing order. By `id` alone, the deletion checked after (`live`).
 pub(crate) async fn load(conn: &AsyncPgConnection, id: Uuid) -> QueryResult<Option<(OrderRow, Vec<LineRow>)>> {
     let mut conn = conn;
     let rows: Vec<(OrderRow, Option<time::OffsetDateTime>, Option<LineRow>)> = orders::table

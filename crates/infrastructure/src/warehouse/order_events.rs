@@ -1,5 +1,5 @@
 //! The warehouse's subscriber to order events: reserve on `order.confirmed`, release on
-//! `order.cancelled`, commit on `order.fulfilled` (decisions §8, "Order flow"). Idempotency, ordering
+//! `order.cancelled`, commit on `order.fulfilled` (docs/orders-and-warehouse.md, "Order flow"). Idempotency, ordering
 //! and the replies are the repository's (inbox first); confirmations that arrive together are
 //! reserved in one transaction (`super::reservation_batch`), the rest one transaction per event.
 

@@ -1,7 +1,7 @@
-//! Webhooks deliver only what their creator may read (decisions 13.3). Each event family needs
+//! Webhooks deliver only what their creator may read (docs/webhooks.md). Each event family needs
 //! `read` on one permission resource; an endpoint hears an event only while its creator holds it
 //! now: a user through their roles, an API key through its own permissions and its owner's
-//! (decisions 12.6). The rule is evaluated in SQL, for every endpoint at once, where events become
+//! (docs/identity.md). The rule is evaluated in SQL, for every endpoint at once, where events become
 //! deliveries (`queue::DeliveryQueue::fan_out`) and again before each attempt (`claim`).
 
 /// The permission resource whose `read` an event's payload needs; `None` for a test ping, which

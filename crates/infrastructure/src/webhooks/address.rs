@@ -1,4 +1,4 @@
-//! Where a webhook may be sent (decisions 12.5): `https` to a public address, or, only when
+//! Where a webhook may be sent (docs/webhooks.md): `https` to a public address, or, only when
 //! `WEBHOOK_ALLOW_PRIVATE=true`, `http`/`https` to a loopback or private one. Checked on the URL
 //! when an endpoint is saved and on every resolved address when a delivery is sent, so a name
 //! that later resolves to an internal address (DNS rebinding) is refused too.
@@ -32,7 +32,7 @@ pub enum RefusedDestination {
 
 impl RefusedDestination {
     /// The refusal of an address that the host name `host` resolved to, without that address: a
-    /// recorded attempt never names where a name pointed (decisions 13.3).
+    /// recorded attempt never names where a name pointed (docs/webhooks.md).
     pub fn of_name(&self, host: &str) -> String {
         match self {
             Self::Internal(_) => format!(

@@ -1,4 +1,4 @@
-//! Event filters of a webhook endpoint (decisions 12.5): event names with `*` wildcards.
+//! Event filters of a webhook endpoint (docs/webhooks.md): event names with `*` wildcards.
 //! `*` stands for any run of characters, dots included: `order.*` is every order event
 //! (`order.confirmed`, `order.line.added`), `*.created` every creation, `*` everything.
 //! Matching happens in the fan-out statement only (`queue::DeliveryQueue::fan_out`, `*` as

@@ -30,7 +30,7 @@ pub struct Endpoint {
 }
 
 /// Who makes or replaces an endpoint: what it hears is bounded by what they may read
-/// (decisions 13.3), a key's permissions and its owner's both.
+/// (docs/webhooks.md), a key's permissions and its owner's both.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Creator {
     pub user: Uuid,

@@ -165,7 +165,7 @@ impl QueryFragment<Pg> for FanOutStatement<'_> {
         out.push_sql(", ");
         out.push_bind_param::<Array<Nullable<Text>>, _>(&self.resources)?;
         // The filter's `*` is LIKE's `%`; `_` is literal in event names. An event the endpoint's
-        // creator may not read now makes no delivery at all (decisions 13.3). Made in the events'
+        // creator may not read now makes no delivery at all (docs/webhooks.md). Made in the events'
         // order, each to the endpoints oldest first: deliveries due at the same moment are claimed
         // in the order they were made.
         out.push_sql(
@@ -223,7 +223,7 @@ impl DeliveryQueue {
     /// dead receiver cannot take every slot); deliveries other instances hold are skipped, not
     /// waited for. A due delivery whose endpoint's creator may no longer read its event (a
     /// permission taken away, a key revoked, a user suspended since it was made) is deleted in the
-    /// same statement instead of sent (decisions 13.3: such an event leaves no delivery); one another
+    /// same statement instead of sent (docs/webhooks.md: such an event leaves no delivery); one another
     /// instance holds is left to it, as claims are, so two instances never wait on each other.
     pub async fn claim(&self, limit: usize) -> Result<Vec<Claimed>, StorageError> {
         let mut conn = connect(&self.pool).await?;

@@ -153,7 +153,7 @@ async fn destination(policy: AddressPolicy, url: &Url) -> Result<Destination, St
     Ok(Destination { address, resolved: addresses.iter().map(SocketAddr::ip).collect() })
 }
 
-/// `error` without the addresses a host name resolved to (decisions 13.3), each replaced by the
+/// `error` without the addresses a host name resolved to (docs/webhooks.md), each replaced by the
 /// name, should the HTTP client's message carry one.
 fn conceal(error: &str, resolved: &[IpAddr], host: &str) -> String {
     resolved.iter().fold(error.to_owned(), |text, ip| text.replace(&ip.to_string(), host))

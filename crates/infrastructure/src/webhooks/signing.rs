@@ -1,4 +1,4 @@
-//! Standard Webhooks signing (decisions 12.5): secrets `whsec_<base64>` and the
+//! Standard Webhooks signing (docs/webhooks.md): secrets `whsec_<base64>` and the
 //! `webhook-signature` header `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed with the
 //! secret's decoded bytes, so receivers verify with the Standard Webhooks libraries unchanged.
 

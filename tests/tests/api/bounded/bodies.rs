@@ -1,4 +1,4 @@
-//! Bodies read whole before anything is held for them, within `REQUEST_TIMEOUT` (decisions §13.1),
+//! Bodies read whole before anything is held for them, within `REQUEST_TIMEOUT` (docs/bounded-work.md),
 //! and preconditions judged only for requests that would otherwise succeed.
 
 use std::time::Duration;

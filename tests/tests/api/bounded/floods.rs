@@ -1,4 +1,4 @@
-//! Floods that cost the server nothing it needs elsewhere (decisions §13.1): health checks, made-up
+//! Floods that cost the server nothing it needs elsewhere (docs/bounded-work.md): health checks, made-up
 //! API keys, error lists a client can inflate, unknown methods, endless searches.
 
 use actix_web::http::StatusCode;

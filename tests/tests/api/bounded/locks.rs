@@ -1,5 +1,5 @@
 //! A row lock held by another session: every write that meets it gives up within the lock timeout
-//! (503 with `Retry-After`, nothing kept), and the queues it waited in keep moving (decisions §13.1).
+//! (503 with `Retry-After`, nothing kept), and the queues it waited in keep moving (docs/bounded-work.md).
 //! (A shared commit the server refuses is done again write by write: `shared_commits.rs`.)
 
 use std::time::Duration;

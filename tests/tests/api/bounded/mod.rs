@@ -1,4 +1,4 @@
-//! No caller can hold what others need (decisions §13): bodies that never arrive, locks held by
+//! No caller can hold what others need (docs/bounded-work.md): bodies that never arrive, locks held by
 //! another session, floods of health checks and made-up keys, error lists a client can inflate, and
 //! answers read across concurrent changes. Each test is an attack that worked on the build before.
 

@@ -1,4 +1,4 @@
-//! One snapshot per answer, and no event left waiting for an instance that is gone (decisions §13.4).
+//! One snapshot per answer, and no event left waiting for an instance that is gone (docs/bounded-work.md).
 
 use actix_web::http::StatusCode;
 use actix_web::test::init_service;

@@ -1,7 +1,7 @@
 //! Who may call what: the router walk. Every operation of the published
 //! contract is in the route table (and the other way round), and a
 //! self-registered account, a staff member and an anonymous caller get
-//! exactly what the table and decisions §3 say on every guarded route.
+//! exactly what the table and docs/identity.md say on every guarded route.
 
 use std::collections::BTreeSet;
 
@@ -12,7 +12,7 @@ use api::build_app;
 use serde_json::json;
 use tally_tests::{bearer, call, register, register_staff, TestApp};
 
-/// The seeded `staff` grants (decisions §3), written out independently of the migration.
+/// The seeded `staff` grants (docs/identity.md), written out independently of the migration.
 fn staff_may(resource: &str, action: &str) -> bool {
     let works_with = ["customers", "companies", "deals", "interactions", "orders"];
     let reads = ["products", "inventory", "stock_movements", "locations"];

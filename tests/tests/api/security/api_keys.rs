@@ -1,4 +1,4 @@
-//! API keys (decisions 12.6): scoped to what a service needs, stopped at once, never making keys.
+//! API keys (docs/identity.md): scoped to what a service needs, stopped at once, never making keys.
 
 use actix_web::http::StatusCode;
 use actix_web::test::{init_service, TestRequest};
@@ -210,7 +210,7 @@ async fn keys_are_rate_limited_per_key() {
     let admin = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
     let (_, first) = new_key(&app, &admin, ADMIN_PASSWORD, &["customers:read"]).await;
     let (_, second) = new_key(&app, &admin, ADMIN_PASSWORD, &["customers:read"]).await;
-    // A key is counted against its sender's address first (decisions §13.1), then its own bucket.
+    // A key is counted against its sender's address first (docs/bounded-work.md), then its own bucket.
     let from = |request: TestRequest, ip: &str| request.peer_addr(format!("{ip}:40000").parse().expect("addr"));
     let mut limited = None;
     for n in 0..150 {

@@ -1,4 +1,4 @@
-//! Credentials are never kept or replayed (decisions §13.2): credential routes ignore
+//! Credentials are never kept or replayed (docs/identity.md): credential routes ignore
 //! `Idempotency-Key`, no kept answer holds a working secret, a key needs the password, a
 //! password change ends the keys, and a superadmin's credentials, profile and role are a
 //! superadmin's business.

@@ -1,4 +1,4 @@
-//! The smaller holes (decisions §12.1): a changed contact value loses its
+//! The smaller holes (docs/identity.md): a changed contact value loses its
 //! verification, a profile ban outlives the profile, superadmins are a
 //! superadmin's business, `/metrics` is for the operator only, and health
 //! bodies carry no dependency's error text. Also: other users' contacts and

@@ -1,4 +1,4 @@
-//! Bounded input (decisions §12.1): absurd dates, huge arrays and overflowing numbers are 400s that
+//! Bounded input (docs/identity.md): absurd dates, huge arrays and overflowing numbers are 400s that
 //! name the field, never a 500, a panic or a dropped connection.
 
 use actix_web::body::MessageBody;

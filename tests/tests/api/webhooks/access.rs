@@ -1,4 +1,4 @@
-//! Webhooks deliver only what their creator may read (decisions 13.3): a user's current
+//! Webhooks deliver only what their creator may read (docs/webhooks.md): a user's current
 //! permissions, an API key's and its owner's both; test pings always; payloads shown only to
 //! callers who may read them; and no recorded error naming where a host name pointed.
 

@@ -1,4 +1,4 @@
-//! Wire shapes of the analytics responses (decisions §10): money is `{cents, currency}` in
+//! Wire shapes of the analytics responses (docs/analytics.md): money is `{cents, currency}` in
 //! `REPORTING_CURRENCY`, percentages are numbers 0..=100 with at most two decimals, and every map
 //! carries every status, tier, stage, type or outcome, zero when empty.
 

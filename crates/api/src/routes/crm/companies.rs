@@ -1,4 +1,4 @@
-//! Companies: the organisations a `company_id` names (decisions §6).
+//! Companies: the organisations a `company_id` names (docs/customer-management.md).
 
 use actix_web::{web, HttpResponse};
 use crm_domain::{Company, CompanyChanges, CompanyFilter, NewCompany};

@@ -12,7 +12,7 @@ use crate::app::AppState;
 use crate::http::ApiError;
 
 // `YYYY-MM-DD` in and out (`time`'s own serde form for dates is a tuple). In a body, a year outside
-// 1900..=2200 is a 400 naming the field (decisions §12.1).
+// 1900..=2200 is a 400 naming the field (docs/identity.md).
 pub use shared_kernel::bounds::date as day;
 
 /// For `Option<Option<T>>` fields: absent stays `None`, `null` becomes `Some(None)`.

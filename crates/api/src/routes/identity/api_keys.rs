@@ -1,6 +1,6 @@
-//! API keys (decisions 12.6): `POST|GET /identity/api-keys`, `DELETE /identity/api-keys/{id}`.
+//! API keys (docs/identity.md): `POST|GET /identity/api-keys`, `DELETE /identity/api-keys/{id}`.
 //! Managed only with a user's access token (the gate refuses keys here): a key never makes keys,
-//! and making one asks for the person's password again (decisions §13.2).
+//! and making one asks for the person's password again (docs/identity.md).
 
 use actix_web::{web, HttpResponse};
 use identity_domain::api_key::{ApiKeyRecord, NewApiKey, MAX_LIVE_KEYS_PER_USER};
@@ -37,7 +37,7 @@ pub struct CreateApiKeyBody {
     #[serde(default, with = "shared_kernel::bounds::rfc3339::option")]
     #[schema(value_type = Option<String>, format = DateTime)]
     pub expires_at: Option<OffsetDateTime>,
-    /// The creator's password, asked again (decisions §13.2): a stolen access token alone makes
+    /// The creator's password, asked again (docs/identity.md): a stolen access token alone makes
     /// no key that outlives it. A wrong one counts toward the lock-out, as at login.
     #[schema(min_length = 1, format = Password)]
     pub current_password: String,

@@ -1,7 +1,7 @@
 //! The account rules every identity route that acts on someone else's account, on what
 //! belongs to it, or on a role asks, in one place: nobody locks themselves out
 //! ([`may_act_on_self`]), and superadmins and their role are a superadmin's business
-//! (decisions §12.1, §13.2, [`may_administer`]).
+//! (docs/identity.md, [`may_administer`]).
 
 use identity_domain::{may_act_on_self, may_administer, AccountAction, SUPERADMIN};
 use uuid::Uuid;

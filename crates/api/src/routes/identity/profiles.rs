@@ -242,7 +242,7 @@ pub async fn set_visibility(
     apply(&state, &caller, profile.id, fields).await
 }
 
-/// An administrator verifies or bans a profile; a superadmin's only a superadmin (decisions §13.2).
+/// An administrator verifies or bans a profile; a superadmin's only a superadmin (docs/identity.md).
 async fn moderate(state: &AppState, caller: &Caller, id: Uuid, action: Moderation) -> Result<HttpResponse, ApiError> {
     let profile = state.identity.profiles.find_by_id(id).await.map_err(repo_error)?.ok_or_else(profile_not_found)?;
     guard(state, caller, Target::User(profile.user_id), AccountAction::ModerateProfile).await?;

@@ -85,7 +85,7 @@ pub struct PasswordBody {
     /// 8..=72 bytes (UTF-8).
     #[schema(min_length = 8, max_length = 72)]
     pub new_password: String,
-    /// `true` keeps the caller's API keys working; by default the change revokes them (decisions §13.2).
+    /// `true` keeps the caller's API keys working; by default the change revokes them (docs/identity.md).
     #[serde(default)]
     pub keep_api_keys: bool,
 }

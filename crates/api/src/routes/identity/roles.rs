@@ -44,7 +44,7 @@ impl From<PermissionRecord> for PermissionView {
     }
 }
 
-/// The most permission ids one grant may carry (decisions §12.1), counted as sent.
+/// The most permission ids one grant may carry (docs/identity.md), counted as sent.
 pub const MAX_PERMISSION_IDS: usize = 200;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -77,7 +77,7 @@ fn duplicate_name(error: RepoError) -> ApiError {
     }
 }
 
-/// Role `id`, once the caller may change it (the superadmin role is a superadmin's: decisions §13.2).
+/// Role `id`, once the caller may change it (the superadmin role is a superadmin's: docs/identity.md).
 async fn editable_role(state: &AppState, caller: &Caller, id: Uuid) -> Result<RoleRecord, ApiError> {
     let role = state.identity.roles.find_role(id).await.map_err(ApiError::from)?.ok_or_else(role_not_found)?;
     guard(state, caller, Target::Role(&role.name), AccountAction::EditRole).await?;

@@ -36,7 +36,7 @@ pub struct CreateOrderBody {
     /// Trimmed; blank is absent.
     #[schema(max_length = 5000)]
     pub notes: Option<String>,
-    /// Variant (decisions §12.2): the order's lines, created with it in one transaction; each takes
+    /// Variant (docs/conventions.md): the order's lines, created with it in one transaction; each takes
     /// the order's currency.
     #[serde(default)]
     #[schema(max_items = 100)]

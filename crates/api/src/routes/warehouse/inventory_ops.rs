@@ -82,7 +82,7 @@ pub(crate) async fn receipt(
 }
 
 /// A unit cost sent without a currency is in the product's currency, else in `REPORTING_CURRENCY`
-/// (decisions §12.2).
+/// (docs/conventions.md).
 async fn cost_currency(state: &AppState, inventory_id: Uuid) -> Result<CurrencyCode, ApiError> {
     let record = load_inventory(state, inventory_id).await?;
     let product =

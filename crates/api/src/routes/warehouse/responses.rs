@@ -1,4 +1,4 @@
-//! Wire shapes of warehouse resources (decisions §8).
+//! Wire shapes of warehouse resources (docs/orders-and-warehouse.md).
 
 use serde::Serialize;
 use time::OffsetDateTime;

@@ -1,6 +1,6 @@
 //! An endpoint's delivery log, test pings and manual retries. A delivery's payload is the
 //! event's data: showing it (`GET …/deliveries/{delivery_id}`) or sending it again (`…/retry`)
-//! needs `read` on the event's resource as well (decisions 13.3), else 403; the list carries no
+//! needs `read` on the event's resource as well (docs/webhooks.md), else 403; the list carries no
 //! payloads and shows every delivery.
 
 use actix_web::{web, HttpResponse};
