@@ -1,4 +1,4 @@
-//! Events of customer management (decisions §6).
+//! Events of customer management (`docs/customer-management.md`).
 //!
 //! Aggregate id: the customer for `customer.*`, the deal for `customer.deal.*`. Statuses, tiers and
 //! stages are their wire names (`lead`, `pro`, `closed_won`, ...). `occurred_at` is the operation's
@@ -20,22 +20,35 @@ use uuid::Uuid;
 
 use crate::Topic;
 
+/// A customer was created ([`CustomerCreated`]).
 pub const CUSTOMER_CREATED: &str = "customer.created";
+/// A customer's status moved, by any operation ([`CustomerStatusChanged`]).
 pub const CUSTOMER_STATUS_CHANGED: &str = "customer.status_changed";
+/// A prospect became a paying `customer` ([`CustomerConverted`]); sent besides `customer.status_changed`.
 pub const CUSTOMER_CONVERTED: &str = "customer.converted";
+/// A customer was lost (`churned`) ([`CustomerChurned`]); sent besides `customer.status_changed`.
 pub const CUSTOMER_CHURNED: &str = "customer.churned";
+/// A customer moved to a higher tier ([`CustomerTierUpgraded`]).
 pub const CUSTOMER_TIER_UPGRADED: &str = "customer.tier_upgraded";
+/// A deal was opened for a customer ([`DealCreated`]).
 pub const DEAL_CREATED: &str = "customer.deal.created";
+/// A deal moved to another stage ([`DealStageChanged`]).
 pub const DEAL_STAGE_CHANGED: &str = "customer.deal.stage_changed";
+/// A deal closed as won (`closed_won`) ([`DealWon`]); sent besides `customer.deal.stage_changed`.
 pub const DEAL_WON: &str = "customer.deal.won";
+/// A deal closed as lost (`closed_lost`) ([`DealLost`]); sent besides `customer.deal.stage_changed`.
 pub const DEAL_LOST: &str = "customer.deal.lost";
 
 /// `customer.created`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CustomerCreated {
+    /// The customer; also the envelope's aggregate id.
     pub customer_id: Uuid,
+    /// Its initial status (`lead`, `prospect`, `customer` or `churned`).
     pub status: String,
+    /// The customer's email address.
     pub email: Email,
+    /// The instant of the operation, repeating the envelope's `occurred_at` (RFC 3339, UTC).
     #[serde(with = "crate::wire::utc")]
     pub timestamp: OffsetDateTime,
 }
@@ -43,9 +56,13 @@ pub struct CustomerCreated {
 /// `customer.status_changed`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CustomerStatusChanged {
+    /// The customer; also the envelope's aggregate id.
     pub customer_id: Uuid,
+    /// The status before the move.
     pub from: String,
+    /// The status after the move.
     pub to: String,
+    /// The instant of the operation, repeating the envelope's `occurred_at` (RFC 3339, UTC).
     #[serde(with = "crate::wire::utc")]
     pub timestamp: OffsetDateTime,
 }
@@ -53,7 +70,9 @@ pub struct CustomerStatusChanged {
 /// `customer.converted`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CustomerConverted {
+    /// The customer; also the envelope's aggregate id.
     pub customer_id: Uuid,
+    /// The instant of the operation, repeating the envelope's `occurred_at` (RFC 3339, UTC).
     #[serde(with = "crate::wire::utc")]
     pub timestamp: OffsetDateTime,
 }
@@ -61,9 +80,12 @@ pub struct CustomerConverted {
 /// `customer.churned`; `reason` is `null` when none was given.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CustomerChurned {
+    /// The customer; also the envelope's aggregate id.
     pub customer_id: Uuid,
+    /// Why the customer was lost, when given; absent on the wire reads as `None`.
     #[serde(default)]
     pub reason: Option<String>,
+    /// The instant of the operation, repeating the envelope's `occurred_at` (RFC 3339, UTC).
     #[serde(with = "crate::wire::utc")]
     pub timestamp: OffsetDateTime,
 }
@@ -71,9 +93,13 @@ pub struct CustomerChurned {
 /// `customer.tier_upgraded`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CustomerTierUpgraded {
+    /// The customer; also the envelope's aggregate id.
     pub customer_id: Uuid,
+    /// The tier before (`free`, `basic`, `pro` or `enterprise`).
     pub from: String,
+    /// The higher tier after.
     pub to: String,
+    /// The instant of the operation, repeating the envelope's `occurred_at` (RFC 3339, UTC).
     #[serde(with = "crate::wire::utc")]
     pub timestamp: OffsetDateTime,
 }
@@ -81,26 +107,37 @@ pub struct CustomerTierUpgraded {
 /// `customer.deal.created`; `value` in minor units of `currency`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DealCreated {
+    /// The customer the deal belongs to (the envelope's aggregate id is the deal).
     pub customer_id: Uuid,
+    /// The user responsible for the deal.
     pub assigned_to: Uuid,
+    /// The deal's value in minor units (cents) of `currency`.
     pub value: i64,
+    /// The ISO 4217 currency of `value`.
     pub currency: CurrencyCode,
 }
 
 /// `customer.deal.stage_changed`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DealStageChanged {
+    /// The customer the deal belongs to (the envelope's aggregate id is the deal).
     pub customer_id: Uuid,
+    /// The stage before (`lead`, `qualified`, `proposal`, `negotiation`, `closed_won`, `closed_lost`).
     pub from: String,
+    /// The stage after.
     pub to: String,
 }
 
 /// `customer.deal.won`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DealWon {
+    /// The customer the deal belongs to (the envelope's aggregate id is the deal).
     pub customer_id: Uuid,
+    /// The value won, in minor units (cents) of `currency`.
     pub value: i64,
+    /// The ISO 4217 currency of `value`.
     pub currency: CurrencyCode,
+    /// The day the deal actually closed, when given (`YYYY-MM-DD`).
     #[serde(default, with = "crate::wire::optional_date")]
     pub close_date: Option<Date>,
 }
@@ -108,9 +145,12 @@ pub struct DealWon {
 /// `customer.deal.lost`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DealLost {
+    /// The customer the deal belongs to (the envelope's aggregate id is the deal).
     pub customer_id: Uuid,
+    /// Why the deal was lost, when given.
     #[serde(default)]
     pub reason: Option<String>,
+    /// The day the deal actually closed, when given (`YYYY-MM-DD`).
     #[serde(default, with = "crate::wire::optional_date")]
     pub close_date: Option<Date>,
 }

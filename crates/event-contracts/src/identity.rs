@@ -10,18 +10,31 @@ use uuid::Uuid;
 
 use crate::Topic;
 
+/// A new account exists ([`UserRegistered`]); customer management creates a customer from it.
 pub const USER_REGISTERED: &str = "identity.user.registered";
+/// A suspended account moved back into `active` ([`UserStatusChanged`]).
 pub const USER_ACTIVATED: &str = "identity.user.activated";
+/// An active account moved into `suspended`, from which it may be reactivated ([`UserStatusChanged`]).
 pub const USER_SUSPENDED: &str = "identity.user.suspended";
+/// An active or suspended account moved into `banned`, which has no way back ([`UserStatusChanged`]).
 pub const USER_BANNED: &str = "identity.user.banned";
+/// An account's password was changed ([`UserPasswordChanged`]); the payload never carries it.
 pub const USER_PASSWORD_CHANGED: &str = "identity.user.password_changed";
+/// A user added a contact (email, phone or address) ([`ContactChanged`]).
 pub const CONTACT_CREATED: &str = "identity.contact.created";
+/// A contact's value or flags changed ([`ContactChanged`]).
 pub const CONTACT_UPDATED: &str = "identity.contact.updated";
+/// A contact was verified ([`ContactChanged`]).
 pub const CONTACT_VERIFIED: &str = "identity.contact.verified";
+/// A contact was deleted; the payload shows its flags as they last were ([`ContactChanged`]).
 pub const CONTACT_DELETED: &str = "identity.contact.deleted";
+/// A user created a profile ([`ProfileChanged`]).
 pub const PROFILE_CREATED: &str = "identity.profile.created";
+/// A profile's content or visibility changed ([`ProfileChanged`]).
 pub const PROFILE_UPDATED: &str = "identity.profile.updated";
+/// A profile was verified ([`ProfileChanged`]).
 pub const PROFILE_VERIFIED: &str = "identity.profile.verified";
+/// A profile was banned ([`ProfileChanged`]).
 pub const PROFILE_BANNED: &str = "identity.profile.banned";
 /// Not in the specification's list; emitted so consumers see deletions as for contacts.
 pub const PROFILE_DELETED: &str = "identity.profile.deleted";
@@ -37,8 +50,11 @@ pub const PROFILE_EVENTS: [&str; 5] =
 /// `identity.user.registered`: a new account (self-registered or the first admin).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UserRegistered {
+    /// The new account's id; also the envelope's aggregate id.
     pub user_id: Uuid,
+    /// The address the account signs in with.
     pub email: Email,
+    /// The display name given at registration.
     pub name: String,
 }
 
@@ -50,7 +66,9 @@ impl Topic for UserRegistered {
 /// when none was given.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UserStatusChanged {
+    /// The account whose status moved; also the envelope's aggregate id.
     pub user_id: Uuid,
+    /// Why, when the status change gave a reason; `null` or absent on the wire reads as `None`.
     #[serde(default)]
     pub reason: Option<String>,
 }
@@ -58,6 +76,7 @@ pub struct UserStatusChanged {
 /// `identity.user.password_changed`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UserPasswordChanged {
+    /// The account whose password changed; also the envelope's aggregate id.
     pub user_id: Uuid,
 }
 
@@ -68,23 +87,33 @@ impl Topic for UserPasswordChanged {
 /// `identity.contact.*` ([`CONTACT_EVENTS`]): the contact, its owner and its flags, never its value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ContactChanged {
+    /// The contact; also the envelope's aggregate id.
     pub contact_id: Uuid,
+    /// The user who owns the contact.
     pub user_id: Uuid,
     /// `email`, `phone` or `address`.
     #[serde(rename = "type")]
     pub contact_type: String,
+    /// Whether it is the owner's primary contact of its type (at most one per type).
     pub is_primary: bool,
+    /// Whether the contact has been verified.
     pub is_verified: bool,
+    /// Whether other users may see it.
     pub is_public: bool,
 }
 
 /// `identity.profile.*` ([`PROFILE_EVENTS`]): the profile, its owner and its flags.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProfileChanged {
+    /// The profile; also the envelope's aggregate id.
     pub profile_id: Uuid,
+    /// The user who owns the profile.
     pub user_id: Uuid,
+    /// Whether other users may see it.
     pub is_public: bool,
+    /// Whether the profile has been verified.
     pub is_verified: bool,
+    /// Whether the profile is banned (hidden from others whatever `is_public` says).
     pub is_banned: bool,
 }
 

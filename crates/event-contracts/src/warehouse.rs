@@ -1,5 +1,5 @@
-//! The warehouse's replies to order events (decisions §8, "Order flow"). Aggregate id = the order id,
-//! so the order context can route them.
+//! The warehouse's replies to order events (`docs/orders-and-warehouse.md`, "Order flow"). Aggregate
+//! id = the order id, so the order context can route them.
 //!
 //! * `warehouse.stock_reserved` `{order_id, allocations: [{line_id, inventory_id, quantity}]}`
 //! * `warehouse.reservation_failed` `{order_id, reason, short_lines: [{line_id, product_id, requested, available}]}`
@@ -14,9 +14,13 @@ use uuid::Uuid;
 
 use crate::Topic;
 
+/// Reply to `order.confirmed` when every line was reserved ([`StockReserved`]).
 pub const STOCK_RESERVED: &str = "warehouse.stock_reserved";
+/// Reply to `order.confirmed` when nothing could be reserved ([`ReservationFailed`]).
 pub const RESERVATION_FAILED: &str = "warehouse.reservation_failed";
+/// Reply to `order.cancelled`: what the order held is available again ([`StockReleased`]).
 pub const STOCK_RELEASED: &str = "warehouse.stock_released";
+/// Reply to `order.fulfilled`: what the order held left the warehouse ([`StockCommitted`]).
 pub const STOCK_COMMITTED: &str = "warehouse.stock_committed";
 
 /// Every reply's name.
@@ -28,15 +32,20 @@ pub const INSUFFICIENT_STOCK_REASON: &str = "insufficient stock";
 /// `warehouse.stock_reserved`: every line was reserved, from these inventory records.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StockReserved {
+    /// The confirmed order the stock is now held for.
     pub order_id: Uuid,
+    /// Where each line's units are held; a line may span several records, so several entries.
     pub allocations: Vec<ReservedLine>,
 }
 
 /// `quantity` of order line `line_id` is held on inventory record `inventory_id`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReservedLine {
+    /// The order line served (its id in `order.confirmed`).
     pub line_id: Uuid,
+    /// The inventory record (one product at one location) the units are held on.
     pub inventory_id: Uuid,
+    /// Units of the line held on that record, > 0.
     pub quantity: i64,
 }
 
@@ -44,8 +53,12 @@ pub struct ReservedLine {
 /// served (empty when the failure has another cause).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReservationFailed {
+    /// The confirmed order that holds no stock.
     pub order_id: Uuid,
+    /// Why, in words for people: [`INSUFFICIENT_STOCK_REASON`] for short stock. The order side keeps
+    /// it (with the short lines spelled out) as the order's reservation error.
     pub reason: String,
+    /// Every line that could not be served in full; absent on the wire reads as empty.
     #[serde(default)]
     pub short_lines: Vec<ShortLine>,
 }
@@ -53,30 +66,41 @@ pub struct ReservationFailed {
 /// A line that asked for `requested` while `available` was left for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShortLine {
+    /// The order line that could not be served.
     pub line_id: Uuid,
+    /// The product it orders.
     pub product_id: Uuid,
+    /// Units the line asked for.
     pub requested: i64,
+    /// Units of the product still available for this line (after the earlier lines of the order
+    /// took theirs), less than `requested`.
     pub available: i64,
 }
 
 /// `warehouse.stock_released`: what the order held was released.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StockReleased {
+    /// The cancelled order.
     pub order_id: Uuid,
+    /// Units released per inventory record; empty when the order held nothing.
     pub inventories: Vec<InventoryQuantity>,
 }
 
 /// `warehouse.stock_committed`: what the order held left the warehouse.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StockCommitted {
+    /// The fulfilled order.
     pub order_id: Uuid,
+    /// Units committed (taken off hand) per inventory record; empty when the order held nothing.
     pub inventories: Vec<InventoryQuantity>,
 }
 
 /// A quantity on one inventory record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InventoryQuantity {
+    /// The inventory record (one product at one location).
     pub inventory_id: Uuid,
+    /// Units released or committed there, > 0.
     pub quantity: i64,
 }
 
@@ -99,14 +123,19 @@ impl Topic for StockCommitted {
 /// Any of the four replies.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WarehouseReply {
+    /// `warehouse.stock_reserved`: the order's reservation becomes `reserved`.
     Reserved(StockReserved),
+    /// `warehouse.reservation_failed`: the order's reservation becomes `failed`, with the reason.
     Failed(ReservationFailed),
+    /// `warehouse.stock_released`: the cancelled order's reservation becomes `released`.
     Released(StockReleased),
+    /// `warehouse.stock_committed`: the fulfilled order's reservation becomes `committed`.
     Committed(StockCommitted),
 }
 
 impl WarehouseReply {
-    /// The reply `event` carries; `None` when it is not a reply.
+    /// The reply `event` carries; `None` when its name is not one of [`REPLIES`], `Some(Err)` when
+    /// the name is a reply's but the `data` does not have its shape.
     pub fn from_event(event: &EventEnvelope) -> Option<Result<Self, PayloadError>> {
         let reply = match event.name.as_str() {
             STOCK_RESERVED => event.payload().map(Self::Reserved),
@@ -118,7 +147,7 @@ impl WarehouseReply {
         Some(reply)
     }
 
-    /// The order it answers.
+    /// The order it answers (also the envelope's aggregate id).
     pub fn order_id(&self) -> Uuid {
         match self {
             Self::Reserved(r) => r.order_id,
