@@ -1,4 +1,4 @@
-//! Bounds on client input (decisions §12.1), in one place for every context:
+//! Bounds on client input, in one place for every context (docs/conventions.md, "Bounded input"):
 //!
 //! - every date or instant a client sends is in the years [`MIN_YEAR`]`..=`[`MAX_YEAR`]
 //!   (an instant by its UTC date), so no date arithmetic downstream can leave `time`'s range;
@@ -8,8 +8,8 @@
 //! The serde adapters ([`date`], [`rfc3339`]) apply the year rule while a body is parsed, so the
 //! failure names the field like any other body error.
 
-/// The longest text a list's `search` takes, in characters (decisions §13.1): a longer one would
-/// only make the database work through a longer pattern.
+/// The longest text a list's `search` takes, in characters: a longer one would only make the
+/// database work through a longer pattern.
 pub const MAX_SEARCH_CHARS: usize = 200;
 
 use std::collections::HashSet;
@@ -20,33 +20,40 @@ use time::format_description::BorrowedFormatItem;
 use time::macros::format_description;
 use time::{Date, OffsetDateTime, UtcOffset};
 
-/// The earliest year a client may send.
+/// The earliest year a client may send in a date or (by its UTC date) a timestamp.
 pub const MIN_YEAR: i32 = 1900;
-/// The latest year a client may send.
+/// The latest year a client may send in a date or (by its UTC date) a timestamp.
 pub const MAX_YEAR: i32 = 2200;
 
-/// `YYYY-MM-DD`, the wire form of a date (decisions §2).
+/// `YYYY-MM-DD`, the wire form of a date (docs/conventions.md).
 const DATE_FORMAT: &[BorrowedFormatItem<'static>] = format_description!("[year]-[month]-[day]");
 
 /// Why a client's value was refused; the message is what the client reads in `details`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum BoundError {
+    /// The text is not a calendar date in the form `YYYY-MM-DD` (also: a day the month lacks).
     #[error("must be a date YYYY-MM-DD")]
     MalformedDate,
+    /// The text is not an RFC 3339 timestamp with an offset (`2026-03-01T10:00:00Z`).
     #[error("must be an RFC 3339 timestamp")]
     MalformedInstant,
+    /// A well-formed date or timestamp whose (UTC) year is outside [`MIN_YEAR`]`..=`[`MAX_YEAR`].
     #[error("year must be from 1900 to 2200")]
     YearOutOfRange,
+    /// An array longer than its bound, counted as sent (before duplicates are removed).
     #[error("at most {max} items are allowed")]
-    TooMany { max: usize },
+    TooMany {
+        /// The bound the array broke: the most items the field takes.
+        max: usize,
+    },
 }
 
-/// Whether `year` is in `MIN_YEAR..=MAX_YEAR`.
+/// Whether `year` is one a client may send: in [`MIN_YEAR`]`..=`[`MAX_YEAR`].
 pub fn year_in_range(year: i32) -> bool {
     (MIN_YEAR..=MAX_YEAR).contains(&year)
 }
 
-/// `date` when its year is in range.
+/// `date` unchanged when its year is in range; [`BoundError::YearOutOfRange`] otherwise.
 pub fn check_date(date: Date) -> Result<Date, BoundError> {
     if year_in_range(date.year()) {
         Ok(date)
@@ -55,7 +62,8 @@ pub fn check_date(date: Date) -> Result<Date, BoundError> {
     }
 }
 
-/// `at` when the year of its UTC date is in range.
+/// `at` unchanged (offset kept) when the year of its UTC date is in range;
+/// [`BoundError::YearOutOfRange`] otherwise, including an instant that cannot be expressed in UTC.
 pub fn check_instant(at: OffsetDateTime) -> Result<OffsetDateTime, BoundError> {
     match at.checked_to_offset(UtcOffset::UTC) {
         Some(utc) if year_in_range(utc.year()) => Ok(at),
@@ -63,13 +71,15 @@ pub fn check_instant(at: OffsetDateTime) -> Result<OffsetDateTime, BoundError> {
     }
 }
 
-/// A client's `YYYY-MM-DD` (surrounding blanks ignored), year in range.
+/// A client's `YYYY-MM-DD` (surrounding blanks ignored), year in range: [`BoundError::MalformedDate`]
+/// or [`BoundError::YearOutOfRange`] otherwise.
 pub fn parse_date(text: &str) -> Result<Date, BoundError> {
     let date = Date::parse(text.trim(), DATE_FORMAT).map_err(|_| BoundError::MalformedDate)?;
     check_date(date)
 }
 
-/// A client's RFC 3339 timestamp (surrounding blanks ignored), UTC year in range.
+/// A client's RFC 3339 timestamp (surrounding blanks ignored), UTC year in range; the offset sent is
+/// kept. [`BoundError::MalformedInstant`] or [`BoundError::YearOutOfRange`] otherwise.
 pub fn parse_instant(text: &str) -> Result<OffsetDateTime, BoundError> {
     let at = OffsetDateTime::parse(text.trim(), &Rfc3339).map_err(|_| BoundError::MalformedInstant)?;
     check_instant(at)
@@ -96,11 +106,14 @@ pub mod date {
     use serde::{de, Deserialize, Deserializer, Serializer};
     use time::Date;
 
+    /// Writes the date as `YYYY-MM-DD`.
     pub fn serialize<S: Serializer>(value: &Date, serializer: S) -> Result<S::Ok, S::Error> {
         let text = value.format(super::DATE_FORMAT).map_err(serde::ser::Error::custom)?;
         serializer.serialize_str(&text)
     }
 
+    /// Reads a string with [`parse_date`](super::parse_date); a malformed date or a year out of range
+    /// fails with the [`BoundError`](super::BoundError) message.
     pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Date, D::Error> {
         let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
         super::parse_date(&text).map_err(de::Error::custom)
@@ -111,6 +124,7 @@ pub mod date {
         use serde::{Deserialize, Deserializer, Serializer};
         use time::Date;
 
+        /// Writes `Some` as `YYYY-MM-DD`, `None` as `null`.
         pub fn serialize<S: Serializer>(value: &Option<Date>, serializer: S) -> Result<S::Ok, S::Error> {
             match value {
                 Some(date) => super::serialize(date, serializer),
@@ -118,6 +132,8 @@ pub mod date {
             }
         }
 
+        /// Reads `null` as `None`, anything else as the parent module's `deserialize` does. An absent
+        /// field needs `#[serde(default)]` beside this adapter.
         pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Date>, D::Error> {
             #[derive(Deserialize)]
             struct Wrapped(#[serde(with = "super")] Date);
@@ -132,10 +148,13 @@ pub mod rfc3339 {
     use serde::{de, Deserialize, Deserializer, Serializer};
     use time::OffsetDateTime;
 
+    /// Writes the instant in RFC 3339, with its own offset.
     pub fn serialize<S: Serializer>(value: &OffsetDateTime, serializer: S) -> Result<S::Ok, S::Error> {
         time::serde::rfc3339::serialize(value, serializer)
     }
 
+    /// Reads a string with [`parse_instant`](super::parse_instant); a malformed timestamp or a UTC year
+    /// out of range fails with the [`BoundError`](super::BoundError) message.
     pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<OffsetDateTime, D::Error> {
         let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
         super::parse_instant(&text).map_err(de::Error::custom)
@@ -146,10 +165,13 @@ pub mod rfc3339 {
         use serde::{Deserialize, Deserializer, Serializer};
         use time::OffsetDateTime;
 
+        /// Writes `Some` in RFC 3339, `None` as `null`.
         pub fn serialize<S: Serializer>(value: &Option<OffsetDateTime>, serializer: S) -> Result<S::Ok, S::Error> {
             time::serde::rfc3339::option::serialize(value, serializer)
         }
 
+        /// Reads `null` as `None`, anything else as the parent module's `deserialize` does. An absent
+        /// field needs `#[serde(default)]` beside this adapter.
         pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<OffsetDateTime>, D::Error> {
             #[derive(Deserialize)]
             struct Wrapped(#[serde(with = "super")] OffsetDateTime);

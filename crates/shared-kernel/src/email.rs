@@ -1,5 +1,5 @@
-//! Email addresses: one rule for every context (decisions §2: "trimmed, lower-cased, must be a valid
-//! address; otherwise 400 `INVALID_EMAIL`").
+//! Email addresses: one rule for every context ("trimmed, lower-cased, must be a valid address;
+//! otherwise 400 `INVALID_EMAIL`", docs/conventions.md, "Email addresses").
 //!
 //! Identity and customer management once had a parser each; they disagreed, and an address one accepted
 //! at registration was refused by the other when the user became a customer. Both now use this type.
@@ -30,7 +30,8 @@ pub const MAX_LOCAL_BYTES: usize = 64;
 pub const MAX_LABEL_CHARS: usize = 63;
 const LOCAL_SPECIALS: &str = "!#$%&'*+/=?^_`{|}~-";
 
-/// The address is not valid: 400 `INVALID_EMAIL`, with `email` as the field in `details`.
+/// The address breaks the rule of this module: 400 `INVALID_EMAIL`, with `email` as the field in
+/// `details`. It says nothing more, so a refusal never echoes what was sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("email is not a valid address")]
 pub struct InvalidEmail;
@@ -52,6 +53,8 @@ impl Classified for InvalidEmail {
 pub struct Email(String);
 
 impl Email {
+    /// Trims and lower-cases `raw`, then checks it against the rule of this module; the normalised
+    /// text is what is stored and compared, so two spellings of one address are equal.
     pub fn parse(raw: &str) -> Result<Self, InvalidEmail> {
         let text = raw.trim().to_lowercase();
         if text.chars().count() > MAX_EMAIL_CHARS {
@@ -65,10 +68,12 @@ impl Email {
         }
     }
 
+    /// The normalised address (trimmed, lower-case).
     pub fn as_str(&self) -> &str {
         &self.0
     }
 
+    /// The normalised address, owned.
     pub fn into_string(self) -> String {
         self.0
     }

@@ -27,8 +27,10 @@ pub enum ErrorKind {
     Internal,
 }
 
-/// A domain error that knows its kind and its stable wire code.
+/// A domain error that knows its kind and its stable wire code. Implementations must give each
+/// variant one fixed kind and code: clients match on the code.
 pub trait Classified {
+    /// The broad class, from which the HTTP adapter picks the status.
     fn kind(&self) -> ErrorKind;
     /// Stable, upper-case code such as `INVALID_STATUS_TRANSITION`.
     fn code(&self) -> &'static str;

@@ -5,14 +5,21 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-/// `{id, name, aggregate_id, occurred_at, data}` as decided for the wire.
+/// Something that happened to one aggregate, as it is stored in the outbox, carried by the bus and
+/// shown on the wire: `{id, name, aggregate_id, occurred_at, data}` (docs/events.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EventEnvelope {
+    /// The event's own identity (UUID v7): consumers' inboxes use it to handle a delivery once.
     pub id: Uuid,
+    /// The event's dotted name (`customer.created`, `identity.user.banned`), which says what `data`
+    /// holds; handlers subscribe by it.
     pub name: String,
+    /// The aggregate the event is about (the customer, the order, ...).
     pub aggregate_id: Uuid,
+    /// When it happened: the instant of the operation that caused it, RFC 3339 on the wire.
     #[serde(with = "time::serde::rfc3339")]
     pub occurred_at: OffsetDateTime,
+    /// The payload, a JSON object whose shape the `name` promises (the contracts of `event-contracts`).
     pub data: serde_json::Value,
 }
 
@@ -39,17 +46,20 @@ impl EventEnvelope {
         event
     }
 
-    /// The `data` read as the payload type `T`.
+    /// The `data` read as the payload type `T`; unknown fields are ignored unless `T` denies them.
     pub fn payload<T: DeserializeOwned>(&self) -> Result<T, PayloadError> {
         T::deserialize(&self.data).map_err(|e| PayloadError { name: self.name.clone(), message: e.to_string() })
     }
 }
 
-/// An event's `data` does not have the shape its name promises.
+/// An event's `data` does not have the shape its name promises: producer and consumer disagree on
+/// the event's contract.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("malformed {name} data: {message}")]
 pub struct PayloadError {
+    /// The name of the event whose payload failed to read.
     pub name: String,
+    /// What the JSON reader found wrong (a missing field, a wrong type).
     pub message: String,
 }
 

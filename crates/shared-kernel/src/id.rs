@@ -2,12 +2,14 @@
 
 use uuid::Uuid;
 
-/// A fresh, time-ordered identifier.
+/// A fresh identifier for a new record or event: a UUID version 7, whose leading bits are the
+/// creation time, so identifiers made later sort after earlier ones and new rows append to indexes.
 pub fn new_id() -> Uuid {
     Uuid::now_v7()
 }
 
-/// Parses a UUID in its hyphenated form, as the wire requires.
+/// Parses a client's UUID, surrounding blanks ignored; `None` when the text is not one. Accepts the
+/// forms [`Uuid::try_parse`] does (the hyphenated wire form, and also simple, braced and URN forms).
 pub fn parse_id(text: &str) -> Option<Uuid> {
     Uuid::try_parse(text.trim()).ok()
 }

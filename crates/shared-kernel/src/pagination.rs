@@ -2,17 +2,25 @@
 
 use serde::Serialize;
 
+/// Items per page when the client names no `page_size`.
 pub const DEFAULT_PAGE_SIZE: u32 = 20;
+/// The largest `page_size` a client may ask for.
 pub const MAX_PAGE_SIZE: u32 = 100;
 
+/// Why a client's `page` or `page_size` was refused (400 `VALIDATION_ERROR` naming the parameter).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PaginationError {
+    /// `page` is below 1 (or beyond `u32::MAX`).
     #[error("page must be 1 or greater")]
     Page,
+    /// `page_size` is outside 1..=[`MAX_PAGE_SIZE`].
     #[error("page_size must be between 1 and 100")]
     PageSize,
 }
 
+/// Which page of a list a client asked for: a page number from 1 and a page size in
+/// 1..=[`MAX_PAGE_SIZE`]. Only [`PageRequest::new`] and `default()` (page 1 of
+/// [`DEFAULT_PAGE_SIZE`]) make one, so a value is always in bounds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PageRequest {
     page: u32,
@@ -26,7 +34,8 @@ impl Default for PageRequest {
 }
 
 impl PageRequest {
-    /// Validates optional raw values, applying the defaults.
+    /// Validates the raw query values; an absent `page` is 1 and an absent `page_size` is
+    /// [`DEFAULT_PAGE_SIZE`].
     pub fn new(page: Option<i64>, page_size: Option<i64>) -> Result<Self, PaginationError> {
         let page = match page {
             None => 1,
@@ -41,15 +50,17 @@ impl PageRequest {
         Ok(Self { page, page_size })
     }
 
+    /// The page number, from 1.
     pub fn page(&self) -> u32 {
         self.page
     }
 
+    /// Items per page, 1..=[`MAX_PAGE_SIZE`].
     pub fn page_size(&self) -> u32 {
         self.page_size
     }
 
-    /// Rows to skip, as SQL `OFFSET` wants it.
+    /// Rows to skip, as SQL `OFFSET` wants it: `(page − 1) × page_size`.
     pub fn offset(&self) -> i64 {
         (i64::from(self.page) - 1) * i64::from(self.page_size)
     }
@@ -64,11 +75,14 @@ impl PageRequest {
 /// than the page itself) a lower bound.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Total {
+    /// The number of items, or the lower bound when `exact` is false.
     pub count: i64,
+    /// Whether `count` is the exact number of items.
     pub exact: bool,
 }
 
 impl Total {
+    /// Exactly `count` items.
     pub fn exact(count: i64) -> Self {
         Self { count, exact: true }
     }
@@ -88,20 +102,27 @@ impl From<i64> for Total {
 /// One page of a list plus the numbers the list envelope reports.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Page<T> {
+    /// The page's items, at most `page_size` of them, in the list's order.
     pub items: Vec<T>,
+    /// How many items the whole list holds (every page), or a lower bound of it.
     pub total: i64,
     /// False when `total` is a lower bound.
     pub total_exact: bool,
+    /// The page number asked for, from 1.
     pub page: u32,
+    /// The page size asked for.
     pub page_size: u32,
 }
 
 impl<T> Page<T> {
+    /// The page `request` asked for, holding `items`, of a list of `total` items (a plain `i64` is
+    /// an exact total).
     pub fn new(items: Vec<T>, total: impl Into<Total>, request: PageRequest) -> Self {
         let total = total.into();
         Self { items, total: total.count, total_exact: total.exact, page: request.page, page_size: request.page_size }
     }
 
+    /// How many pages of `page_size` the `total` fills, rounded up; 0 for an empty list.
     pub fn total_pages(&self) -> i64 {
         if self.total <= 0 {
             0
@@ -110,6 +131,7 @@ impl<T> Page<T> {
         }
     }
 
+    /// The same page with each item converted by `f` (a record into its response), numbers kept.
     pub fn map<U>(self, f: impl FnMut(T) -> U) -> Page<U> {
         Page {
             items: self.items.into_iter().map(f).collect(),

@@ -9,6 +9,8 @@
 
 use crate::error::{Classified, ErrorKind};
 
+/// Why a repository port failed, in one of six meanings every adapter must keep apart; each maps to
+/// one [`ErrorKind`] and wire code ([`Classified`]), as docs/conventions.md tabulates.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StorageError {
     /// No such record (soft-deleted records do not exist). 404 `NOT_FOUND`,
@@ -18,7 +20,10 @@ pub enum StorageError {
     /// A constraint with a name refused the write: a unique key is taken, or a
     /// named `CHECK` held; `field` is the request field it guards. 409 `ALREADY_EXISTS`.
     #[error("{field} already exists")]
-    Conflict { field: &'static str },
+    Conflict {
+        /// The request field whose value is taken (`email`, `sku`, `user_id`, ...).
+        field: &'static str,
+    },
     /// A conditional write (compare-and-set on a version or state) matched no
     /// row: the record changed since it was read. Callers reload and re-decide
     /// (`api::http::retry`), else 409 `CONFLICT`.
@@ -28,7 +33,11 @@ pub enum StorageError {
     /// `VALIDATION_ERROR` for reference data (`country`, `currency`, ...), 404
     /// with the entity's code for records (`customer_id` → `CUSTOMER_NOT_FOUND`).
     #[error("{field} names nothing")]
-    MissingReference { field: &'static str },
+    MissingReference {
+        /// The request field holding the dangling reference (`country`, `customer_id`, ...); see
+        /// [`REFERENCE_DATA_FIELDS`] for those that are validation errors.
+        field: &'static str,
+    },
     /// The database cannot be reached. 503; the text is for the log only.
     #[error("storage unavailable: {0}")]
     Unavailable(String),
@@ -72,7 +81,8 @@ impl Classified for StorageError {
 }
 
 impl StorageError {
-    /// The request field the failure concerns, for `details`.
+    /// The request field the failure concerns, for the error's `details`: `Some` only for
+    /// [`Conflict`](Self::Conflict) and [`MissingReference`](Self::MissingReference).
     pub fn field(&self) -> Option<&'static str> {
         match self {
             Self::Conflict { field } | Self::MissingReference { field } => Some(field),

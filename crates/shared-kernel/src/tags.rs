@@ -2,18 +2,24 @@
 
 use std::collections::HashSet;
 
+/// The most distinct tags one record may carry (counted after trimming and removing duplicates).
 pub const MAX_TAGS: usize = 50;
+/// The longest tag, in characters after trimming.
 pub const MAX_TAG_CHARS: usize = 50;
 
+/// Why a tag list was refused; the message is what the client reads in `details`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TagError {
+    /// A tag is blank after trimming, or longer than [`MAX_TAG_CHARS`] characters.
     #[error("a tag must be 1 to 50 characters")]
     Length,
+    /// The list holds more than [`MAX_TAGS`] distinct tags.
     #[error("at most 50 tags are allowed")]
     TooMany,
 }
 
-/// Normalises a tag list, keeping first-seen order. Linear in the input: duplicates are found with
+/// Normalises a tag list: each tag trimmed, exact duplicates (case-sensitive) dropped, first-seen
+/// order kept; [`TagError`] for a blank or overlong tag or too many distinct ones. Linear in the input: duplicates are found with
 /// a set, and the walk stops at the first tag beyond [`MAX_TAGS`] distinct ones.
 pub fn normalize_tags<I, S>(raw: I) -> Result<Vec<String>, TagError>
 where

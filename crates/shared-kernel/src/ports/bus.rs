@@ -1,7 +1,7 @@
 //! Event bus port: topic-based publish/subscribe between contexts.
 //!
 //! Delivery is at least once. Handlers must therefore be idempotent; the
-//! infrastructure offers an inbox for that.
+//! infrastructure offers an inbox for that (docs/events.md, "Idempotent handlers").
 
 use async_trait::async_trait;
 use std::sync::Arc;
@@ -9,31 +9,39 @@ use std::sync::Arc;
 use super::HealthCheck;
 use crate::EventEnvelope;
 
+/// Why the bus did not take an event or could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum BusError {
+    /// The transport (Redis) cannot be reached; the text is for the log only.
     #[error("event bus unavailable: {0}")]
     Unavailable(String),
+    /// The bus is shutting down and takes no more events.
     #[error("event bus is shutting down")]
     Closed,
 }
 
-/// Why a handler failed; the bus retries any failure with back-off.
+/// Why a handler failed; the bus retries any failure with back-off and, after the last attempt,
+/// keeps the event as a dead letter with this message.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct HandlerError(pub String);
 
 impl HandlerError {
+    /// A failure with its explanation.
     pub fn new(message: impl Into<String>) -> Self {
         Self(message.into())
     }
 }
 
+/// A subscriber: reacts to the events it [`handles`](Self::handles). It may see an event more than
+/// once (at-least-once delivery, retries), so handling must be idempotent.
 #[async_trait]
 pub trait EventHandler: Send + Sync {
     /// Stable name: keys the inbox, the dead letters and the consumer group.
     fn name(&self) -> &'static str;
     /// Whether this handler wants events with this name.
     fn handles(&self, event_name: &str) -> bool;
+    /// Does the handler's work for one event; an `Err` (or a panic) makes the bus retry it.
     async fn handle(&self, event: &EventEnvelope) -> Result<(), HandlerError>;
     /// Whether concurrent events with this name are done several to a transaction (the handler
     /// gathers the calls that overlap): a bus worker may then hand it a batch of them at once, as
@@ -49,6 +57,8 @@ pub trait EventHandler: Send + Sync {
     }
 }
 
+/// Carries events from the outbox relay to the subscribed handlers, each interested handler
+/// receiving each event at least once: in process by default, through Redis Streams across instances.
 #[async_trait]
 pub trait EventBus: Send + Sync {
     /// Registers a handler. Call before `start`.
@@ -64,6 +74,7 @@ pub trait EventBus: Send + Sync {
     fn is_durable(&self) -> bool;
     /// Events accepted but not yet handled by this instance.
     fn queue_depth(&self) -> i64;
+    /// Probes the transport, for the health endpoints.
     async fn health(&self) -> HealthCheck;
     /// Stops taking events and waits for in-flight deliveries to finish.
     async fn shutdown(&self);
