@@ -8,6 +8,8 @@ use shared_kernel::CurrencyCode;
 
 use crate::status::{OrderStatus, ReservationStatus};
 
+/// Why an order operation was refused; [`Classified::code`] gives the wire code, [`Classified::kind`]
+/// the HTTP class (400 validation, 404 not found, 409 conflict).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum OrderError {
     /// `INVALID_QUANTITY` 400: a line quantity must be a positive integer.
@@ -18,11 +20,17 @@ pub enum OrderError {
     InvalidPrice,
     /// `CURRENCY_MISMATCH` 400: a line is priced in another currency than its order.
     #[error("line currency {line} does not match the order currency {order}")]
-    CurrencyMismatch { order: CurrencyCode, line: CurrencyCode },
-    /// `LINE_NOT_FOUND` 404.
+    CurrencyMismatch {
+        /// The currency the order is priced in.
+        order: CurrencyCode,
+        /// The other currency the line was given in.
+        line: CurrencyCode,
+    },
+    /// `LINE_NOT_FOUND` 404: the order has no line with that id.
     #[error("order line not found")]
     LineNotFound,
-    /// `ORDER_NOT_FOUND` 404 (raised by handlers when the repository finds nothing).
+    /// `ORDER_NOT_FOUND` 404: no such order, or it was deleted (raised by handlers when the
+    /// repository finds nothing).
     #[error("order not found")]
     OrderNotFound,
     /// `ORDER_EMPTY` 409: confirming needs at least one line.
@@ -30,19 +38,35 @@ pub enum OrderError {
     OrderEmpty,
     /// `ORDER_NOT_EDITABLE` 409: lines change only while the order is pending.
     #[error("order lines can only change while the order is pending (it is {status})")]
-    NotEditable { status: OrderStatus },
-    /// `ORDER_ALREADY_CANCELLED` 409.
+    NotEditable {
+        /// The order's current status (anything but pending).
+        status: OrderStatus,
+    },
+    /// `ORDER_ALREADY_CANCELLED` 409: cancelling an order that is already cancelled.
     #[error("the order is already cancelled")]
     AlreadyCancelled,
     /// `INVALID_STATUS_TRANSITION` 409: any other disallowed move (including delete).
     #[error("cannot {action} an order that is {from}")]
-    InvalidTransition { from: OrderStatus, action: &'static str },
+    InvalidTransition {
+        /// The order's current status.
+        from: OrderStatus,
+        /// The refused trigger: `confirm`, `process`, `fulfill`, `cancel` or `delete`.
+        action: &'static str,
+    },
     /// `STOCK_NOT_RESERVED` 409: fulfilling needs the warehouse to have reserved the stock.
     #[error("stock is not reserved for this order (reservation is {reservation})")]
-    StockNotReserved { reservation: ReservationStatus },
+    StockNotReserved {
+        /// The order's reservation status (anything but reserved).
+        reservation: ReservationStatus,
+    },
     /// `VALIDATION_ERROR` 400 on one field; arithmetic overflow is reported this way too.
     #[error("{field}: {message}")]
-    Validation { field: &'static str, message: &'static str },
+    Validation {
+        /// The request field at fault (`tax`, `discount`, `notes`, `order_number`, `subtotal`, ...).
+        field: &'static str,
+        /// What is wrong with it, in words for people.
+        message: &'static str,
+    },
 }
 
 impl OrderError {
@@ -51,7 +75,8 @@ impl OrderError {
         Self::Validation { field, message: "amount is out of range" }
     }
 
-    /// The field a validation failure is about, for the `details` map of the error envelope.
+    /// The field a validation failure is about, for the `details` map of the error envelope; `None`
+    /// for the 404 and 409 errors.
     pub fn field(&self) -> Option<&'static str> {
         match self {
             Self::InvalidQuantity => Some("quantity"),

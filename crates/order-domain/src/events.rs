@@ -1,5 +1,6 @@
-//! Integration events of the order context (decisions §7): the names and the payload are the shared
-//! contracts (`event_contracts::orders`), re-exported here; this module builds them from an order.
+//! Integration events of the order context (`docs/orders-and-warehouse.md`, "Order flow"): the names
+//! and the payload are the shared contracts (`event_contracts::orders`), re-exported here; this module
+//! builds them from an order.
 //!
 //! `order.created`, `order.confirmed`, `order.cancelled`, `order.fulfilled`; aggregate id = order id;
 //! data `{order_id, order_number, customer_id, currency, lines: [{line_id, product_id, quantity}]}`.

@@ -1,4 +1,4 @@
-//! Status transitions (spec "Order status", decisions §7).
+//! Status transitions of an order (`docs/orders-and-warehouse.md`).
 //!
 //! | trigger | allowed from | else | sets | event |
 //! |---|---|---|---|---|
@@ -29,7 +29,10 @@ impl Order {
         }
     }
 
-    /// pending (with lines) → confirmed; asks the warehouse to reserve via `order.confirmed`.
+    /// pending (with lines) → confirmed; sets `confirmed_at`, reservation `pending`, and raises
+    /// `order.confirmed`, on which the warehouse reserves.
+    ///
+    /// `INVALID_STATUS_TRANSITION` when not pending; `ORDER_EMPTY` when pending without lines.
     pub fn confirm(&self, now: OffsetDateTime) -> Result<OrderChange, OrderError> {
         self.require(OrderStatus::Pending, "confirm")?;
         if self.lines.is_empty() {
@@ -43,7 +46,9 @@ impl Order {
         self.change(next, None, Some(ORDER_CONFIRMED))
     }
 
-    /// confirmed → processing. Needs no reservation yet; fulfilling does.
+    /// confirmed → processing; raises no event. Needs no reservation yet; fulfilling does.
+    ///
+    /// `INVALID_STATUS_TRANSITION` from any other status.
     pub fn process(&self, now: OffsetDateTime) -> Result<OrderChange, OrderError> {
         self.require(OrderStatus::Confirmed, "process")?;
         let mut next = self.next_record(now);
@@ -51,7 +56,11 @@ impl Order {
         self.change(next, None, None)
     }
 
-    /// processing with stock reserved → fulfilled; the warehouse commits the stock on `order.fulfilled`.
+    /// processing with stock reserved → fulfilled; sets `fulfilled_at` and raises `order.fulfilled`,
+    /// on which the warehouse commits the stock.
+    ///
+    /// `INVALID_STATUS_TRANSITION` when not processing; `STOCK_NOT_RESERVED` when the reservation is
+    /// not `reserved`.
     pub fn fulfill(&self, now: OffsetDateTime) -> Result<OrderChange, OrderError> {
         self.require(OrderStatus::Processing, "fulfill")?;
         if self.reservation_status != ReservationStatus::Reserved {
@@ -63,7 +72,10 @@ impl Order {
         self.change(next, None, Some(ORDER_FULFILLED))
     }
 
-    /// pending | confirmed | processing → cancelled; the warehouse releases on `order.cancelled`.
+    /// pending | confirmed | processing → cancelled; sets `cancelled_at` and raises `order.cancelled`,
+    /// on which the warehouse releases what it holds.
+    ///
+    /// `ORDER_ALREADY_CANCELLED` when cancelled; `INVALID_STATUS_TRANSITION` when fulfilled.
     pub fn cancel(&self, now: OffsetDateTime) -> Result<OrderChange, OrderError> {
         match self.status {
             OrderStatus::Cancelled => return Err(OrderError::AlreadyCancelled),
@@ -78,7 +90,9 @@ impl Order {
         self.change(next, None, Some(ORDER_CANCELLED))
     }
 
-    /// Permission to delete (soft): only pending and cancelled orders.
+    /// Permission to delete (soft): only pending and cancelled orders, else
+    /// `INVALID_STATUS_TRANSITION`. The returned [`OrderDeletion`] is the condition the repository
+    /// deletes under; no event is raised.
     pub fn delete(&self) -> Result<OrderDeletion, OrderError> {
         if !self.status.is_deletable() {
             return Err(OrderError::InvalidTransition { from: self.status, action: "delete" });

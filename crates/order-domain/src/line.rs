@@ -15,22 +15,34 @@ use crate::error::OrderError;
 use crate::text;
 use crate::totals::line_subtotal;
 
+/// Longest SKU snapshot a line keeps, in characters after trimming; longer is `VALIDATION_ERROR`.
 pub const MAX_SKU_CHARS: usize = 64;
+/// Longest description (product name) snapshot a line keeps, in characters after trimming.
 pub const MAX_DESCRIPTION_CHARS: usize = 255;
 
 /// The stored shape of a line (what the adapter reads and writes).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct OrderLineRecord {
+    /// The line's id (UUID v7), given when it is added.
     pub id: Uuid,
+    /// The order the line belongs to.
     pub order_id: Uuid,
+    /// The product ordered (a warehouse product id).
     pub product_id: Uuid,
+    /// Units ordered, always > 0.
     pub quantity: i64,
+    /// Price of one unit in cents of the order's currency, ≥ 0 (0 for a free item).
     pub unit_price: i64,
+    /// `quantity × unit_price` in cents, always recomputed by the aggregate.
     pub subtotal: i64,
+    /// The product's name when the line was added, trimmed; never changes afterwards.
     pub description: Option<String>,
+    /// The product's SKU when the line was added, trimmed; never changes afterwards.
     pub sku: Option<String>,
+    /// When the line was added.
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
+    /// When its quantity last changed (equal to `created_at` until then).
     #[serde(with = "time::serde::rfc3339")]
     pub updated_at: OffsetDateTime,
 }
@@ -50,13 +62,17 @@ impl Deref for OrderLine {
 /// What a caller supplies to add a line (`POST /orders/:id/lines`, with the product's snapshot).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewLine {
+    /// The product to order; whether it exists and is orderable is the handler's question.
     pub product_id: Uuid,
+    /// Units to order; must be > 0 (`INVALID_QUANTITY`).
     pub quantity: i64,
+    /// Price of one unit in cents; must be ≥ 0 (`INVALID_PRICE`).
     pub unit_price: i64,
+    /// The currency of `unit_price`; must be the order's (`CURRENCY_MISMATCH`).
     pub currency: CurrencyCode,
-    /// The product's name at add time.
+    /// The product's name at add time; blank is `None`, over [`MAX_DESCRIPTION_CHARS`] is refused.
     pub description: Option<String>,
-    /// The product's SKU at add time.
+    /// The product's SKU at add time; blank is `None`, over [`MAX_SKU_CHARS`] is refused.
     pub sku: Option<String>,
 }
 
@@ -74,10 +90,12 @@ impl OrderLine {
         Self(record)
     }
 
+    /// The stored shape, for the adapter to write.
     pub fn record(&self) -> &OrderLineRecord {
         &self.0
     }
 
+    /// The stored shape, taken out of the line.
     pub fn into_record(self) -> OrderLineRecord {
         self.0
     }

@@ -25,7 +25,11 @@ impl Order {
         self.lines.iter().position(|l| l.id == line_id).ok_or(OrderError::LineNotFound)
     }
 
-    /// Appends a line priced in the order's currency and recomputes the totals.
+    /// Appends a line priced in the order's currency and recomputes the totals; raises no event.
+    ///
+    /// Errors, in this order: `INVALID_QUANTITY`, `INVALID_PRICE`, `CURRENCY_MISMATCH`,
+    /// `VALIDATION_ERROR` (text too long, subtotal out of range), `ORDER_NOT_EDITABLE` when not pending,
+    /// then `VALIDATION_ERROR` when the new order total is out of range.
     pub fn add_line(&self, line: NewLine, now: OffsetDateTime) -> Result<OrderChange, OrderError> {
         let line = OrderLine::build(self.id, self.currency, line, now)?;
         self.ensure_editable()?;
@@ -35,6 +39,9 @@ impl Order {
     }
 
     /// Sets a line's quantity (`PUT …/lines/:line_id {quantity}`) and recomputes the totals.
+    ///
+    /// `INVALID_QUANTITY` unless > 0, `ORDER_NOT_EDITABLE` when not pending, `LINE_NOT_FOUND`, and
+    /// `VALIDATION_ERROR` when a subtotal or total is out of range.
     pub fn change_line_quantity(
         &self,
         line_id: Uuid,
@@ -51,6 +58,8 @@ impl Order {
     }
 
     /// Removes a line and recomputes the totals (removing the last line is allowed).
+    ///
+    /// `ORDER_NOT_EDITABLE` when not pending, then `LINE_NOT_FOUND`.
     pub fn remove_line(&self, line_id: Uuid, now: OffsetDateTime) -> Result<OrderChange, OrderError> {
         self.ensure_editable()?;
         let index = self.line_index(line_id)?;

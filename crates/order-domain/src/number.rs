@@ -9,6 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::OrderError;
 
+/// An order's human-facing number, `ORD-<year>-<sequence>`, unique and never reused (not even after
+/// a delete). Orders by year, then sequence; serializes as its text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct OrderNumber {
     year: i32,
@@ -18,10 +20,13 @@ pub struct OrderNumber {
 const INVALID: OrderError = OrderError::Validation { field: "order_number", message: "must look like ORD-YYYY-NNNNNN" };
 
 impl OrderNumber {
+    /// The text every order number starts with.
     pub const PREFIX: &'static str = "ORD";
+    /// The last sequence a year can give: six digits, so at most 999 999 orders a year.
     pub const MAX_SEQUENCE: u32 = 999_999;
 
-    /// `year` 1..=9999, `sequence` 1..=999 999 (a seventh digit would break the format).
+    /// `year` 1..=9999, `sequence` 1..=999 999 (a seventh digit would break the format); anything
+    /// else is `VALIDATION_ERROR` on `order_number`.
     pub fn new(year: i32, sequence: u32) -> Result<Self, OrderError> {
         if !(1..=9999).contains(&year) {
             return Err(OrderError::Validation { field: "order_number", message: "year is out of range" });
@@ -32,7 +37,8 @@ impl OrderNumber {
         Ok(Self { year, sequence })
     }
 
-    /// Accepts exactly `ORD-YYYY-NNNNNN` (the prefix in any case, surrounding blanks trimmed).
+    /// Accepts exactly `ORD-YYYY-NNNNNN` (the prefix in any case, surrounding blanks trimmed); anything
+    /// else, sequence 000000 included, is `VALIDATION_ERROR` on `order_number`.
     pub fn parse(text: &str) -> Result<Self, OrderError> {
         let mut parts = text.trim().split('-');
         let (Some(prefix), Some(year), Some(sequence), None) = (parts.next(), parts.next(), parts.next(), parts.next())
@@ -48,10 +54,12 @@ impl OrderNumber {
         Self::new(year, sequence).map_err(|_| INVALID)
     }
 
+    /// The year of creation the number was allocated in (1..=9999).
     pub fn year(&self) -> i32 {
         self.year
     }
 
+    /// The position within its year, from 1 (one counter per year).
     pub fn sequence(&self) -> u32 {
         self.sequence
     }

@@ -21,6 +21,7 @@ use crate::status::{OrderStatus, ReservationStatus};
 use crate::text;
 use crate::totals::Totals;
 
+/// Longest order notes, in characters after trimming; longer is `VALIDATION_ERROR` on `notes`.
 pub const MAX_NOTES_CHARS: usize = 5000;
 
 /// The stored shape of an order, lines included (what the adapter reads and writes).
@@ -29,30 +30,50 @@ pub const MAX_NOTES_CHARS: usize = 5000;
 /// `UPDATE … WHERE version = expected` is what settles concurrent writers. It is not part of the wire.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct OrderRecord {
+    /// The order's id (UUID v7); also the aggregate id of its events.
     pub id: Uuid,
+    /// Its [`OrderNumber`] as text, `ORD-<year>-<6 digits>`; never changes.
     pub order_number: String,
+    /// The customer (customer management's id) the order is for.
     pub customer_id: Uuid,
+    /// The customer's company, when the order is placed for one.
     pub company_id: Option<Uuid>,
+    /// Where the order is in its lifecycle (see [`OrderStatus`]).
     pub status: OrderStatus,
+    /// The ISO 4217 currency every amount of the order and of its lines is in; fixed at creation.
     pub currency: CurrencyCode,
+    /// The lines, in the order they were added.
     pub lines: Vec<OrderLine>,
+    /// Σ of the lines' subtotals, in cents.
     pub subtotal: i64,
+    /// Tax in cents, ≥ 0, given at creation.
     pub tax: i64,
+    /// Discount in cents, ≥ 0, given at creation (may exceed the subtotal).
     pub discount: i64,
+    /// `max(0, subtotal + tax − discount)` in cents.
     pub total: i64,
+    /// Free text for people, trimmed, up to [`MAX_NOTES_CHARS`]; blank is `None`.
     pub notes: Option<String>,
+    /// What the warehouse holds for the order, as far as this context has heard.
     pub reservation_status: ReservationStatus,
+    /// Why the warehouse could not reserve (set with reservation `failed`, kept after release).
     pub reservation_error: Option<String>,
+    /// When it was confirmed; set from confirmation on.
     #[serde(with = "time::serde::rfc3339::option")]
     pub confirmed_at: Option<OffsetDateTime>,
+    /// When it was fulfilled; set only for a fulfilled order.
     #[serde(with = "time::serde::rfc3339::option")]
     pub fulfilled_at: Option<OffsetDateTime>,
+    /// When it was cancelled; set only for a cancelled order.
     #[serde(with = "time::serde::rfc3339::option")]
     pub cancelled_at: Option<OffsetDateTime>,
+    /// When it was created (its number's year is this instant's year).
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
+    /// When anything about it (header, lines, reservation) last changed.
     #[serde(with = "time::serde::rfc3339")]
     pub updated_at: OffsetDateTime,
+    /// The stored version: 1 at creation, +1 per saved change; the compare-and-set condition.
     #[serde(skip)]
     pub version: i64,
 }
@@ -75,18 +96,22 @@ impl Order {
         Self(record)
     }
 
+    /// The stored shape, for the adapter to write.
     pub fn record(&self) -> &OrderRecord {
         &self.0
     }
 
+    /// The stored shape, taken out of the order.
     pub fn into_record(self) -> OrderRecord {
         self.0
     }
 
+    /// The four money figures (subtotal, tax, discount, total) in cents.
     pub fn totals(&self) -> Totals {
         Totals { subtotal: self.subtotal, tax: self.tax, discount: self.discount, total: self.total }
     }
 
+    /// The line with this id, if the order has it.
     pub fn line(&self, line_id: Uuid) -> Option<&OrderLine> {
         self.lines.iter().find(|l| l.id == line_id)
     }
@@ -121,13 +146,18 @@ impl Order {
 /// What a caller supplies to create an order (`POST /order-mgmt/orders`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewOrder {
+    /// The customer the order is for; whether it exists is the handler's question.
     pub customer_id: Uuid,
+    /// The customer's company, when ordering for one.
     pub company_id: Option<Uuid>,
+    /// The currency of every amount of the order; whether it is an active code is the handler's
+    /// question.
     pub currency: CurrencyCode,
     /// Cents, ≥ 0 (the handler defaults it to 0).
     pub tax: i64,
     /// Cents, ≥ 0 (the handler defaults it to 0).
     pub discount: i64,
+    /// Free text; trimmed, blank is `None`, longer than [`MAX_NOTES_CHARS`] is refused.
     pub notes: Option<String>,
 }
 
@@ -158,8 +188,9 @@ impl OrderDraft {
         })
     }
 
-    /// The order with these lines from the start (`POST /orders` with `items`, decisions §12.2): each
-    /// line is checked as `add_line` checks it, and the totals include them.
+    /// The order with these lines from the start (`POST /orders` with `items`): each line is checked
+    /// as [`Order::add_line`] checks it, and the totals include them. The first refused line refuses
+    /// the whole draft.
     pub fn with_lines(self, lines: Vec<NewLine>) -> Result<Self, OrderError> {
         let lines = lines
             .into_iter()
@@ -169,6 +200,7 @@ impl OrderDraft {
         Ok(Self { lines, totals, ..self })
     }
 
+    /// The id the order will have (fixed when the draft is made).
     pub fn id(&self) -> Uuid {
         self.id
     }
@@ -178,6 +210,7 @@ impl OrderDraft {
         self.created_at.year()
     }
 
+    /// The instant of creation, passed to [`OrderDraft::new`].
     pub fn created_at(&self) -> OffsetDateTime {
         self.created_at
     }

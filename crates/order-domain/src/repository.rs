@@ -24,9 +24,13 @@ pub use shared_kernel::StorageError as RepoError;
 /// `GET /order-mgmt/orders` filters; dates are the creation date (UTC), both ends inclusive.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct OrderFilter {
+    /// Only orders in this status.
     pub status: Option<OrderStatus>,
+    /// Only this customer's orders.
     pub customer_id: Option<Uuid>,
+    /// Only orders created on or after this day (UTC).
     pub date_from: Option<Date>,
+    /// Only orders created on or before this day (UTC).
     pub date_to: Option<Date>,
 }
 
@@ -42,6 +46,8 @@ impl OrderFilter {
     }
 }
 
+/// Where orders are kept. Every method is one transaction; every write is conditional, so a writer
+/// that lost a race gets `Stale` and never overwrites the winner. Deleted orders answer `NotFound`.
 #[async_trait]
 pub trait OrderRepository: Send + Sync {
     /// In one transaction: allocate the next sequence of `draft.year()` (counter row or database
@@ -49,9 +55,11 @@ pub trait OrderRepository: Send + Sync {
     /// `order.created` event. Returns the stored order.
     async fn create(&self, draft: OrderDraft) -> Result<Order, RepoError>;
 
-    /// The order with its lines (ordered by `created_at`, then `id`).
+    /// The order with its lines (ordered by `created_at`, then `id`); `NotFound` when there is none or
+    /// it was deleted.
     async fn get(&self, id: Uuid) -> Result<Order, RepoError>;
 
+    /// The order with this number and its lines, as [`OrderRepository::get`].
     async fn get_by_number(&self, number: &OrderNumber) -> Result<Order, RepoError>;
 
     /// Newest first (`created_at` desc, then `id` desc); `total` counts every match.

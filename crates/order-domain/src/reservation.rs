@@ -1,4 +1,4 @@
-//! Folding the warehouse's replies into the order (decisions §7 and §8, "Order flow").
+//! Folding the warehouse's replies into the order (`docs/orders-and-warehouse.md`, "Order flow").
 //!
 //! Replies arrive at least once and in any order relative to each other and to user actions, so each
 //! `mark_*` is a pure decision that either returns a change to save or `None` ("nothing to do"):
@@ -45,7 +45,8 @@ impl Order {
         self.change(next, None, None).ok()
     }
 
-    /// The warehouse reserved every line (`warehouse.stock_reserved`).
+    /// The warehouse reserved every line (`warehouse.stock_reserved`): reservation pending → reserved,
+    /// for a confirmed or processing order; `None` (nothing to save) in any other state.
     pub fn mark_reserved(&self, now: OffsetDateTime) -> Option<OrderChange> {
         if !self.awaiting_reply() {
             return None;
@@ -53,8 +54,10 @@ impl Order {
         self.with_reservation(ReservationStatus::Reserved, None, now)
     }
 
-    /// The warehouse could not reserve (`warehouse.reservation_failed`); the order stays confirmed or
-    /// processing and can be cancelled by the user.
+    /// The warehouse could not reserve (`warehouse.reservation_failed`): reservation pending → failed
+    /// with `reason` (trimmed, cut to [`MAX_RESERVATION_ERROR_CHARS`], "reservation failed" when
+    /// blank), for a confirmed or processing order; `None` in any other state. The order stays
+    /// confirmed or processing and can be cancelled by the user.
     pub fn mark_reservation_failed(&self, reason: &str, now: OffsetDateTime) -> Option<OrderChange> {
         if !self.awaiting_reply() {
             return None;
@@ -66,7 +69,9 @@ impl Order {
         self.with_reservation(ReservationStatus::Failed, Some(reason), now)
     }
 
-    /// The warehouse released what the order held after its cancellation.
+    /// The warehouse released what the order held after its cancellation (`warehouse.stock_released`):
+    /// reservation pending, reserved or failed → released, for a cancelled order; `None` otherwise.
+    /// The failure reason, if any, is kept.
     pub fn mark_released(&self, now: OffsetDateTime) -> Option<OrderChange> {
         let applies = self.status == OrderStatus::Cancelled
             && matches!(
@@ -80,7 +85,8 @@ impl Order {
         self.with_reservation(ReservationStatus::Released, self.reservation_error.clone(), now)
     }
 
-    /// The warehouse committed the reserved stock after fulfilment.
+    /// The warehouse committed the reserved stock after fulfilment (`warehouse.stock_committed`):
+    /// reservation reserved → committed, for a fulfilled order; `None` otherwise.
     pub fn mark_committed(&self, now: OffsetDateTime) -> Option<OrderChange> {
         if self.status != OrderStatus::Fulfilled || self.reservation_status != ReservationStatus::Reserved {
             return None;

@@ -10,17 +10,24 @@ use crate::error::OrderError;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OrderStatus {
+    /// Just created: lines may be added, changed and removed; may be confirmed, cancelled or deleted.
     Pending,
+    /// Accepted with its lines frozen; the warehouse has been asked to reserve the stock.
     Confirmed,
+    /// Being prepared; may be fulfilled once the stock is reserved.
     Processing,
+    /// Delivered: final; the warehouse commits the reserved stock.
     Fulfilled,
+    /// Called off: final; the warehouse releases what it held. May be deleted.
     Cancelled,
 }
 
 impl OrderStatus {
+    /// Every status, in lifecycle order.
     pub const ALL: [OrderStatus; 5] =
         [Self::Pending, Self::Confirmed, Self::Processing, Self::Fulfilled, Self::Cancelled];
 
+    /// The wire name (`pending`, `confirmed`, ...).
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Pending => "pending",
@@ -57,7 +64,7 @@ impl fmt::Display for OrderStatus {
     }
 }
 
-/// What the warehouse holds for the order, as far as the order context has heard (decisions §7).
+/// What the warehouse holds for the order, as far as the order context has heard.
 ///
 /// `none` before confirmation; `pending` once confirmed and not yet answered; then `reserved` or
 /// `failed`; finally `released` (after cancel) or `committed` (after fulfil). The rules for folding in
@@ -65,18 +72,26 @@ impl fmt::Display for OrderStatus {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ReservationStatus {
+    /// Nothing asked of the warehouse: the order was never confirmed.
     None,
+    /// Confirmed; the warehouse's answer has not arrived yet.
     Pending,
+    /// The warehouse holds stock for every line; the order may be fulfilled.
     Reserved,
+    /// The warehouse could not reserve every line and holds nothing (see `reservation_error`).
     Failed,
+    /// After cancellation, the warehouse released what it held (possibly nothing). Final.
     Released,
+    /// After fulfilment, the warehouse committed the held stock: it left the warehouse. Final.
     Committed,
 }
 
 impl ReservationStatus {
+    /// Every reservation status, in the order they are reached.
     pub const ALL: [ReservationStatus; 6] =
         [Self::None, Self::Pending, Self::Reserved, Self::Failed, Self::Released, Self::Committed];
 
+    /// The wire name (`none`, `pending`, ...).
     pub fn as_str(self) -> &'static str {
         match self {
             Self::None => "none",

@@ -10,9 +10,13 @@ use crate::error::OrderError;
 /// The four money figures of an order, in cents of the order's currency.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Totals {
+    /// Σ of the lines' `quantity × unit_price`.
     pub subtotal: i64,
+    /// Tax, ≥ 0, as given for the order.
     pub tax: i64,
+    /// Discount, ≥ 0, as given for the order.
     pub discount: i64,
+    /// `max(0, subtotal + tax − discount)`: a discount never makes an order negative.
     pub total: i64,
 }
 
@@ -22,7 +26,9 @@ pub fn line_subtotal(quantity: i64, unit_price: i64) -> Result<i64, OrderError> 
 }
 
 impl Totals {
-    /// Sums the line subtotals and derives the total. `tax` and `discount` must be ≥ 0.
+    /// Sums the line subtotals and derives the total. `tax` and `discount` must be ≥ 0, else
+    /// `VALIDATION_ERROR` on that field; a sum out of the `i64` range is `VALIDATION_ERROR` on
+    /// `subtotal` or `total`.
     pub fn compute(line_subtotals: impl IntoIterator<Item = i64>, tax: i64, discount: i64) -> Result<Self, OrderError> {
         if tax < 0 {
             return Err(OrderError::Validation { field: "tax", message: "must be 0 or more" });
