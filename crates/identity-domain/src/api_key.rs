@@ -1,4 +1,4 @@
-//! API keys (decisions 12.6): a service's credential, owned by a user, scoped to a subset of
+//! API keys (docs/identity.md, "API keys"): a service's credential, owned by a user, scoped to a subset of
 //! that user's permissions and checked against the owner's current ones on every use.
 //! The secret itself never reaches this module's records: adapters keep only its hash.
 
@@ -13,7 +13,9 @@ use crate::ports::RepoError;
 
 /// Every key starts with this, so a bearer token says what it is.
 pub const KEY_PREFIX: &str = "tly_";
+/// The longest key name, in characters after trimming.
 pub const MAX_NAME_CHARS: usize = 100;
+/// The most permissions one key may list, counted as sent.
 pub const MAX_PERMISSIONS: usize = 200;
 /// Live (not revoked, not expired) keys a user may hold: each key has a rate budget of its own,
 /// so the number of keys bounds what one person can spend.
@@ -22,14 +24,18 @@ pub const MAX_LIVE_KEYS_PER_USER: i64 = 25;
 /// A key to create: validated, and every permission within the creator's.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewApiKey {
+    /// What the key is for, as its owner names it (trimmed, 1..=[`MAX_NAME_CHARS`] characters).
     pub name: String,
+    /// What the key may do, duplicates removed, first-listed order kept.
     pub permissions: Vec<PermissionName>,
+    /// When the key stops working; `None` for never.
     pub expires_at: Option<OffsetDateTime>,
 }
 
 impl NewApiKey {
     /// `name` 1..=100 characters; 1..=200 permissions `resource:action` (wildcards allowed), each
-    /// one the creator holds (`creator`); `expires_at`, when given, in the future.
+    /// one the creator holds (`creator`); `expires_at`, when given, in the future. Refusals are
+    /// `Invalid` naming `name`, `permissions` or `expires_at`, or [`IdentityError::KeyBeyondCreator`].
     pub fn validate(
         name: &str,
         permissions: &[String],
@@ -65,27 +71,37 @@ impl NewApiKey {
 /// A stored key (without its secret).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiKeyRecord {
+    /// The key's identity.
     pub id: Uuid,
+    /// The owner: the key acts as this user, within the owner's current permissions.
     pub user_id: Uuid,
+    /// What the key is for, as its owner named it.
     pub name: String,
     /// The first characters of the key, to recognise it in a list.
     pub prefix: String,
+    /// The key's permission names (`resource:action`).
     pub permissions: Vec<String>,
+    /// When the key was made.
     pub created_at: OffsetDateTime,
+    /// When the key was last used, recorded at most about once a minute.
     pub last_used_at: Option<OffsetDateTime>,
+    /// When the key stops working; `None` for never.
     pub expires_at: Option<OffsetDateTime>,
+    /// When the key was revoked; a revoked key never works again.
     pub revoked_at: Option<OffsetDateTime>,
 }
 
 /// Why a presented key does not authenticate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeyRefusal {
+    /// The key was revoked (401 `TOKEN_REVOKED`); checked before expiry.
     Revoked,
+    /// `expires_at` is not after now (401 `TOKEN_EXPIRED`).
     Expired,
 }
 
 impl ApiKeyRecord {
-    /// Whether the key may be used at `now`.
+    /// Whether the key may be used at `now`: not revoked, and not expired (`expires_at` after `now`).
     pub fn usable(&self, now: OffsetDateTime) -> Result<(), KeyRefusal> {
         if self.revoked_at.is_some() {
             Err(KeyRefusal::Revoked)
@@ -116,6 +132,8 @@ pub trait ApiKeyRepository: Send + Sync {
     async fn revoke(&self, id: Uuid, owner: Option<Uuid>, at: OffsetDateTime) -> Result<ApiKeyRecord, RepoError>;
     /// Key `id`, whoever owns it (to know whose key an administrator is about to revoke).
     async fn find(&self, id: Uuid) -> Result<Option<ApiKeyRecord>, RepoError>;
+    /// The key whose secret hashes to `key_hash`, revoked and expired ones included (the caller
+    /// asks [`ApiKeyRecord::usable`]); records the use as the trait says.
     async fn find_by_hash(&self, key_hash: &[u8]) -> Result<Option<ApiKeyRecord>, RepoError>;
 }
 

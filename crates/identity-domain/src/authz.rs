@@ -5,6 +5,9 @@ use std::collections::HashSet;
 
 use crate::IdentityError;
 
+/// The roles Tally seeds and relies on: they cannot be renamed or deleted. `user` is what
+/// registration grants (no permission on business resources); `admin` and `superadmin` are the
+/// administrators.
 pub const SYSTEM_ROLES: [&str; 5] = ["superadmin", "admin", "manager", "user", "guest"];
 
 /// The role only a superadmin may hand out, take away, change, or act upon.
@@ -34,12 +37,13 @@ fn holds<R: AsRef<str>>(roles: &[R], name: &str) -> bool {
     roles.iter().any(|r| r.as_ref() == name)
 }
 
-/// Decisions §12.1 and §13.2: only a superadmin may grant or remove `superadmin`,
+/// Only a superadmin may grant or remove `superadmin`,
 /// change that role, or do anything to a user who holds it (status, roles,
 /// lock-out, tokens, keys, profile). Everything else is left to the route's own
 /// guard (admin). `target_roles` must be the target's current roles, read from
 /// the database just before the write; for [`AccountAction::EditRole`], the
-/// edited role's name.
+/// edited role's name. A refusal is [`IdentityError::SuperadminOnly`] (docs/identity.md,
+/// "Authorization").
 pub fn may_administer<A: AsRef<str>, T: AsRef<str>>(
     actor_roles: &[A],
     target_roles: &[T],
@@ -65,8 +69,8 @@ pub fn may_administer<A: AsRef<str>, T: AsRef<str>>(
 
 /// Nobody locks themselves out by accident (a choice, see docs/identity.md):
 /// an actor may not change their own account's status, nor remove their own
-/// `admin` or `superadmin` role. Granting oneself a role is left to the guards;
-/// one's own lock-out, tokens, keys and profile are one's own business.
+/// `admin` or `superadmin` role ([`IdentityError::OwnAccount`]). Granting oneself a role is left to
+/// the guards; one's own lock-out, tokens, keys and profile are one's own business.
 pub fn may_act_on_self(action: AccountAction<'_>) -> Result<(), IdentityError> {
     match action {
         AccountAction::ChangeStatus => Err(IdentityError::OwnAccount),
@@ -80,11 +84,13 @@ pub fn may_act_on_self(action: AccountAction<'_>) -> Result<(), IdentityError> {
     }
 }
 
-/// A role name: `^[a-z][a-z0-9_-]{1,49}$`.
+/// A role name: `^[a-z][a-z0-9_-]{1,49}$` (2..=50 characters, a lower-case letter first).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct RoleName(String);
 
 impl RoleName {
+    /// The name in `raw`, surrounding blanks ignored; `Invalid { field: "name" }` when it does not
+    /// match the pattern.
     pub fn parse(raw: &str) -> Result<Self, IdentityError> {
         let name = raw.trim();
         let mut chars = name.chars();
@@ -97,10 +103,12 @@ impl RoleName {
         }
     }
 
+    /// The validated name.
     pub fn as_str(&self) -> &str {
         &self.0
     }
 
+    /// Whether it names one of the [`SYSTEM_ROLES`].
     pub fn is_system(&self) -> bool {
         SYSTEM_ROLES.contains(&self.0.as_str())
     }
@@ -114,14 +122,18 @@ fn is_part(part: &str) -> bool {
             && part.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'))
 }
 
-/// `resource:action`, the name derived from the pair.
+/// A permission's name, `resource:action`: each side is `*` (every resource, every action) or a
+/// lower-case identifier of at most 50 characters (`[a-z][a-z0-9_]*`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct PermissionName {
+    /// What the permission is about (`customers`, `orders`, or `*`).
     pub resource: String,
+    /// What it allows on it (`read`, `update`, or `*`).
     pub action: String,
 }
 
 impl PermissionName {
+    /// The pair, each side trimmed and checked; `Invalid` naming `resource` or `action` otherwise.
     pub fn new(resource: &str, action: &str) -> Result<Self, IdentityError> {
         let (resource, action) = (resource.trim(), action.trim());
         if !is_part(resource) {
@@ -133,16 +145,20 @@ impl PermissionName {
         Ok(Self { resource: resource.to_owned(), action: action.to_owned() })
     }
 
+    /// Splits `resource:action` at its first colon and checks both sides; `Invalid { field:
+    /// "name" }` without a colon.
     pub fn parse(name: &str) -> Result<Self, IdentityError> {
         let (resource, action) =
             name.split_once(':').ok_or_else(|| IdentityError::invalid("name", "must be resource:action"))?;
         Self::new(resource, action)
     }
 
+    /// The stored and wire form, `resource:action`.
     pub fn name(&self) -> String {
         format!("{}:{}", self.resource, self.action)
     }
 
+    /// Whether this one permission grants `action` on `resource`, a `*` side matching anything.
     pub fn covers(&self, resource: &str, action: &str) -> bool {
         (self.resource == "*" || self.resource == resource) && (self.action == "*" || self.action == action)
     }
@@ -155,6 +171,7 @@ pub struct PermissionSet {
 }
 
 impl PermissionSet {
+    /// The set of the given permission names (`resource:action`, as stored); duplicates collapse.
     pub fn from_names<I: IntoIterator<Item = S>, S: Into<String>>(names: I) -> Self {
         Self { names: names.into_iter().map(Into::into).collect() }
     }
@@ -168,6 +185,7 @@ impl PermissionSet {
             || self.names.contains(&format!("*:{action}"))
     }
 
+    /// The names in the set, in no particular order.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.names.iter().map(String::as_str)
     }

@@ -1,4 +1,5 @@
-//! Contacts: typed values of a user (email, phone, address).
+//! Contacts: typed values of a user (email, phone, address), each private or public, at most one
+//! primary per type, and verified until its value changes (docs/contacts-and-profiles.md).
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -10,15 +11,20 @@ use crate::credentials::Email;
 use crate::ports::RepoError;
 use crate::IdentityError;
 
+/// What kind of value a contact holds; fixed when the contact is created.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ContactType {
+    /// An email address.
     Email,
+    /// A phone number in E.164 form.
     Phone,
+    /// A postal address.
     Address,
 }
 
 impl ContactType {
+    /// The wire and database spelling: `email`, `phone` or `address`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Email => "email",
@@ -27,6 +33,7 @@ impl ContactType {
         }
     }
 
+    /// The type spelled `raw`, in any case and with surrounding blanks; `None` for anything else.
     pub fn parse(raw: &str) -> Option<Self> {
         match raw.trim().to_ascii_lowercase().as_str() {
             "email" => Some(Self::Email),
@@ -37,11 +44,17 @@ impl ContactType {
     }
 }
 
+/// A postal address; after [`parse_address`], parts are trimmed, blank ones absent, and the country
+/// an upper-case code.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Address {
+    /// Street and number, at most 255 characters.
     pub street: Option<String>,
+    /// City, at most 100 characters.
     pub city: Option<String>,
+    /// State, region or province, at most 100 characters.
     pub state: Option<String>,
+    /// Postal code, at most 20 characters.
     pub postal_code: Option<String>,
     /// ISO 3166-1 alpha-2; the adapter checks it exists in the reference data.
     pub country: String,
@@ -50,13 +63,16 @@ pub struct Address {
 /// The value of a contact; only the one matching its type exists.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ContactValue {
+    /// A normalised email address.
     Email(Email),
     /// E.164, already validated by a phone-number library at the edge.
     Phone(String),
+    /// A postal address, already through [`parse_address`].
     Address(Address),
 }
 
 impl ContactValue {
+    /// The contact type this value belongs to.
     pub fn kind(&self) -> ContactType {
         match self {
             Self::Email(_) => ContactType::Email,
@@ -84,7 +100,9 @@ fn optional_text(field: &'static str, value: Option<String>, max: usize) -> Resu
     }
 }
 
-/// Normalises an address: trims parts, upper-cases the country code.
+/// Normalises an address: trims parts (blank ones become absent), upper-cases the country code.
+/// `Invalid` names the part at fault: `address.country` when it is not two letters, or a part
+/// over its length.
 pub fn parse_address(raw: Address) -> Result<Address, IdentityError> {
     let country = raw.country.trim().to_ascii_uppercase();
     if country.len() != 2 || !country.chars().all(|c| c.is_ascii_uppercase()) {
@@ -99,7 +117,8 @@ pub fn parse_address(raw: Address) -> Result<Address, IdentityError> {
     })
 }
 
-/// A label is free text of at most 100 characters.
+/// A contact's label (`home`, `work`): trimmed free text of at most 100 characters; absent or blank
+/// is the empty label.
 pub fn parse_label(raw: Option<String>) -> Result<String, IdentityError> {
     Ok(optional_text("label", raw, 100)?.unwrap_or_default())
 }
@@ -107,17 +126,29 @@ pub fn parse_label(raw: Option<String>) -> Result<String, IdentityError> {
 /// A stored contact. Only the value matching `contact_type` is set.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ContactRecord {
+    /// The contact's identity.
     pub id: Uuid,
+    /// The owner; only they (through owner-scoped methods) see or change it.
     pub user_id: Uuid,
+    /// Which of `email`, `phone`, `address` is set; never changes.
     pub contact_type: ContactType,
+    /// The owner's label for it; may be empty.
     pub label: String,
+    /// The address, for an email contact.
     pub email: Option<String>,
+    /// The E.164 number, for a phone contact.
     pub phone: Option<String>,
+    /// The postal address, for an address contact.
     pub address: Option<Address>,
+    /// Whether it is the owner's primary contact of its type (at most one per type).
     pub is_primary: bool,
+    /// Whether the value was verified; cleared when the value changes.
     pub is_verified: bool,
+    /// Whether the owner lets others see it.
     pub is_public: bool,
+    /// When the contact was created.
     pub created_at: OffsetDateTime,
+    /// When the contact last changed.
     pub updated_at: OffsetDateTime,
     /// The stored row's version: 1 when created, bumped by the database on every update
     /// (the source of the resource's ETag).
@@ -143,11 +174,17 @@ impl ContactRecord {
 /// A validated contact to store.
 #[derive(Debug, Clone)]
 pub struct NewContact {
+    /// The identity chosen by the caller.
     pub id: Uuid,
+    /// The owner.
     pub user_id: Uuid,
+    /// The label, already through [`parse_label`].
     pub label: String,
+    /// The value, whose kind is the contact's type.
     pub value: ContactValue,
+    /// Make it its type's primary (un-marking the previous one).
     pub is_primary: bool,
+    /// Let others see it.
     pub is_public: bool,
 }
 
@@ -155,14 +192,18 @@ pub struct NewContact {
 /// contact never changes, so `value` must be of the stored type.
 #[derive(Debug, Clone, Default)]
 pub struct ContactChanges {
+    /// A new label, already through [`parse_label`].
     pub label: Option<String>,
+    /// A new value of the contact's own type.
     pub value: Option<ContactValue>,
+    /// Make it (or stop it being) its type's primary.
     pub is_primary: Option<bool>,
+    /// Show it to others, or hide it.
     pub is_public: Option<bool>,
 }
 
 impl ContactChanges {
-    /// Decisions §12.1: a new value is not the one that was verified, so
+    /// A new value is not the one that was verified, so
     /// changing it clears `is_verified`. Re-sending the stored value, or
     /// changing only `label`, `is_primary` or `is_public`, keeps it.
     pub fn clears_verification(&self, current: &ContactRecord) -> bool {
@@ -170,9 +211,12 @@ impl ContactChanges {
     }
 }
 
+/// Which of the owner's contacts `ContactRepository::list` returns; `None` fields filter nothing.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ContactFilter {
+    /// Only contacts of this type.
     pub contact_type: Option<ContactType>,
+    /// Only primary (`true`) or non-primary (`false`) contacts.
     pub is_primary: Option<bool>,
 }
 
@@ -191,6 +235,7 @@ pub trait ContactRepository: Send + Sync {
     async fn create(&self, contact: NewContact) -> Result<ContactRecord, RepoError>;
     /// The owner's contacts, newest first.
     async fn list(&self, user_id: Uuid, filter: ContactFilter) -> Result<Vec<ContactRecord>, RepoError>;
+    /// The owner's live contact `id`, if any.
     async fn find(&self, user_id: Uuid, id: Uuid) -> Result<Option<ContactRecord>, RepoError>;
     /// Records `identity.contact.updated`. A `value` of another type than
     /// the stored one matches nothing (`NotFound`); callers check first.

@@ -2,8 +2,8 @@
 
 use crate::IdentityError;
 
-/// The one email rule of every context (decisions §2), re-exported so `identity_domain::Email` keeps
-/// working; a parse failure converts into [`IdentityError::InvalidEmail`].
+/// The one email rule of every context (docs/conventions.md, "Email addresses"), re-exported so
+/// `identity_domain::Email` keeps working; a parse failure converts into [`IdentityError::InvalidEmail`].
 pub use shared_kernel::email::{Email, InvalidEmail};
 
 /// Whether `email` is a valid address under the shared rule ([`Email::parse`]).
@@ -16,9 +16,14 @@ pub fn is_plausible_email(email: &str) -> bool {
 pub struct Password(String);
 
 impl Password {
+    /// The shortest password accepted, in bytes.
     pub const MIN_BYTES: usize = 8;
+    /// The longest password accepted, in bytes: what bcrypt reads.
     pub const MAX_BYTES: usize = 72;
 
+    /// Checks the length policy, counted in UTF-8 bytes and without trimming; a refusal is
+    /// `Invalid { field }`, naming the request field the password came in (`password`,
+    /// `new_password`).
     pub fn parse(field: &'static str, raw: &str) -> Result<Self, IdentityError> {
         if raw.len() < Self::MIN_BYTES {
             return Err(IdentityError::invalid(field, "must be at least 8 characters"));
@@ -29,6 +34,7 @@ impl Password {
         Ok(Self(raw.to_owned()))
     }
 
+    /// The plain text, for the hasher only; `Debug` prints `Password(***)`.
     pub fn expose(&self) -> &str {
         &self.0
     }

@@ -1,5 +1,6 @@
-//! Profile field rules (spec Profile, decisions §4). Reference-data checks
-//! (timezone, language, country exist) are the adapter's job.
+//! Profiles: one public-facing card per user, with its field rules and moderation
+//! (docs/contacts-and-profiles.md). Reference-data checks (timezone, language, country exist) are
+//! the adapter's job.
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -10,16 +11,22 @@ use uuid::Uuid;
 use crate::ports::RepoError;
 use crate::IdentityError;
 
+/// The gender a user states on their profile, if any.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Gender {
+    /// `male`.
     Male,
+    /// `female`.
     Female,
+    /// `other`.
     Other,
+    /// `not_specify`: the user chose not to say.
     NotSpecify,
 }
 
 impl Gender {
+    /// The wire and database spelling (`male`, `female`, `other`, `not_specify`).
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Male => "male",
@@ -29,32 +36,50 @@ impl Gender {
         }
     }
 
+    /// The gender spelled exactly `raw` (lower case, surrounding blanks ignored); `None` otherwise.
     pub fn parse(raw: &str) -> Option<Self> {
         [Self::Male, Self::Female, Self::Other, Self::NotSpecify].into_iter().find(|g| g.as_str() == raw.trim())
     }
 }
 
-/// Every settable profile field; `None` means "not given".
+/// Every settable profile field; `None` means "not given", and for an optional text an empty
+/// string means "clear it". Limits are in characters after trimming ([`ProfileFields::validate`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ProfileFields {
+    /// The name shown to others, at most 255; required on create, never empty.
     pub display_name: Option<String>,
+    /// Given name, at most 100.
     pub first_name: Option<String>,
+    /// Family name, at most 100.
     pub last_name: Option<String>,
+    /// A [`Gender`] spelling.
     pub gender: Option<String>,
+    /// Birth date, not after today.
     pub date_of_birth: Option<Date>,
+    /// Free text about the user, at most 500.
     pub bio: Option<String>,
+    /// Picture link: an http(s) URL of at most 500.
     pub avatar_url: Option<String>,
+    /// IANA time zone name (`Europe/Kyiv`), at most 50; must exist in the reference data.
     pub timezone: Option<String>,
+    /// ISO 639-1 code, stored lower-case; must exist in the reference data.
     pub language: Option<String>,
+    /// ISO 3166-1 alpha-2 code, stored upper-case; must exist in the reference data.
     pub country: Option<String>,
+    /// Personal site: an http(s) URL of at most 500.
     pub website: Option<String>,
+    /// LinkedIn link: an http(s) URL of at most 500.
     pub linkedin_url: Option<String>,
+    /// Twitter link: an http(s) URL of at most 500.
     pub twitter_url: Option<String>,
+    /// GitHub link: an http(s) URL of at most 500.
     pub github_url: Option<String>,
+    /// Whether the profile is listed publicly and readable by anyone.
     pub is_public: Option<bool>,
 }
 
-/// Trimmed text within `max` characters; an empty string clears the field.
+/// Trimmed text within `max` characters (`Invalid { field }` beyond); an empty string is kept and
+/// clears the field when stored.
 pub fn text(field: &'static str, value: Option<String>, max: usize) -> Result<Option<String>, IdentityError> {
     let Some(value) = value else { return Ok(None) };
     let trimmed = value.trim();
@@ -64,7 +89,8 @@ pub fn text(field: &'static str, value: Option<String>, max: usize) -> Result<Op
     Ok(Some(trimmed.to_owned()))
 }
 
-/// An absolute http(s) URL of at most 500 characters; empty clears.
+/// An absolute http(s) URL with a host and no blanks, at most 500 characters; empty clears.
+/// `Invalid { field }` otherwise (`ftp:` and `javascript:` links included).
 pub fn url(field: &'static str, value: Option<String>) -> Result<Option<String>, IdentityError> {
     let Some(value) = text(field, value, 500)? else { return Ok(None) };
     if value.is_empty() {
@@ -81,7 +107,9 @@ pub fn url(field: &'static str, value: Option<String>) -> Result<Option<String>,
 }
 
 impl ProfileFields {
-    /// Checks every given field; `creating` makes `display_name` required.
+    /// Checks every given field against the limits above and normalises it (trimmed, language
+    /// lower-case, country upper-case); `creating` makes `display_name` required. `today` bounds
+    /// the birth date. The first broken rule is `Invalid` naming its field.
     pub fn validate(mut self, creating: bool, today: Date) -> Result<Self, IdentityError> {
         self.display_name = text("display_name", self.display_name, 255)?;
         match self.display_name.as_deref() {
@@ -112,30 +140,52 @@ impl ProfileFields {
     }
 }
 
-/// A stored profile.
+/// A stored profile; its fields obey the rules of [`ProfileFields`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProfileRecord {
+    /// The profile's identity.
     pub id: Uuid,
+    /// The owner; a user has at most one live profile.
     pub user_id: Uuid,
+    /// The name shown to others, never empty.
     pub display_name: String,
+    /// Given name.
     pub first_name: Option<String>,
+    /// Family name.
     pub last_name: Option<String>,
+    /// Stated gender.
     pub gender: Option<Gender>,
+    /// Birth date.
     pub date_of_birth: Option<Date>,
+    /// Free text about the user.
     pub bio: Option<String>,
+    /// Picture link.
     pub avatar_url: Option<String>,
+    /// IANA time zone name.
     pub timezone: Option<String>,
+    /// ISO 639-1 language code, lower-case.
     pub language: Option<String>,
+    /// ISO 3166-1 alpha-2 country code, upper-case.
     pub country: Option<String>,
+    /// Personal site link.
     pub website: Option<String>,
+    /// LinkedIn link.
     pub linkedin_url: Option<String>,
+    /// Twitter link.
     pub twitter_url: Option<String>,
+    /// GitHub link.
     pub github_url: Option<String>,
+    /// The owner lets anyone read it.
     pub is_public: bool,
+    /// Whether the profile is active: true from creation; an inactive one is never shown publicly.
     pub is_active: bool,
+    /// An administrator banned it; a ban is never lifted and outlives the profile.
     pub is_banned: bool,
+    /// An administrator verified it.
     pub is_verified: bool,
+    /// When the profile was created.
     pub created_at: OffsetDateTime,
+    /// When the profile last changed.
     pub updated_at: OffsetDateTime,
     /// The stored row's version: 1 when created, bumped by the database on every update
     /// (the source of the resource's ETag).
@@ -143,7 +193,7 @@ pub struct ProfileRecord {
 }
 
 impl ProfileRecord {
-    /// Listed publicly and readable by anyone.
+    /// Whether it is listed publicly and readable by anyone: public, active and not banned.
     pub fn is_publicly_visible(&self) -> bool {
         self.is_public && self.is_active && !self.is_banned
     }
@@ -164,38 +214,46 @@ impl ProfileRecord {
 /// A profile to store; `fields` went through [`ProfileFields::validate`].
 #[derive(Debug, Clone)]
 pub struct NewProfile {
+    /// The identity chosen by the caller.
     pub id: Uuid,
+    /// The owner.
     pub user_id: Uuid,
+    /// The profile's fields, validated with `creating` set.
     pub fields: ProfileFields,
 }
 
-/// The moderation flags an admin sets.
+/// The moderation flags an admin sets; each is one-way (nothing unsets it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Moderation {
+    /// Mark the profile verified.
     Verify,
+    /// Ban the profile: it leaves public lists, and its owner can never create another.
     Ban,
+}
+
+/// What creating a profile did.
+#[derive(Debug, Clone)]
+pub enum ProfileCreation {
+    /// The profile was stored, as read back.
+    Created(Box<ProfileRecord>),
+    /// Refused: the user's profile was banned (409 `PROFILE_BANNED`).
+    Banned,
 }
 
 /// Profiles, one per user. Changes record their `identity.profile.*` event
 /// in their transaction. Owner-scoped methods treat someone else's profile
 /// as `NotFound`; unknown `timezone`, `language` or `country` values are
 /// `MissingReference { field }` naming that field.
-/// What creating a profile did.
-#[derive(Debug, Clone)]
-pub enum ProfileCreation {
-    Created(Box<ProfileRecord>),
-    /// Refused: the user's profile was banned (409 `PROFILE_BANNED`).
-    Banned,
-}
-
 #[async_trait]
 pub trait ProfileRepository: Send + Sync {
     /// Records `identity.profile.created`; a second live profile of the
     /// same user is `Conflict { field: "user_id" }`. A user any of whose
     /// profiles, live or deleted, was banned gets `ProfileCreation::Banned`:
-    /// a ban outlives the profile (decisions §12.1), decided in the insert itself.
+    /// a ban outlives the profile, decided in the insert itself.
     async fn create(&self, profile: NewProfile) -> Result<ProfileCreation, RepoError>;
+    /// The live profile `id`, whoever owns it, if any.
     async fn find_by_id(&self, id: Uuid) -> Result<Option<ProfileRecord>, RepoError>;
+    /// The user's live profile, if any.
     async fn find_by_user(&self, user_id: Uuid) -> Result<Option<ProfileRecord>, RepoError>;
     /// Applies the given fields (an empty text clears it); records
     /// `identity.profile.updated`.

@@ -29,11 +29,14 @@ impl Rotation {
     }
 }
 
-/// The token being checked.
+/// The token being checked: what of its claims decides whether it is revoked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TokenRef {
+    /// The token's own id (claim `jti`).
     pub jti: Uuid,
+    /// The session family it descends from (claim `fam`); `None` for a token issued outside one.
     pub family: Option<Uuid>,
+    /// The user the token is for (claim `sub`).
     pub user_id: Uuid,
     /// The user's token version when the token was issued.
     pub token_version: i32,

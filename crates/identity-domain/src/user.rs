@@ -1,22 +1,29 @@
-//! The user status machine (decisions §3).
+//! The user status machine (docs/identity.md).
 //!
-//! active ↔ suspended; active | suspended → banned; banned is permanent.
+//! active ↔ suspended; active | suspended → banned; banned is permanent. A new account is `active`.
 
 use serde::{Deserialize, Serialize};
 
 use crate::IdentityError;
 
+/// Whether an account may be used; snake_case on the wire and in the database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum UserStatus {
+    /// May log in and use its tokens and keys.
     Active,
+    /// Temporarily barred by an administrator: logins answer 403 `ACCOUNT_SUSPENDED` and its tokens
+    /// and keys stop working; may be reactivated.
     Suspended,
+    /// Barred for good (logins answer 403 `ACCOUNT_BANNED`); no move leaves this status.
     Banned,
 }
 
+/// Every status, in the order `active`, `suspended`, `banned`.
 pub const ALL_STATUSES: [UserStatus; 3] = [UserStatus::Active, UserStatus::Suspended, UserStatus::Banned];
 
 impl UserStatus {
+    /// The wire and database spelling: `active`, `suspended` or `banned`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Active => "active",
@@ -25,11 +32,13 @@ impl UserStatus {
         }
     }
 
+    /// The status spelled `raw`, in any case and with surrounding blanks; `None` for anything else.
     pub fn parse(raw: &str) -> Option<Self> {
         ALL_STATUSES.into_iter().find(|s| s.as_str() == raw.trim().to_ascii_lowercase())
     }
 
-    /// Whether `self → to` is an allowed move.
+    /// Whether `self → to` is an allowed move: active ↔ suspended, or active | suspended → banned.
+    /// Staying in the same status is not a move.
     pub fn can_move_to(self, to: UserStatus) -> bool {
         matches!(
             (self, to),
@@ -39,8 +48,8 @@ impl UserStatus {
         )
     }
 
-    /// Validates a move; the adapter applies it with a conditional update on
-    /// the `from` status so concurrent moves cannot both succeed.
+    /// Validates a move, [`IdentityError::InvalidStatusTransition`] otherwise; the adapter applies it
+    /// with a conditional update on the `from` status so concurrent moves cannot both succeed.
     pub fn move_to(self, to: UserStatus) -> Result<StatusChange, IdentityError> {
         if self.can_move_to(to) {
             Ok(StatusChange { from: self, to })
@@ -49,7 +58,7 @@ impl UserStatus {
         }
     }
 
-    /// The event a move into this status raises.
+    /// The event a move into this status raises: `identity.user.activated`, `.suspended` or `.banned`.
     pub fn event_name(self) -> &'static str {
         match self {
             Self::Active => crate::events::USER_ACTIVATED,
@@ -59,14 +68,19 @@ impl UserStatus {
     }
 }
 
+/// An allowed status move, made only by [`UserStatus::move_to`]; hand it to
+/// `UserRepository::change_status`, which applies it only while the user is still in `from`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StatusChange {
+    /// The status the user was read in, which the conditional update expects.
     pub from: UserStatus,
+    /// The status the user moves to.
     pub to: UserStatus,
 }
 
 impl StatusChange {
-    /// Leaving `active` ends every session the user has.
+    /// Whether the move ends every session the user has: true when leaving `active` (the adapter
+    /// bumps the token version in the same statement).
     pub fn revokes_tokens(&self) -> bool {
         self.to != UserStatus::Active
     }
