@@ -13,30 +13,66 @@
 
 use shared_kernel::error::{Classified, ErrorKind};
 
+/// Why a warehouse operation was refused; [`Classified::code`] gives the wire code (table above).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum WarehouseError {
+    /// `INSUFFICIENT_STOCK` 409: a reservation asks for more than is available, or a move would take
+    /// on hand below what is reserved. Nothing was changed.
     #[error("insufficient stock: requested {requested}, available {available}")]
-    InsufficientStock { requested: i64, available: i64 },
+    InsufficientStock {
+        /// Units the operation asked for.
+        requested: i64,
+        /// Units available (on hand − reserved) on the record when it was refused.
+        available: i64,
+    },
+    /// `RESERVATION_EXCEEDED` 409: releasing or committing more than the record has reserved.
     #[error("cannot take {requested} from a reservation of {reserved}")]
-    ReservationExceeded { requested: i64, reserved: i64 },
+    ReservationExceeded {
+        /// Units the release or commit asked for.
+        requested: i64,
+        /// Units reserved on the record.
+        reserved: i64,
+    },
+    /// `INVALID_QUANTITY` 400: a quantity must be > 0 (an adjustment ≠ 0).
     #[error("quantity must be greater than 0")]
     InvalidQuantity,
+    /// `INVALID_QUANTITY` 400: a quantity or its result does not fit `i64`.
     #[error("quantity is out of range")]
     QuantityOutOfRange,
+    /// `VALIDATION_ERROR` 400 on one request field.
     #[error("{field}: {message}")]
-    Validation { field: &'static str, message: &'static str },
+    Validation {
+        /// The request field at fault (`reason`, `sku`, `min_stock`, `to_location_id`, ...).
+        field: &'static str,
+        /// What is wrong with it, in words for people.
+        message: &'static str,
+    },
+    /// `INVALID_STATUS_TRANSITION` 409: a product or location is already in the state asked for.
     #[error("cannot {action} a {entity} that is {from}")]
-    InvalidTransition { entity: &'static str, from: &'static str, action: &'static str },
+    InvalidTransition {
+        /// `product` or `location`.
+        entity: &'static str,
+        /// Its current state (`active`, `discontinued`, `inactive`).
+        from: &'static str,
+        /// The refused trigger (`activate`, `deactivate`, `discontinue`).
+        action: &'static str,
+    },
+    /// `NOT_FOUND` 404: the named thing does not exist (or was deleted).
     #[error("{entity} not found")]
-    NotFound { entity: &'static str },
+    NotFound {
+        /// What was looked for, in words (`inventory record`, `product`, ...).
+        entity: &'static str,
+    },
+    /// `STOCK_RESERVED` 409: an inventory record holding reservations cannot be deleted.
     #[error("the inventory record holds reserved stock")]
     StockReserved,
+    /// `LOCATION_HAS_STOCK` 409: a location where any record has stock on hand cannot be deleted.
     #[error("the location holds stock")]
     LocationHasStock,
 }
 
 impl WarehouseError {
-    /// The field a 400 is about, for the `details` map of the error envelope.
+    /// The field a 400 is about, for the `details` map of the error envelope; `None` for 404 and 409.
     pub fn field(&self) -> Option<&'static str> {
         match self {
             Self::InvalidQuantity | Self::QuantityOutOfRange => Some("quantity"),

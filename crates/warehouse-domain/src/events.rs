@@ -1,6 +1,6 @@
-//! The warehouse's replies to order events (decisions §8, "Order flow"): names and payloads are the
-//! shared contracts (`event_contracts::warehouse`), re-exported here; this module builds them from the
-//! planning's results.
+//! The warehouse's replies to order events (`docs/orders-and-warehouse.md`, "Order flow"): names and
+//! payloads are the shared contracts (`event_contracts::warehouse`), re-exported here; this module
+//! builds them from the planning's results. Each envelope's `occurred_at` is the `now` passed in.
 //!
 //! Aggregate id = the order id, so the order context can route them. Names and data:
 //! * `warehouse.stock_reserved` `{order_id, allocations: [{line_id, inventory_id, quantity}]}`
@@ -21,6 +21,7 @@ fn held(inventories: &[planning::InventoryQuantity]) -> Vec<InventoryQuantity> {
     inventories.iter().map(|i| InventoryQuantity { inventory_id: i.inventory_id, quantity: i.quantity }).collect()
 }
 
+/// `warehouse.stock_reserved` for `order_id`: every line was reserved, from these allocations.
 pub fn stock_reserved(order_id: Uuid, allocations: &[Allocation], now: OffsetDateTime) -> EventEnvelope {
     let allocations = allocations
         .iter()
@@ -29,6 +30,8 @@ pub fn stock_reserved(order_id: Uuid, allocations: &[Allocation], now: OffsetDat
     StockReserved { order_id, allocations }.to_event(order_id, now)
 }
 
+/// `warehouse.reservation_failed` for `order_id`: nothing was reserved, for `reason`
+/// (`INSUFFICIENT_STOCK_REASON` for short stock); `short_lines` are the lines that could not be served.
 pub fn reservation_failed(
     order_id: Uuid,
     reason: &str,
@@ -47,6 +50,8 @@ pub fn reservation_failed(
     ReservationFailed { order_id, reason: reason.to_owned(), short_lines }.to_event(order_id, now)
 }
 
+/// `warehouse.stock_released` for `order_id`: what the cancelled order held per record (possibly
+/// nothing) was released.
 pub fn stock_released(
     order_id: Uuid,
     inventories: &[planning::InventoryQuantity],
@@ -55,6 +60,8 @@ pub fn stock_released(
     StockReleased { order_id, inventories: held(inventories) }.to_event(order_id, now)
 }
 
+/// `warehouse.stock_committed` for `order_id`: what the fulfilled order held per record (possibly
+/// nothing) was committed and left the warehouse.
 pub fn stock_committed(
     order_id: Uuid,
     inventories: &[planning::InventoryQuantity],

@@ -18,17 +18,28 @@ use crate::quantities::{Quantities, Thresholds};
 /// The stored shape (the wire adds the derived `quantity_available`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct InventoryRecord {
+    /// The record's id (UUID v7).
     pub id: Uuid,
+    /// The product stocked; one record per product and location.
     pub product_id: Uuid,
+    /// Where the stock is.
     pub location_id: Uuid,
+    /// Units physically there, reserved ones included; ≥ `quantity_reserved`.
     pub quantity_on_hand: i64,
+    /// Units held for confirmed orders; `0 ≤ reserved ≤ on_hand`.
     pub quantity_reserved: i64,
+    /// Units that left for fulfilled orders, in total; ≥ 0.
     pub quantity_committed: i64,
+    /// See [`Thresholds::reorder_point`].
     pub reorder_point: Option<i64>,
+    /// See [`Thresholds::min_stock`].
     pub min_stock: Option<i64>,
+    /// See [`Thresholds::max_stock`].
     pub max_stock: Option<i64>,
+    /// When the record was created.
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
+    /// When its quantities or thresholds last changed.
     #[serde(with = "time::serde::rfc3339")]
     pub updated_at: OffsetDateTime,
     /// The stored row's version: 1 when created, bumped by the database on every update
@@ -37,6 +48,9 @@ pub struct InventoryRecord {
     pub version: i64,
 }
 
+/// An inventory record whose invariant holds (`0 ≤ reserved ≤ on_hand`, `committed ≥ 0`). Read its
+/// fields through `Deref`; change its quantities only through the operations of
+/// [`crate::operations`]. Serializes as the record plus the derived `quantity_available`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Inventory(InventoryRecord);
 
@@ -62,9 +76,13 @@ impl Serialize for Inventory {
 /// `POST /inventory`: an optional initial on-hand quantity is recorded as a Receipt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NewInventory {
+    /// The product to stock; whether it exists is the handler's question.
     pub product_id: Uuid,
+    /// The location; the product must not have a record there yet (the adapter's unique key).
     pub location_id: Uuid,
+    /// Units already there, ≥ 0; recorded as a Receipt when > 0.
     pub quantity_on_hand: Option<i64>,
+    /// The record's thresholds, validated by [`Thresholds::validate`].
     pub thresholds: Thresholds,
 }
 
@@ -103,14 +121,17 @@ impl Inventory {
         Self(record)
     }
 
+    /// The stored shape, for the adapter to write.
     pub fn record(&self) -> &InventoryRecord {
         &self.0
     }
 
+    /// The stored shape, taken out of the record.
     pub fn into_record(self) -> InventoryRecord {
         self.0
     }
 
+    /// On hand, reserved and committed, the triple the compare-and-set compares.
     pub fn quantities(&self) -> Quantities {
         Quantities {
             on_hand: self.quantity_on_hand,
@@ -119,16 +140,18 @@ impl Inventory {
         }
     }
 
-    /// `on_hand − reserved`.
+    /// Units that may still be reserved: `on_hand − reserved`.
     pub fn quantity_available(&self) -> i64 {
         self.quantities().available()
     }
 
+    /// The reorder point, minimum and maximum stock.
     pub fn thresholds(&self) -> Thresholds {
         Thresholds { reorder_point: self.reorder_point, min_stock: self.min_stock, max_stock: self.max_stock }
     }
 
-    /// `PUT /inventory/:id`: only the thresholds change.
+    /// `PUT /inventory/:id`: only the thresholds change (`VALIDATION_ERROR` when invalid); the
+    /// quantities never change this way.
     pub fn set_thresholds(&self, thresholds: Thresholds, now: OffsetDateTime) -> Result<Self, WarehouseError> {
         let t = thresholds.validate()?;
         Ok(Self(InventoryRecord {

@@ -17,23 +17,33 @@ use uuid::Uuid;
 use crate::error::WarehouseError;
 use crate::text;
 
+/// Longest location code, in characters after trimming.
 pub const MAX_CODE_CHARS: usize = 64;
+/// Longest location name, in characters after trimming.
 pub const MAX_NAME_CHARS: usize = 255;
+/// Longest street, city or state of an address, in characters after trimming.
 pub const MAX_ADDRESS_LINE_CHARS: usize = 255;
+/// Longest postal code, in characters after trimming.
 pub const MAX_POSTAL_CODE_CHARS: usize = 20;
 
-/// Serialized exactly as these PascalCase names.
+/// What kind of place a location is. Serialized exactly as these PascalCase names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum LocationType {
+    /// A storage building of the business.
     Warehouse,
+    /// A shop.
     Retail,
+    /// A supplier that ships directly to customers.
     Dropship,
+    /// A bucket of stock with no physical place of its own.
     Virtual,
 }
 
 impl LocationType {
+    /// Every location type.
     pub const ALL: [LocationType; 4] = [Self::Warehouse, Self::Retail, Self::Dropship, Self::Virtual];
 
+    /// The wire name (`Warehouse`, `Retail`, `Dropship`, `Virtual`).
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Warehouse => "Warehouse",
@@ -64,6 +74,8 @@ impl fmt::Display for LocationType {
 pub struct CountryCode([u8; 2]);
 
 impl CountryCode {
+    /// Two ASCII letters, any case, surrounding blanks trimmed; anything else is `VALIDATION_ERROR` on
+    /// `country`. Whether the country exists is checked against reference data by the handler.
     pub fn parse(text: &str) -> Result<Self, WarehouseError> {
         match text.trim().as_bytes() {
             [a, b] if a.is_ascii_alphabetic() && b.is_ascii_alphabetic() => {
@@ -73,6 +85,7 @@ impl CountryCode {
         }
     }
 
+    /// The two upper-case letters.
     pub fn as_str(&self) -> &str {
         // Built only from ASCII letters.
         std::str::from_utf8(&self.0).unwrap_or("XX")
@@ -98,12 +111,18 @@ impl<'de> Deserialize<'de> for CountryCode {
     }
 }
 
+/// A location's postal address; every part is optional, trimmed, blank meaning absent.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Address {
+    /// Street and number, up to [`MAX_ADDRESS_LINE_CHARS`].
     pub street: Option<String>,
+    /// City, up to [`MAX_ADDRESS_LINE_CHARS`].
     pub city: Option<String>,
+    /// State or region, up to [`MAX_ADDRESS_LINE_CHARS`].
     pub state: Option<String>,
+    /// Postal code, up to [`MAX_POSTAL_CODE_CHARS`].
     pub postal_code: Option<String>,
+    /// Must equal the location's `country` when given; filled from it otherwise.
     pub country: Option<CountryCode>,
 }
 
@@ -125,17 +144,28 @@ impl Address {
 /// The stored and wire shape of a location.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LocationRecord {
+    /// The location's id (UUID v7).
     pub id: Uuid,
+    /// The short code people use, unique case-insensitively among live locations.
     pub code: String,
+    /// The display name.
     pub name: String,
+    /// What kind of place it is (`type` on the wire).
     #[serde(rename = "type")]
     pub location_type: LocationType,
+    /// The postal address; its `country` always equals `country`.
     pub address: Address,
+    /// The country the location is in.
     pub country: CountryCode,
+    /// How many units it can hold, ≥ 0; `None` is unlimited. Not enforced by the operations: it
+    /// feeds [`Location::utilization`].
     pub capacity: Option<i64>,
+    /// Whether stock here may be reserved for orders (inactive locations are skipped).
     pub is_active: bool,
+    /// When the location was created.
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
+    /// When it last changed.
     #[serde(with = "time::serde::rfc3339")]
     pub updated_at: OffsetDateTime,
     /// The stored row's version: 1 when created, bumped by the database on every update
@@ -144,6 +174,7 @@ pub struct LocationRecord {
     pub version: i64,
 }
 
+/// A location whose fields are valid (see the module rules). Read its fields through `Deref`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(transparent)]
 pub struct Location(LocationRecord);
@@ -158,11 +189,17 @@ impl Deref for Location {
 /// The editable fields, for create and for `PUT` (which replaces all of them).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LocationInput {
+    /// Required, 1..=[`MAX_CODE_CHARS`] characters after trimming, no control characters.
     pub code: String,
+    /// Required, 1..=[`MAX_NAME_CHARS`] characters after trimming, no control characters.
     pub name: String,
+    /// What kind of place it is.
     pub location_type: LocationType,
+    /// The postal address; its country, when given, must equal `country`.
     pub address: Address,
+    /// The country the location is in.
     pub country: CountryCode,
+    /// `None` (unlimited) or ≥ 0.
     pub capacity: Option<i64>,
 }
 
@@ -191,15 +228,18 @@ impl LocationInput {
 /// `GET /locations/:id/utilization`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Utilization {
+    /// The location measured.
     pub location_id: Uuid,
+    /// Its capacity (`None`: unlimited).
     pub capacity: Option<i64>,
+    /// Σ on hand over its inventory records.
     pub quantity_on_hand: i64,
     /// `on_hand / capacity × 100`, two decimals; `None` without a positive capacity.
     pub utilization_percent: Option<f64>,
 }
 
 impl Location {
-    /// A new, active location.
+    /// A new, active location at version 1; `VALIDATION_ERROR` on the first invalid field.
     pub fn create(input: LocationInput, now: OffsetDateTime) -> Result<Self, WarehouseError> {
         let f = input.validate()?;
         Ok(Self(LocationRecord {
@@ -222,10 +262,12 @@ impl Location {
         Self(record)
     }
 
+    /// The stored shape, for the adapter to write.
     pub fn record(&self) -> &LocationRecord {
         &self.0
     }
 
+    /// The stored shape, taken out of the location.
     pub fn into_record(self) -> LocationRecord {
         self.0
     }
@@ -255,15 +297,19 @@ impl Location {
         Ok(Self(LocationRecord { is_active: active, updated_at: now, version: self.version + 1, ..self.0.clone() }))
     }
 
+    /// inactive → active; `INVALID_STATUS_TRANSITION` when already active.
     pub fn activate(&self, now: OffsetDateTime) -> Result<Self, WarehouseError> {
         self.set_active(true, "activate", now)
     }
 
-    /// Inactive locations are skipped when reserving stock for orders.
+    /// active → inactive; `INVALID_STATUS_TRANSITION` when already inactive. Inactive locations are
+    /// skipped when reserving stock for orders; their stock stays.
     pub fn deactivate(&self, now: OffsetDateTime) -> Result<Self, WarehouseError> {
         self.set_active(false, "deactivate", now)
     }
 
+    /// How full the location is with `quantity_on_hand` units (from
+    /// [`crate::LocationRepository::quantity_on_hand`]).
     pub fn utilization(&self, quantity_on_hand: i64) -> Utilization {
         let utilization_percent = self.capacity.filter(|c| *c > 0).map(|capacity| {
             // f64 is exact enough for a percentage shown with two decimals.

@@ -17,20 +17,29 @@ use uuid::Uuid;
 use crate::error::WarehouseError;
 use crate::planning::InventoryQuantity;
 
-/// Serialized exactly as these PascalCase names.
+/// What kind of quantity change a movement records. Serialized exactly as these PascalCase names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum MovementType {
+    /// Stock arrived: on hand + q.
     Receipt,
+    /// Stock held for an order: reserved + q.
     Reservation,
+    /// A hold given back (the order was cancelled): reserved − q.
     ReservationRelease,
+    /// Held stock left for a fulfilled order: on hand − q, reserved − q, committed + q.
     Commit,
+    /// A correction of on hand by a counted difference, up or down, with a reason.
     Adjustment,
+    /// One end of a move between two locations (on hand − q at the source, + q at the destination).
     Transfer,
+    /// Damaged units written off: on hand − q, with a reason.
     Damage,
+    /// Units a customer sent back: on hand + q.
     Return,
 }
 
 impl MovementType {
+    /// Every movement type.
     pub const ALL: [MovementType; 8] = [
         Self::Receipt,
         Self::Reservation,
@@ -42,6 +51,7 @@ impl MovementType {
         Self::Return,
     ];
 
+    /// The wire name (`Receipt`, `ReservationRelease`, ...).
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Receipt => "Receipt",
@@ -77,18 +87,25 @@ impl fmt::Display for MovementType {
     }
 }
 
+/// What caused a movement, named by the movement's `reference_id`. Serialized in snake_case.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ReferenceType {
+    /// A customer order (reservations, releases, commits, returns); `reference_id` is the order id.
     Order,
+    /// A purchase from a supplier (a receipt); `reference_id` is the caller's purchase order id.
     PurchaseOrder,
+    /// A transfer; `reference_id` links its two movements.
     Transfer,
+    /// A person's action without another document (the default for receipts, adjustments, damage).
     Manual,
 }
 
 impl ReferenceType {
+    /// Every reference type.
     pub const ALL: [ReferenceType; 4] = [Self::Order, Self::PurchaseOrder, Self::Transfer, Self::Manual];
 
+    /// The wire name (`order`, `purchase_order`, `transfer`, `manual`).
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Order => "order",
@@ -98,6 +115,7 @@ impl ReferenceType {
         }
     }
 
+    /// Case-insensitive, trimmed; anything else is `VALIDATION_ERROR` on `reference_type`.
     pub fn parse(text: &str) -> Result<Self, WarehouseError> {
         let text = text.trim();
         Self::ALL.into_iter().find(|t| t.as_str().eq_ignore_ascii_case(text)).ok_or(WarehouseError::Validation {
@@ -110,29 +128,48 @@ impl ReferenceType {
 /// The stored and wire shape of a movement.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct StockMovementRecord {
+    /// The movement's id (UUID v7).
     pub id: Uuid,
+    /// The inventory record whose quantities changed.
     pub inventory_id: Uuid,
+    /// That record's product.
     pub product_id: Uuid,
+    /// That record's location.
     pub location_id: Uuid,
+    /// What kind of change it was (`type` on the wire).
     #[serde(rename = "type")]
     pub movement_type: MovementType,
+    /// Units moved, always > 0 (an adjustment's |delta|).
     pub quantity: i64,
+    /// On hand before the change.
     pub quantity_before: i64,
+    /// On hand after the change.
     pub quantity_after: i64,
+    /// Reserved before the change.
     pub reserved_before: i64,
+    /// Reserved after the change.
     pub reserved_after: i64,
     /// Cents of `currency`, receipts only.
     pub unit_cost: Option<i64>,
+    /// `unit_cost × quantity` in cents of `currency`, receipts with a cost only.
     pub total_cost: Option<i64>,
+    /// The currency of the costs, set exactly when they are.
     pub currency: Option<CurrencyCode>,
+    /// What caused the change.
     pub reference_type: ReferenceType,
+    /// The order, purchase order or transfer that caused it, if any.
     pub reference_id: Option<Uuid>,
+    /// Why, in words (required for adjustments and damage).
     pub reason: Option<String>,
+    /// The user who made the change; `None` for the system (the order-event handlers).
     pub created_by: Option<Uuid>,
+    /// When the change happened.
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
 }
 
+/// A stock movement, never changed once made: only the inventory operations create one, and no port
+/// updates or deletes one. Read its fields through `Deref`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(transparent)]
 pub struct StockMovement(StockMovementRecord);
@@ -155,6 +192,7 @@ impl StockMovement {
         Self(record)
     }
 
+    /// The stored shape, for the adapter to insert.
     pub fn record(&self) -> &StockMovementRecord {
         &self.0
     }

@@ -34,24 +34,30 @@ use crate::movement::{MovementType, ReferenceType, StockMovement, StockMovementR
 use crate::quantities::Quantities;
 use crate::text;
 
+/// Longest reason a movement keeps, in characters after trimming; longer is `VALIDATION_ERROR`.
 pub const MAX_REASON_CHARS: usize = 500;
 
 /// When and by whom (a user id; `None` for the system, e.g. the order-event handlers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stamp {
+    /// The operation's instant: the movement's `created_at` and the record's `updated_at`.
     pub at: OffsetDateTime,
+    /// The user acting, recorded as the movement's `created_by`; `None` for the system.
     pub by: Option<Uuid>,
 }
 
-/// `POST /inventory/:id/receive`.
+/// Stock arriving at a record (`POST /inventory/:id/receive`), for [`Inventory::receive`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Receipt {
+    /// Units received; must be > 0.
     pub quantity: i64,
     /// Cost per unit (cents ≥ 0) in the currency it was paid in; `total_cost = unit_cost × quantity`.
     pub unit_cost: Option<Money>,
-    /// Defaults to `manual`.
+    /// What the stock came with (e.g. `purchase_order`); defaults to `manual`.
     pub reference_type: Option<ReferenceType>,
+    /// The document it came with, e.g. the purchase order's id.
     pub reference_id: Option<Uuid>,
+    /// A note for people, up to [`MAX_REASON_CHARS`]; blank is `None`.
     pub reason: Option<String>,
 }
 
@@ -77,7 +83,9 @@ pub struct InventoryChange {
 /// `reference_type = transfer` and the same fresh `reference_id`, which links the pair.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TransferChange {
+    /// The source record, on hand − q, with its Transfer movement.
     pub from: InventoryChange,
+    /// The destination record, on hand + q, with its Transfer movement.
     pub to: InventoryChange,
 }
 
@@ -164,7 +172,8 @@ impl Inventory {
         Ok(InventoryChange { inventory: self.with_quantities(after, stamp.at), before, movement })
     }
 
-    /// Stock arrives: on hand + q (a Receipt).
+    /// Stock arrives: on hand + q (a Receipt). `INVALID_QUANTITY` unless q > 0; `VALIDATION_ERROR` on a
+    /// long reason or a negative or overflowing cost.
     pub fn receive(&self, receipt: Receipt, stamp: Stamp) -> Result<InventoryChange, WarehouseError> {
         let q = positive(receipt.quantity)?;
         let reason = text::optional(receipt.reason.as_deref(), "reason", MAX_REASON_CHARS)?;
@@ -179,7 +188,8 @@ impl Inventory {
         self.apply(after, mv, stamp)
     }
 
-    /// Holds q for an order: reserved + q; refused when available < q.
+    /// Holds q for an order: reserved + q (a Reservation referencing the order); never oversells:
+    /// `INSUFFICIENT_STOCK` when available < q.
     pub fn reserve(&self, quantity: i64, order_id: Uuid, stamp: Stamp) -> Result<InventoryChange, WarehouseError> {
         let q = positive(quantity)?;
         let before = self.quantities();
@@ -190,7 +200,8 @@ impl Inventory {
         self.apply(after, Move::for_order(MovementType::Reservation, q, order_id), stamp)
     }
 
-    /// Gives back q of a reservation: reserved − q; refused when q > reserved.
+    /// Gives back q of a reservation: reserved − q (a ReservationRelease referencing the order);
+    /// `RESERVATION_EXCEEDED` when q > reserved.
     pub fn release(&self, quantity: i64, order_id: Uuid, stamp: Stamp) -> Result<InventoryChange, WarehouseError> {
         let q = positive(quantity)?;
         let before = self.quantities();
@@ -201,7 +212,8 @@ impl Inventory {
         self.apply(after, Move::for_order(MovementType::ReservationRelease, q, order_id), stamp)
     }
 
-    /// Ships q of a reservation: on hand − q, reserved − q, committed + q; refused when q > reserved.
+    /// Ships q of a reservation: on hand − q, reserved − q, committed + q (a Commit referencing the
+    /// order); `RESERVATION_EXCEEDED` when q > reserved.
     pub fn commit(&self, quantity: i64, order_id: Uuid, stamp: Stamp) -> Result<InventoryChange, WarehouseError> {
         let q = positive(quantity)?;
         let before = self.quantities();
@@ -216,7 +228,8 @@ impl Inventory {
         self.apply(after, Move::for_order(MovementType::Commit, q, order_id), stamp)
     }
 
-    /// Corrects on hand by `delta` (≠ 0) with a reason; the movement's quantity is |delta|.
+    /// Corrects on hand by `delta` (≠ 0) with a required reason; the movement's quantity is |delta|.
+    /// `INSUFFICIENT_STOCK` when on hand would drop below reserved.
     pub fn adjust(&self, delta: i64, reason: &str, stamp: Stamp) -> Result<InventoryChange, WarehouseError> {
         if delta == 0 {
             return Err(WarehouseError::InvalidQuantity);
@@ -229,7 +242,8 @@ impl Inventory {
         self.apply(after, mv, stamp)
     }
 
-    /// Writes off q damaged units with a reason: on hand − q.
+    /// Writes off q damaged units with a required reason: on hand − q; `INSUFFICIENT_STOCK` when on
+    /// hand would drop below reserved (reserved units cannot be written off).
     pub fn damage(&self, quantity: i64, reason: &str, stamp: Stamp) -> Result<InventoryChange, WarehouseError> {
         let q = positive(quantity)?;
         let reason = reason_required(reason)?;

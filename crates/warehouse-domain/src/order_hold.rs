@@ -16,16 +16,22 @@
 /// The stored status of an order's hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum HoldStatus {
+    /// Stock is reserved for every line of the order.
     Reserved,
     /// The reservation was refused for lack of stock.
     Failed,
+    /// The order was cancelled and what it held released; final (a late confirmation reserves
+    /// nothing, a fulfilment commits nothing).
     Released,
+    /// The order was fulfilled and what it held committed.
     Committed,
 }
 
 impl HoldStatus {
+    /// Every hold status.
     pub const ALL: [HoldStatus; 4] = [Self::Reserved, Self::Failed, Self::Released, Self::Committed];
 
+    /// The stored name (`reserved`, `failed`, `released`, `committed`).
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Reserved => "reserved",
@@ -35,6 +41,7 @@ impl HoldStatus {
         }
     }
 
+    /// The status with exactly this stored name; `None` for anything else.
     pub fn parse(text: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|s| s.as_str() == text)
     }
@@ -52,6 +59,7 @@ pub enum HoldEvent {
 }
 
 impl HoldEvent {
+    /// Every order-flow event.
     pub const ALL: [HoldEvent; 3] = [Self::Reserve, Self::Release, Self::Commit];
 }
 
@@ -65,10 +73,14 @@ pub enum HoldDecision {
     /// This order's reservation was settled before: nothing to do.
     SkipHandled,
     /// Store `status` and settle (release or commit) what the order holds, which may be nothing.
-    Settle { status: HoldStatus },
+    Settle {
+        /// The hold status to store: `Released` or `Committed`.
+        status: HoldStatus,
+    },
 }
 
-/// The decision for `event` when the order's hold is `current` (`None`: no row yet).
+/// The decision for `event` when the order's hold is `current` (`None`: no row yet), per the table
+/// above.
 pub fn decide(current: Option<HoldStatus>, event: HoldEvent) -> HoldDecision {
     use HoldStatus::{Committed, Released};
     match (event, current) {
@@ -82,7 +94,7 @@ pub fn decide(current: Option<HoldStatus>, event: HoldEvent) -> HoldDecision {
     }
 }
 
-/// The status a planned reservation leaves.
+/// The status a planned reservation leaves: `Reserved` when every line was served, else `Failed`.
 pub fn after_planning(reserved: bool) -> HoldStatus {
     if reserved {
         HoldStatus::Reserved

@@ -1,4 +1,4 @@
-//! Reservation planning for the order flow (decisions §8, "Order flow").
+//! Reservation planning for the order flow (`docs/orders-and-warehouse.md`, "Order flow").
 //!
 //! On `order.confirmed` the warehouse reserves every line in one transaction, all or nothing. This
 //! module decides *where* from, without I/O: the adapter locks the candidate inventory rows
@@ -24,45 +24,62 @@ use uuid::Uuid;
 /// One order line to reserve.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReservationLine {
+    /// The order line's id, echoed in allocations and shortages.
     pub line_id: Uuid,
+    /// The product the line orders.
     pub product_id: Uuid,
+    /// Units to reserve (> 0 from the order domain; ≤ 0 needs nothing).
     pub quantity: i64,
 }
 
 /// The available stock of one inventory record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StockLevel {
+    /// The inventory record.
     pub inventory_id: Uuid,
+    /// Its product.
     pub product_id: Uuid,
+    /// Its location (the tie-breaker between equally stocked records).
     pub location_id: Uuid,
+    /// Its on hand − reserved; negative counts as 0.
     pub available: i64,
 }
 
 /// `quantity` of line `line_id` is taken from record `inventory_id`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Allocation {
+    /// The order line served.
     pub line_id: Uuid,
+    /// The record the units are taken from.
     pub inventory_id: Uuid,
+    /// Units of the line taken there, > 0.
     pub quantity: i64,
 }
 
 /// A line that cannot be served: it asked for `requested` and `available` was left for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Shortage {
+    /// The order line that cannot be served in full.
     pub line_id: Uuid,
+    /// The product it orders.
     pub product_id: Uuid,
+    /// Units the line asked for.
     pub requested: i64,
+    /// Units of the product left for it after the earlier lines, less than `requested`.
     pub available: i64,
 }
 
 /// A quantity per inventory record (what to reserve, release or commit there).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InventoryQuantity {
+    /// The inventory record.
     pub inventory_id: Uuid,
+    /// Units to reserve, release or commit there, > 0.
     pub quantity: i64,
 }
 
-/// All or nothing: every line allocated, or every short line reported.
+/// All or nothing: every line allocated from `stock` (by the rules above), or every short line
+/// reported. Pure: the stock levels are not changed; apply the plan with [`crate::reserve_from`].
 pub fn plan_reservation(lines: &[ReservationLine], stock: &[StockLevel]) -> Result<Vec<Allocation>, Vec<Shortage>> {
     let mut left: Vec<i64> = stock.iter().map(|s| s.available.max(0)).collect();
     let mut allocations = Vec::new();

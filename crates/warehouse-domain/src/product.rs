@@ -17,21 +17,30 @@ use uuid::Uuid;
 use crate::error::WarehouseError;
 use crate::text;
 
+/// Longest SKU, in characters after trimming.
 pub const MAX_SKU_CHARS: usize = 64;
+/// Longest product name, in characters after trimming.
 pub const MAX_NAME_CHARS: usize = 255;
+/// Longest category or brand, in characters after trimming.
 pub const MAX_LABEL_CHARS: usize = 100;
+/// Longest description, in characters after trimming.
 pub const MAX_DESCRIPTION_CHARS: usize = 5000;
 
+/// Whether a product is still sold. Serialized in snake_case.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ProductStatus {
+    /// On sale: new order lines may name it.
     Active,
+    /// No longer sold; its stock and history stay. May be activated again.
     Discontinued,
 }
 
 impl ProductStatus {
+    /// Every product status.
     pub const ALL: [ProductStatus; 2] = [Self::Active, Self::Discontinued];
 
+    /// The wire name (`active`, `discontinued`).
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Active => "active",
@@ -58,22 +67,36 @@ impl fmt::Display for ProductStatus {
 /// The stored and wire shape of a product.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ProductRecord {
+    /// The product's id (UUID v7).
     pub id: Uuid,
+    /// The stock-keeping unit, unique case-insensitively among live products.
     pub sku: String,
+    /// The display name (copied onto order lines as their description).
     pub name: String,
+    /// Free text, up to [`MAX_DESCRIPTION_CHARS`].
     pub description: Option<String>,
+    /// A grouping label, up to [`MAX_LABEL_CHARS`].
     pub category: Option<String>,
+    /// The maker's brand, up to [`MAX_LABEL_CHARS`].
     pub brand: Option<String>,
+    /// Weight in grams, ≥ 0.
     pub weight_grams: Option<i64>,
+    /// Length in millimetres, ≥ 0.
     pub length_mm: Option<i64>,
+    /// Width in millimetres, ≥ 0.
     pub width_mm: Option<i64>,
+    /// Height in millimetres, ≥ 0.
     pub height_mm: Option<i64>,
-    /// Cents of `currency`.
+    /// List price in cents of `currency`, ≥ 0.
     pub price: Option<i64>,
+    /// The currency of `price`; always set when `price` is.
     pub currency: Option<CurrencyCode>,
+    /// Whether it is still sold.
     pub status: ProductStatus,
+    /// When the product was created.
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
+    /// When it last changed.
     #[serde(with = "time::serde::rfc3339")]
     pub updated_at: OffsetDateTime,
     /// The stored row's version: 1 when created, bumped by the database on every update
@@ -82,6 +105,7 @@ pub struct ProductRecord {
     pub version: i64,
 }
 
+/// A product whose fields are valid (see the module rules). Read its fields through `Deref`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(transparent)]
 pub struct Product(ProductRecord);
@@ -96,15 +120,25 @@ impl Deref for Product {
 /// The editable fields, for create and for `PUT` (which replaces all of them).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ProductInput {
+    /// Required, 1..=[`MAX_SKU_CHARS`] characters after trimming, no control characters.
     pub sku: String,
+    /// Required, 1..=[`MAX_NAME_CHARS`] characters after trimming, no control characters.
     pub name: String,
+    /// Optional, up to [`MAX_DESCRIPTION_CHARS`]; blank is `None`.
     pub description: Option<String>,
+    /// Optional, up to [`MAX_LABEL_CHARS`]; blank is `None`.
     pub category: Option<String>,
+    /// Optional, up to [`MAX_LABEL_CHARS`]; blank is `None`.
     pub brand: Option<String>,
+    /// Grams, ≥ 0.
     pub weight_grams: Option<i64>,
+    /// Millimetres, ≥ 0.
     pub length_mm: Option<i64>,
+    /// Millimetres, ≥ 0.
     pub width_mm: Option<i64>,
+    /// Millimetres, ≥ 0.
     pub height_mm: Option<i64>,
+    /// Cents, ≥ 0; needs a `currency`.
     pub price: Option<i64>,
     /// Whether it is an *active* ISO 4217 code is checked by the handler against reference data.
     pub currency: Option<CurrencyCode>,
@@ -144,7 +178,7 @@ impl ProductInput {
 }
 
 impl Product {
-    /// A new, active product.
+    /// A new, active product at version 1; `VALIDATION_ERROR` on the first invalid field.
     pub fn create(input: ProductInput, now: OffsetDateTime) -> Result<Self, WarehouseError> {
         let f = input.validate()?;
         let [weight_grams, length_mm, width_mm, height_mm] = f.dimensions;
@@ -173,10 +207,12 @@ impl Product {
         Self(record)
     }
 
+    /// The stored shape, for the adapter to write.
     pub fn record(&self) -> &ProductRecord {
         &self.0
     }
 
+    /// The stored shape, taken out of the product.
     pub fn into_record(self) -> ProductRecord {
         self.0
     }
@@ -216,12 +252,12 @@ impl Product {
         Ok(Self(ProductRecord { status: to, updated_at: now, version: self.version + 1, ..self.0.clone() }))
     }
 
-    /// active → discontinued.
+    /// active → discontinued; `INVALID_STATUS_TRANSITION` when already discontinued.
     pub fn discontinue(&self, now: OffsetDateTime) -> Result<Self, WarehouseError> {
         self.move_to(ProductStatus::Discontinued, "discontinue", now)
     }
 
-    /// discontinued → active.
+    /// discontinued → active; `INVALID_STATUS_TRANSITION` when already active.
     pub fn activate(&self, now: OffsetDateTime) -> Result<Self, WarehouseError> {
         self.move_to(ProductStatus::Active, "activate", now)
     }
@@ -230,18 +266,27 @@ impl Product {
 /// Sort orders of `GET /products?sort=`; a leading `-` means descending. Default: newest first.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum ProductSort {
+    /// `-created_at`: newest first (the default).
     #[default]
     NewestFirst,
+    /// `created_at`: oldest first.
     OldestFirst,
+    /// `name`: by name, A to Z.
     NameAsc,
+    /// `-name`: by name, Z to A.
     NameDesc,
+    /// `sku`: by SKU, ascending.
     SkuAsc,
+    /// `-sku`: by SKU, descending.
     SkuDesc,
+    /// `price`: cheapest first.
     PriceAsc,
+    /// `-price`: dearest first.
     PriceDesc,
 }
 
 impl ProductSort {
+    /// One of the names above (trimmed, exact case); anything else is `VALIDATION_ERROR` on `sort`.
     pub fn parse(text: &str) -> Result<Self, WarehouseError> {
         Ok(match text.trim() {
             "-created_at" => Self::NewestFirst,

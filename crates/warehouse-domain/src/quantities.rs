@@ -8,18 +8,25 @@ use serde::Serialize;
 use crate::error::WarehouseError;
 use crate::text;
 
+/// The stock figures of one inventory record (or their sums over several, as in
+/// [`crate::Availability`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Quantities {
+    /// Units physically at the location, reserved ones included.
     pub on_hand: i64,
+    /// Units of `on_hand` held for confirmed orders; never more than `on_hand`.
     pub reserved: i64,
+    /// Units that left for fulfilled orders, counted over the record's life; only grows.
     pub committed: i64,
 }
 
 impl Quantities {
+    /// Units that may still be reserved: `on_hand − reserved`.
     pub fn available(&self) -> i64 {
         self.on_hand.saturating_sub(self.reserved)
     }
 
+    /// Whether the invariant holds: `0 ≤ reserved ≤ on_hand` and `committed ≥ 0`.
     pub fn is_consistent(&self) -> bool {
         0 <= self.reserved && self.reserved <= self.on_hand && self.committed >= 0
     }
@@ -28,12 +35,17 @@ impl Quantities {
 /// `reorder_point`, `min_stock`, `max_stock`: each `None` or ≥ 0, and `min ≤ max` when both are set.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Thresholds {
+    /// Available stock at or below which the record counts as low stock (time to reorder).
     pub reorder_point: Option<i64>,
+    /// The least stock the location means to keep; for people, no operation enforces it.
     pub min_stock: Option<i64>,
+    /// The most stock the location means to keep; for people, no operation enforces it.
     pub max_stock: Option<i64>,
 }
 
 impl Thresholds {
+    /// The thresholds unchanged when valid; a negative one, or `min_stock > max_stock`, is
+    /// `VALIDATION_ERROR` on that field.
     pub fn validate(self) -> Result<Self, WarehouseError> {
         text::non_negative(self.reorder_point, "reorder_point")?;
         text::non_negative(self.min_stock, "min_stock")?;

@@ -26,8 +26,11 @@ use crate::quantities::Quantities;
 /// `LOCATION_HAS_STOCK`, `INSUFFICIENT_STOCK` from the last-line `CHECK`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RepoError {
+    /// The storage failed or refused (`NotFound`, `Conflict` on a unique key, `Stale` after a lost
+    /// compare-and-set, unavailable, ...).
     #[error(transparent)]
     Storage(#[from] StorageError),
+    /// A business rule checked in the write's condition refused it; nothing was written.
     #[error(transparent)]
     Refused(#[from] WarehouseError),
 }
@@ -51,34 +54,50 @@ impl Classified for RepoError {
 /// `GET /products`: `search` matches sku or name, case-insensitively, wildcards literal.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ProductFilter {
+    /// Only products in this status.
     pub status: Option<ProductStatus>,
+    /// Only products of this category.
     pub category: Option<String>,
+    /// Only products of this brand.
     pub brand: Option<String>,
+    /// Text to find in the SKU or name.
     pub search: Option<String>,
+    /// The order of the page.
     pub sort: ProductSort,
 }
 
 /// `GET /inventory`; `low_stock` keeps only records with available ≤ reorder point.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct InventoryFilter {
+    /// Only this product's records.
     pub product_id: Option<Uuid>,
+    /// Only the records at this location.
     pub location_id: Option<Uuid>,
+    /// Only records at or below their reorder point ([`Inventory::is_low_stock`]).
     pub low_stock: bool,
 }
 
 /// `GET /stock-movements`; dates are the creation date (UTC), inclusive.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct MovementFilter {
+    /// Only movements of this type.
     pub movement_type: Option<MovementType>,
+    /// Only movements of this inventory record.
     pub inventory_id: Option<Uuid>,
+    /// Only movements of this product.
     pub product_id: Option<Uuid>,
+    /// Only movements at this location.
     pub location_id: Option<Uuid>,
+    /// Only movements caused by this order, purchase order or transfer.
     pub reference_id: Option<Uuid>,
+    /// Only movements made on or after this day (UTC).
     pub date_from: Option<Date>,
+    /// Only movements made on or before this day (UTC).
     pub date_to: Option<Date>,
 }
 
 impl MovementFilter {
+    /// `date_from` after `date_to` is `VALIDATION_ERROR` on `date_from`.
     pub fn validate(&self) -> Result<(), WarehouseError> {
         match (self.date_from, self.date_to) {
             (Some(from), Some(to)) if from > to => {
@@ -92,9 +111,13 @@ impl MovementFilter {
 /// `GET /locations`; `search` matches code or name.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LocationFilter {
+    /// Only locations of this type.
     pub location_type: Option<LocationType>,
+    /// Only locations in this country.
     pub country: Option<CountryCode>,
+    /// Only active (`true`) or inactive (`false`) locations.
     pub is_active: Option<bool>,
+    /// Text to find in the code or name.
     pub search: Option<String>,
 }
 
@@ -103,9 +126,12 @@ pub struct LocationFilter {
 pub struct RecentLimit(u32);
 
 impl RecentLimit {
+    /// The limit when none is given.
     pub const DEFAULT: u32 = 50;
+    /// The largest limit accepted.
     pub const MAX: u32 = 100;
 
+    /// [`Self::DEFAULT`] when absent; outside 1..=[`Self::MAX`] is `VALIDATION_ERROR` on `limit`.
     pub fn new(limit: Option<i64>) -> Result<Self, WarehouseError> {
         match limit {
             None => Ok(Self(Self::DEFAULT)),
@@ -114,6 +140,7 @@ impl RecentLimit {
         }
     }
 
+    /// The number of movements to return.
     pub fn get(self) -> u32 {
         self.0
     }
@@ -122,14 +149,20 @@ impl RecentLimit {
 /// `GET /products/:id/availability`: sums over the product's (non-deleted) records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Availability {
+    /// The product.
     pub product_id: Uuid,
+    /// Σ on hand over its records.
     pub quantity_on_hand: i64,
+    /// Σ reserved over its records.
     pub quantity_reserved: i64,
+    /// Σ on hand − Σ reserved: what new orders may still reserve.
     pub quantity_available: i64,
+    /// Σ committed over its records.
     pub quantity_committed: i64,
 }
 
 impl Availability {
+    /// The availability of `product_id` from its summed quantities.
     pub fn new(product_id: Uuid, totals: Quantities) -> Self {
         Self {
             product_id,
@@ -141,36 +174,48 @@ impl Availability {
     }
 }
 
+/// Where products are kept. Each method is one transaction; deleted products answer `NotFound` and
+/// free their SKU.
 #[async_trait]
 pub trait ProductRepository: Send + Sync {
     /// `Storage(Conflict { field: "sku" })` when the SKU is taken (case-insensitively).
     async fn create(&self, product: &Product) -> Result<(), RepoError>;
+    /// The product; `NotFound` when there is none or it was deleted.
     async fn get(&self, id: Uuid) -> Result<Product, RepoError>;
     /// The live products among `ids`, in one query (missing ones are simply absent).
     async fn get_many(&self, ids: &[Uuid]) -> Result<Vec<Product>, RepoError>;
     /// Case-insensitive.
     async fn get_by_sku(&self, sku: &str) -> Result<Product, RepoError>;
+    /// One page of the live products matching `filter`, in `filter.sort` order; `total` counts every
+    /// match.
     async fn list(&self, filter: &ProductFilter, page: PageRequest) -> Result<Page<Product>, RepoError>;
     /// Writes the editable fields (`PUT`): `Storage(Conflict { field: "sku" })`, `NotFound`.
     async fn update(&self, product: &Product) -> Result<(), RepoError>;
     /// Writes `status`/`updated_at` `WHERE id = … AND status = expected`; `Stale` otherwise.
     async fn change_status(&self, product: &Product, expected: ProductStatus) -> Result<(), RepoError>;
-    /// Soft delete.
+    /// Soft delete; `NotFound` when already gone.
     async fn delete(&self, id: Uuid, now: OffsetDateTime) -> Result<(), RepoError>;
-    /// Distinct non-empty categories / brands of non-deleted products, sorted.
+    /// Distinct non-empty categories of non-deleted products, sorted.
     async fn categories(&self) -> Result<Vec<String>, RepoError>;
+    /// Distinct non-empty brands of non-deleted products, sorted.
     async fn brands(&self) -> Result<Vec<String>, RepoError>;
 }
 
+/// Where inventory records are kept. An adapter must never let a record break `0 ≤ reserved ≤
+/// on_hand`: every quantity write is a compare-and-set on the quantities it was computed from, in one
+/// transaction with its movement, so stock is never oversold and no movement is lost or changed.
 #[async_trait]
 pub trait InventoryRepository: Send + Sync {
     /// Inserts the record and its initial Receipt, if any; `Storage(Conflict { field: "location_id" })` when the product
     /// already has a record at that location.
     async fn create(&self, inventory: &Inventory, initial: Option<&StockMovement>) -> Result<(), RepoError>;
+    /// The record; `NotFound` when there is none or it was deleted.
     async fn get(&self, id: Uuid) -> Result<Inventory, RepoError>;
+    /// The live record of this product at this location, if any (e.g. a transfer's destination).
     async fn find(&self, product_id: Uuid, location_id: Uuid) -> Result<Option<Inventory>, RepoError>;
+    /// One page of the live records matching `filter`; `total` counts every match.
     async fn list(&self, filter: &InventoryFilter, page: PageRequest) -> Result<Page<Inventory>, RepoError>;
-    /// Writes the thresholds only.
+    /// Writes the thresholds only (never the quantities); `NotFound` when gone.
     async fn update_thresholds(&self, inventory: &Inventory) -> Result<(), RepoError>;
     /// Compare-and-set on `change.before`, plus the movement; `Stale` when the quantities moved.
     async fn apply(&self, change: &InventoryChange) -> Result<(), RepoError>;
@@ -179,6 +224,7 @@ pub trait InventoryRepository: Send + Sync {
     async fn apply_transfer(&self, change: &TransferChange) -> Result<(), RepoError>;
     /// Soft delete `WHERE quantity_reserved = 0`; `Refused(StockReserved)` otherwise.
     async fn delete(&self, id: Uuid, now: OffsetDateTime) -> Result<(), RepoError>;
+    /// The product's quantities summed over its live records.
     async fn availability(&self, product_id: Uuid) -> Result<Availability, RepoError>;
 }
 
@@ -230,22 +276,29 @@ pub trait OrderStockRepository: Send + Sync {
     async fn commit_for_order(&self, order_id: Uuid, stamp: Stamp) -> Result<SettleOutcome, RepoError>;
 }
 
-/// Read-only: movements are written only together with their quantity change.
+/// Reading stock movements. Read-only: movements are written only together with their quantity
+/// change, and never updated or deleted.
 #[async_trait]
 pub trait StockMovementRepository: Send + Sync {
+    /// The movement; `NotFound` when there is none.
     async fn get(&self, id: Uuid) -> Result<StockMovement, RepoError>;
-    /// Newest first.
+    /// One page of the movements matching `filter`, newest first; `total` counts every match.
     async fn list(&self, filter: &MovementFilter, page: PageRequest) -> Result<Page<StockMovement>, RepoError>;
     /// The newest `limit` movements.
     async fn recent(&self, limit: RecentLimit) -> Result<Vec<StockMovement>, RepoError>;
 }
 
+/// Where locations are kept. Each method is one transaction; deleted locations answer `NotFound` and
+/// free their code.
 #[async_trait]
 pub trait LocationRepository: Send + Sync {
     /// `Storage(Conflict { field: "code" })` when the code is taken (case-insensitively).
     async fn create(&self, location: &Location) -> Result<(), RepoError>;
+    /// The location; `NotFound` when there is none or it was deleted.
     async fn get(&self, id: Uuid) -> Result<Location, RepoError>;
+    /// The live location with this code (case-insensitive); `NotFound` otherwise.
     async fn get_by_code(&self, code: &str) -> Result<Location, RepoError>;
+    /// One page of the live locations matching `filter`; `total` counts every match.
     async fn list(&self, filter: &LocationFilter, page: PageRequest) -> Result<Page<Location>, RepoError>;
     /// Writes the editable fields (`PUT`): `Storage(Conflict { field: "code" })`, `NotFound`.
     async fn update(&self, location: &Location) -> Result<(), RepoError>;

@@ -16,14 +16,19 @@ use crate::planning::{plan_reservation, totals_by_inventory, Allocation, Reserva
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Reservation {
     /// Every line served: the allocations and one change per record taken from, by inventory id.
-    Reserved { allocations: Vec<Allocation>, changes: Vec<InventoryChange> },
+    Reserved {
+        /// Where each line's units are taken from (a line may span records).
+        allocations: Vec<Allocation>,
+        /// One Reservation per record taken from, sorted by inventory id, for the adapter to write.
+        changes: Vec<InventoryChange>,
+    },
     /// Nothing taken: every short line.
     Short(Vec<Shortage>),
 }
 
 /// Plans `lines` of `order_id` against `records` (the locked candidates) and, when every line is
 /// served, reserves on each record taken from and leaves it in its new state; a short order changes
-/// no record.
+/// no record. Short stock is `Ok(Reservation::Short)`, never an error.
 pub fn reserve_from(
     records: &mut [Inventory],
     order_id: Uuid,
