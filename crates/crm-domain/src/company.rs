@@ -1,4 +1,4 @@
-//! Company aggregate: the business organisation a `company_id` names (decisions §6).
+//! Company aggregate: the business organisation a `company_id` names (docs/customer-management.md).
 //!
 //! Only shape rules live here: name 1..=255, website an http(s) URL of at most 500 characters,
 //! industry at most 100. The URL check is structural (scheme, a host, no blanks), which is all a
@@ -11,15 +11,24 @@ use uuid::Uuid;
 use crate::error::FieldError;
 use crate::validate::{optional_text, required_text};
 
+/// The longest company name, in characters after trimming.
 pub const MAX_COMPANY_NAME_CHARS: usize = 255;
+/// The longest website URL, in characters.
 pub const MAX_WEBSITE_CHARS: usize = 500;
+/// The longest industry text, in characters.
 pub const MAX_INDUSTRY_CHARS: usize = 100;
 
+/// Why a company operation was refused: only shape rules can fail.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CompanyError {
     /// `VALIDATION_ERROR` 400; `field` goes into `details`.
     #[error("{field}: {message}")]
-    Invalid { field: &'static str, message: String },
+    Invalid {
+        /// The request field at fault (`name`, `website`, `industry`).
+        field: &'static str,
+        /// The rule it broke.
+        message: String,
+    },
 }
 
 impl CompanyError {
@@ -47,32 +56,47 @@ impl From<FieldError> for CompanyError {
     }
 }
 
+/// A company as stored. Build one with [`Company::new`]; adapters fill the fields when loading rows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Company {
+    /// The company's identity, what customers' and interactions' `company_id` name.
     pub id: Uuid,
+    /// The company's name, trimmed, 1..=[`MAX_COMPANY_NAME_CHARS`] characters.
     pub name: String,
+    /// Its site: an http(s) URL of at most [`MAX_WEBSITE_CHARS`] characters.
     pub website: Option<String>,
+    /// Its line of business, free text of at most [`MAX_INDUSTRY_CHARS`] characters.
     pub industry: Option<String>,
+    /// When the company was created.
     pub created_at: OffsetDateTime,
+    /// When the company last changed.
     pub updated_at: OffsetDateTime,
+    /// When the company was soft-deleted; repositories never return deleted companies.
     pub deleted_at: Option<OffsetDateTime>,
     /// The stored row's version: 1 when created, bumped by the database on every update
     /// (the source of the resource's ETag).
     pub version: i64,
 }
 
+/// Raw creation input; [`Company::new`] validates it. Blank optional texts mean none.
 #[derive(Debug, Clone, Default)]
 pub struct NewCompany {
+    /// The name, 1..=[`MAX_COMPANY_NAME_CHARS`] characters after trimming.
     pub name: String,
+    /// An http(s) URL, at most [`MAX_WEBSITE_CHARS`] characters.
     pub website: Option<String>,
+    /// At most [`MAX_INDUSTRY_CHARS`] characters.
     pub industry: Option<String>,
 }
 
 /// `PUT /companies/:id`: absent fields stay; `Some(None)` clears an optional one.
 #[derive(Debug, Clone, Default)]
 pub struct CompanyChanges {
+    /// A new name.
     pub name: Option<String>,
+    /// A new website (`Some(Some)`), or none (`Some(None)`).
     pub website: Option<Option<String>>,
+    /// A new industry (`Some(Some)`), or none (`Some(None)`).
     pub industry: Option<Option<String>>,
 }
 
@@ -128,6 +152,8 @@ fn is_http_url(url: &str) -> bool {
 }
 
 impl Company {
+    /// Validates `input` into a new company (fresh id, version 1, created and updated at `now`);
+    /// `Invalid` names the first field that breaks its rule.
     pub fn new(input: NewCompany, now: OffsetDateTime) -> Result<Company, CompanyError> {
         Ok(Company {
             version: 1,
@@ -141,6 +167,8 @@ impl Company {
         })
     }
 
+    /// The company with the given fields changed and `updated_at = now`; save with
+    /// `CompanyRepository::update`.
     pub fn update(&self, changes: CompanyChanges, now: OffsetDateTime) -> Result<Company, CompanyError> {
         let mut next = self.clone();
         if let Some(name) = changes.name {

@@ -12,8 +12,11 @@ use std::str::FromStr;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown {what} '{value}'; expected one of: {}", .expected.join(", "))]
 pub struct ParseEnumError {
+    /// What was being parsed (`customer status`, `deal stage`).
     pub what: &'static str,
+    /// The text as given, trimmed.
     pub value: String,
+    /// Every accepted spelling, in declaration order.
     pub expected: &'static [&'static str],
 }
 
@@ -41,12 +44,15 @@ macro_rules! wire_enum {
             pub const ALL: &'static [$name] = &[$($name::$variant),+];
             const NAMES: &'static [&'static str] = &[$($text),+];
 
+            /// The one wire spelling (snake_case), also used in database columns and event payloads.
             pub fn as_str(self) -> &'static str {
                 match self {
                     $($name::$variant => $text),+
                 }
             }
 
+            /// The variant spelled `text`, in any case and with surrounding blanks; a
+            /// [`ParseEnumError`] listing the accepted spellings otherwise.
             pub fn parse(text: &str) -> Result<Self, ParseEnumError> {
                 let text = text.trim();
                 Self::ALL.iter().copied().find(|v| v.as_str().eq_ignore_ascii_case(text)).ok_or_else(|| {
@@ -75,10 +81,14 @@ wire_enum! {
     /// Where a customer stands in the lifecycle; the moves are in [`crate::customer::StatusMove`].
     #[derive(Default)]
     CustomerStatus, "customer status" {
+        /// A possible buyer not yet qualified; the default for a new customer.
         #[default]
         Lead => "lead",
+        /// Qualified: a real prospect of a sale.
         Prospect => "prospect",
+        /// Buys from us.
         Customer => "customer",
+        /// Stopped buying; `churned_at` says since when.
         Churned => "churned",
     }
 }
@@ -87,10 +97,14 @@ wire_enum! {
     /// Subscription tier; the order (free < basic < pro < enterprise) is what an upgrade means.
     #[derive(PartialOrd, Ord, Default)]
     Tier, "tier" {
+        /// The lowest tier; the default for a new customer.
         #[default]
         Free => "free",
+        /// Above free.
         Basic => "basic",
+        /// Above basic.
         Pro => "pro",
+        /// The highest tier.
         Enterprise => "enterprise",
     }
 }
@@ -98,7 +112,9 @@ wire_enum! {
 wire_enum! {
     /// Derived, never stored: a customer with a company is a company contact.
     CustomerType, "customer type" {
+        /// A customer without a company.
         Individual => "individual",
+        /// A contact of a company (`company_id` set).
         Company => "company",
     }
 }
@@ -106,11 +122,17 @@ wire_enum! {
 wire_enum! {
     /// Pipeline stage of a deal; the probability follows from it.
     DealStage, "deal stage" {
+        /// Open: a first opportunity; every deal starts here (10 %).
         Lead => "lead",
+        /// Open: the need and budget are confirmed (25 %).
         Qualified => "qualified",
+        /// Open: an offer was made (50 %).
         Proposal => "proposal",
+        /// Open: terms are being agreed (75 %).
         Negotiation => "negotiation",
+        /// Closed, final: the deal was won (100 %).
         ClosedWon => "closed_won",
+        /// Closed, final: the deal was lost (0 %).
         ClosedLost => "closed_lost",
     }
 }
@@ -128,48 +150,72 @@ impl DealStage {
         }
     }
 
+    /// Whether the stage is final (`closed_won` or `closed_lost`): no move, no edit.
     pub fn is_closed(self) -> bool {
         matches!(self, DealStage::ClosedWon | DealStage::ClosedLost)
     }
 }
 
 wire_enum! {
+    /// Where a deal came from.
     #[derive(Default)]
     DealSource, "deal source" {
+        /// The customer came to us; the default.
         #[default]
         Inbound => "inbound",
+        /// We reached out to the customer.
         Outbound => "outbound",
+        /// Someone recommended us.
         Referral => "referral",
+        /// A partner brought the deal.
         Partner => "partner",
     }
 }
 
 wire_enum! {
+    /// The channel of an interaction (`type` on the wire).
     InteractionType, "interaction type" {
+        /// A phone call.
         Call => "call",
+        /// An email exchange.
         Email => "email",
+        /// A meeting, in person or online.
         Meeting => "meeting",
+        /// An internal note about the customer.
         Note => "note",
+        /// A text message.
         Sms => "sms",
+        /// A chat conversation.
         Chat => "chat",
     }
 }
 
 wire_enum! {
+    /// Who started an interaction.
     Direction, "direction" {
+        /// The customer contacted us.
         Inbound => "inbound",
+        /// We contacted the customer.
         Outbound => "outbound",
     }
 }
 
 wire_enum! {
+    /// How an interaction went.
     Outcome, "outcome" {
+        /// It reached its goal.
         Successful => "successful",
+        /// It did not reach its goal.
         Failed => "failed",
+        /// Nobody answered.
         NoAnswer => "no_answer",
+        /// A voicemail was left.
         Voicemail => "voicemail",
+        /// The line was busy.
         Busy => "busy",
+        /// A next contact was scheduled.
         Scheduled => "scheduled",
+        /// The customer is not interested.
         NotInterested => "not_interested",
     }
 }

@@ -10,11 +10,14 @@ use shared_kernel::error::{Classified, ErrorKind};
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{field}: {message}")]
 pub struct FieldError {
+    /// The wire name of the field at fault.
     pub field: &'static str,
+    /// The rule it broke, for the client (`must be at most 255 characters`).
     pub message: String,
 }
 
 impl FieldError {
+    /// `field` broke the rule `message` says.
     pub fn new(field: &'static str, message: impl Into<String>) -> Self {
         Self { field, message: message.into() }
     }

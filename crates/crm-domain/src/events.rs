@@ -1,4 +1,4 @@
-//! Event names and payloads of customer management (decisions §6): the shared contracts
+//! Event names and payloads of customer management (docs/events.md): the shared contracts
 //! (`event_contracts::crm`), re-exported so the context's code reads them from here. Which operation
 //! emits what is written there.
 //!

@@ -13,15 +13,23 @@ use crate::enums::{Direction, InteractionType, Outcome};
 use crate::error::FieldError;
 use crate::validate::{free_text, required_text};
 
+/// The longest subject, in characters after trimming.
 pub const MAX_SUBJECT_CHARS: usize = 255;
-/// The most attendees one interaction may be logged with (decisions §12.1), counted as sent.
+/// The most attendees one interaction may be logged with (docs/conventions.md, "Bounded input"),
+/// counted as sent.
 pub const MAX_ATTENDEES: usize = 100;
 
+/// Why an interaction operation was refused; [`Classified`] gives each case its kind and wire code.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum InteractionError {
     /// `VALIDATION_ERROR` 400; `field` goes into `details`.
     #[error("{field}: {message}")]
-    Invalid { field: &'static str, message: String },
+    Invalid {
+        /// The request field at fault.
+        field: &'static str,
+        /// The rule it broke.
+        message: String,
+    },
     /// `INTERACTION_ALREADY_ENDED` 409.
     #[error("the interaction has already ended")]
     AlreadyEnded,
@@ -64,46 +72,74 @@ impl From<FieldError> for InteractionError {
     }
 }
 
+/// A logged interaction as stored. Build one with [`Interaction::new`]; adapters fill the fields
+/// when loading rows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Interaction {
+    /// The interaction's identity.
     pub id: Uuid,
+    /// The customer it was with.
     pub customer_id: Uuid,
+    /// The company it concerns; one logged without it takes its customer's company
+    /// (docs/customer-management.md).
     pub company_id: Option<Uuid>,
     /// `type` on the wire.
     pub interaction_type: InteractionType,
+    /// Who started it.
     pub direction: Direction,
+    /// How it went, once known.
     pub outcome: Option<Outcome>,
+    /// What it was about, trimmed, 1..=[`MAX_SUBJECT_CHARS`] characters.
     pub subject: String,
+    /// Free text, kept as written; absent when blank.
     pub description: Option<String>,
+    /// The user who logged it.
     pub created_by: Uuid,
     /// User ids, no duplicates, first-added order.
     pub attendees: Vec<Uuid>,
+    /// When it started.
     pub started_at: OffsetDateTime,
+    /// When it ended; `None` while in progress.
     pub ended_at: Option<OffsetDateTime>,
     /// Computed by [`Interaction::end`]; never set directly.
     pub duration_sec: Option<i64>,
+    /// Whether someone must follow up.
     pub follow_up_required: bool,
+    /// When to follow up, if said.
     pub follow_up_date: Option<OffsetDateTime>,
+    /// What the follow-up is about, kept as written.
     pub follow_up_notes: Option<String>,
+    /// When it was logged.
     pub created_at: OffsetDateTime,
+    /// When it last changed.
     pub updated_at: OffsetDateTime,
+    /// When it was soft-deleted; repositories never return deleted interactions.
     pub deleted_at: Option<OffsetDateTime>,
     /// The stored row's version: 1 when created, bumped by the database on every update
     /// (the source of the resource's ETag).
     pub version: i64,
 }
 
+/// Raw creation input; [`Interaction::new`] validates it.
 #[derive(Debug, Clone)]
 pub struct NewInteraction {
+    /// The customer it was with.
     pub customer_id: Uuid,
+    /// The company it concerns, if given.
     pub company_id: Option<Uuid>,
+    /// Its channel.
     pub interaction_type: InteractionType,
+    /// Who started it.
     pub direction: Direction,
+    /// What it was about, 1..=[`MAX_SUBJECT_CHARS`] characters after trimming.
     pub subject: String,
+    /// Free text; blank means none.
     pub description: Option<String>,
     /// The authenticated user who logs it.
     pub created_by: Uuid,
+    /// At most [`MAX_ATTENDEES`] user ids as sent; duplicates are dropped.
     pub attendees: Vec<Uuid>,
+    /// When it started (the caller bounds the year).
     pub started_at: OffsetDateTime,
 }
 
@@ -114,6 +150,8 @@ fn attendees(ids: &[Uuid]) -> Result<Vec<Uuid>, InteractionError> {
 }
 
 impl Interaction {
+    /// Validates `input` into a new interaction in progress (fresh id, version 1, no outcome, no
+    /// follow-up); `Invalid` naming `subject` or `attendees` otherwise.
     pub fn new(input: NewInteraction, now: OffsetDateTime) -> Result<Interaction, InteractionError> {
         Ok(Interaction {
             version: 1,
@@ -139,12 +177,14 @@ impl Interaction {
         })
     }
 
+    /// Whether it has not ended yet.
     pub fn is_in_progress(&self) -> bool {
         self.ended_at.is_none()
     }
 
     /// `PUT .../end`: sets `ended_at` and `duration_sec` (whole seconds). Save with
     /// `InteractionRepository::save_end`, which applies it only while the row is still in progress.
+    /// `AlreadyEnded` the second time; `Invalid { field: "ended_at" }` before `started_at`.
     pub fn end(&self, ended_at: OffsetDateTime, now: OffsetDateTime) -> Result<Interaction, InteractionError> {
         if !self.is_in_progress() {
             return Err(InteractionError::AlreadyEnded);
@@ -156,7 +196,7 @@ impl Interaction {
         Ok(Interaction { ended_at: Some(ended_at), duration_sec: Some(duration), updated_at: now, ..self.clone() })
     }
 
-    /// `PUT .../content`.
+    /// `PUT .../content`: replaces subject and description (blank description clears it).
     pub fn update_content(
         &self,
         subject: &str,
@@ -191,8 +231,8 @@ impl Interaction {
         }
     }
 
-    /// `POST .../attendees`. `None` when the user already attends (nothing to save).
-    /// `Ok(None)` when the user already attends; at most [`MAX_ATTENDEES`] in all.
+    /// `POST .../attendees`: adds a user. `Ok(None)` when the user already attends (nothing to
+    /// save); at most [`MAX_ATTENDEES`] in all (`Invalid { field: "attendee_id" }` beyond).
     pub fn add_attendee(&self, user_id: Uuid, now: OffsetDateTime) -> Result<Option<Interaction>, InteractionError> {
         if self.attendees.contains(&user_id) {
             return Ok(None);
@@ -208,7 +248,7 @@ impl Interaction {
         Ok(Some(next))
     }
 
-    /// `DELETE .../attendees/:id`.
+    /// `DELETE .../attendees/:id`: removes a user; `AttendeeNotFound` when they do not attend.
     pub fn remove_attendee(&self, user_id: Uuid, now: OffsetDateTime) -> Result<Interaction, InteractionError> {
         if !self.attendees.contains(&user_id) {
             return Err(InteractionError::AttendeeNotFound);

@@ -11,17 +11,27 @@ use uuid::Uuid;
 
 use crate::enums::{CustomerStatus, CustomerType, ParseEnumError, Tier};
 
+/// Why a customer list query was refused; both cases are 400.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum QueryError {
     /// `VALIDATION_ERROR` 400; `field` goes into `details`.
     #[error("{field}: {message}")]
-    Invalid { field: &'static str, message: String },
+    Invalid {
+        /// The query parameter at fault (`status`, `tier`, `type`, `tags`, `search`, `sort`).
+        field: &'static str,
+        /// What is wrong with it.
+        message: String,
+    },
     /// `INVALID_UUID` 400 (an id filter that is not a UUID).
     #[error("{field}: not a valid UUID")]
-    InvalidUuid { field: &'static str },
+    InvalidUuid {
+        /// The query parameter at fault (`assigned_to`).
+        field: &'static str,
+    },
 }
 
 impl QueryError {
+    /// The query parameter at fault, for the error's `details`.
     pub fn field(&self) -> Option<&'static str> {
         match self {
             QueryError::Invalid { field, .. } | QueryError::InvalidUuid { field } => Some(field),
@@ -49,29 +59,40 @@ impl Classified for QueryError {
 /// The raw `GET /customers` query (pagination aside), as the HTTP layer deserialises it.
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct CustomerQuery {
+    /// A [`CustomerStatus`] spelling.
     pub status: Option<String>,
+    /// A [`Tier`] spelling.
     pub tier: Option<String>,
+    /// A user id: the sales rep in charge.
     pub assigned_to: Option<String>,
     /// Comma-separated; a customer must carry all of them.
     pub tags: Option<String>,
+    /// `individual` or `company` (`type` on the wire).
     #[serde(rename = "type")]
     pub customer_type: Option<String>,
     /// Case-insensitive substring of name, email or phone.
     pub search: Option<String>,
+    /// Sort keys, as [`CustomerSort::parse`] reads them.
     pub sort: Option<String>,
 }
 
 /// A validated customer list filter. Adapters must treat `search` as literal text (escape `%`, `_`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CustomerFilter {
+    /// Only customers in this status.
     pub status: Option<CustomerStatus>,
+    /// Only customers at this tier.
     pub tier: Option<Tier>,
+    /// Only customers assigned to this sales rep.
     pub assigned_to: Option<Uuid>,
     /// Every one of these (all-of), normalised like stored tags; empty means no tag filter.
     pub tags: Vec<String>,
     /// `individual` = no company, `company` = has one.
     pub customer_type: Option<CustomerType>,
+    /// Case-insensitive substring of name, email or phone, trimmed, at most
+    /// [`shared_kernel::bounds::MAX_SEARCH_CHARS`] characters.
     pub search: Option<String>,
+    /// The order of the list (before the final `id DESC`).
     pub sort: CustomerSort,
 }
 
@@ -88,6 +109,7 @@ fn parse_enum<T>(
 }
 
 impl CustomerFilter {
+    /// Parses every present parameter (blank means absent); the first bad one is the error.
     pub fn from_query(query: &CustomerQuery) -> Result<Self, QueryError> {
         let status = parse_enum("status", &query.status, CustomerStatus::parse)?;
         let tier = parse_enum("tier", &query.tier, Tier::parse)?;
@@ -113,15 +135,22 @@ impl CustomerFilter {
 /// The columns a customer list may be sorted by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CustomerSortField {
+    /// `created_at`: when the customer was created.
     CreatedAt,
+    /// `updated_at`: when the customer last changed.
     UpdatedAt,
+    /// `name`.
     Name,
+    /// `email`.
     Email,
+    /// `status`, in lifecycle order (lead < prospect < customer < churned).
     Status,
+    /// `tier`, in tier order (free < basic < pro < enterprise).
     Tier,
 }
 
 impl CustomerSortField {
+    /// Every sortable field.
     pub const ALL: [CustomerSortField; 6] = [
         CustomerSortField::CreatedAt,
         CustomerSortField::UpdatedAt,
@@ -144,9 +173,12 @@ impl CustomerSortField {
     }
 }
 
+/// The direction of one sort key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SortDirection {
+    /// Ascending: the field as written (`name`).
     Asc,
+    /// Descending: the field with a leading `-` (`-created_at`).
     Desc,
 }
 
@@ -161,7 +193,9 @@ impl Default for CustomerSort {
 }
 
 impl CustomerSort {
-    /// Parses `-created_at,name`. Blank text gives the default.
+    /// Parses `-created_at,name`: comma-separated fields of [`CustomerSortField`], `-` for
+    /// descending, each at most once. Blank text gives the default; anything else is `Invalid {
+    /// field: "sort" }`.
     pub fn parse(text: &str) -> Result<Self, QueryError> {
         if text.trim().is_empty() {
             return Ok(Self::default());
@@ -184,6 +218,7 @@ impl CustomerSort {
         Ok(CustomerSort(keys))
     }
 
+    /// The keys in order of precedence.
     pub fn keys(&self) -> &[(CustomerSortField, SortDirection)] {
         &self.0
     }

@@ -17,16 +17,22 @@ use crate::validate::free_text;
 /// The four allowed moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StatusMove {
+    /// lead → prospect.
     Qualify,
+    /// prospect → customer; also emits `customer.converted`.
     Convert,
+    /// customer → churned; sets `churned_at`, emits `customer.churned` with the reason.
     Churn,
+    /// churned → prospect; clears `churned_at`.
     Reactivate,
 }
 
 impl StatusMove {
+    /// Every move, in lifecycle order.
     pub const ALL: [StatusMove; 4] =
         [StatusMove::Qualify, StatusMove::Convert, StatusMove::Churn, StatusMove::Reactivate];
 
+    /// The status the move starts from (the only one it is allowed from).
     pub fn from(self) -> CustomerStatus {
         match self {
             StatusMove::Qualify => CustomerStatus::Lead,
@@ -36,6 +42,7 @@ impl StatusMove {
         }
     }
 
+    /// The status the move reaches.
     pub fn to(self) -> CustomerStatus {
         match self {
             StatusMove::Qualify => CustomerStatus::Prospect,
@@ -54,9 +61,13 @@ impl StatusMove {
 /// One row of the status history (analytics reads it). `from` is `None` for the creation row.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StatusChange {
+    /// The status before; `None` for the creation row.
     pub from: Option<CustomerStatus>,
+    /// The status after.
     pub to: CustomerStatus,
+    /// Why, as the caller said it (trimmed; blank is none).
     pub reason: Option<String>,
+    /// When the change happened.
     pub at: OffsetDateTime,
 }
 
@@ -67,7 +78,9 @@ pub struct StatusTransition {
     pub customer: Customer,
     /// The status the move started from; the conditional update expects it.
     pub from: CustomerStatus,
+    /// The history row to write with it.
     pub history: StatusChange,
+    /// `customer.status_changed`, then the move's own event if it has one.
     pub events: Vec<EventEnvelope>,
 }
 
@@ -92,7 +105,8 @@ impl Customer {
         self.apply(StatusMove::Reactivate, None, now)
     }
 
-    /// `PATCH .../status`: exactly the moves above, chosen by target.
+    /// `PATCH .../status`: exactly the moves above, chosen by target; the reason is kept for every
+    /// move. `InvalidStatusTransition` when no move leads from the current status to `target`.
     pub fn transition_to(
         &self,
         target: CustomerStatus,

@@ -21,24 +21,43 @@ use crate::error::FieldError;
 use crate::events::{self, Topic};
 use crate::validate::{optional_text, required_text, tags};
 
+/// The longest customer name, in characters after trimming.
 pub const MAX_NAME_CHARS: usize = 255;
+/// The longest phone text, in characters (the E.164 check is the caller's).
 pub const MAX_PHONE_CHARS: usize = 50;
+/// The longest `source` (where the customer came from), in characters.
 pub const MAX_SOURCE_CHARS: usize = 100;
 
+/// Why a customer operation was refused; [`Classified`] gives each case its kind and wire code.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CustomerError {
     /// `VALIDATION_ERROR` 400; `field` goes into `details`.
     #[error("{field}: {message}")]
-    Invalid { field: &'static str, message: String },
+    Invalid {
+        /// The request field at fault.
+        field: &'static str,
+        /// The rule it broke.
+        message: String,
+    },
     /// `INVALID_EMAIL` 400.
     #[error("email is not a valid address")]
     InvalidEmail,
     /// `INVALID_STATUS_TRANSITION` 409.
     #[error("a customer cannot move from {from} to {to}")]
-    InvalidStatusTransition { from: CustomerStatus, to: CustomerStatus },
+    InvalidStatusTransition {
+        /// The customer's current status.
+        from: CustomerStatus,
+        /// The status the move would reach.
+        to: CustomerStatus,
+    },
     /// `INVALID_TIER_CHANGE` 409: only upgrades are allowed.
     #[error("tier can only be upgraded; {from} to {to} is not an upgrade")]
-    InvalidTierChange { from: Tier, to: Tier },
+    InvalidTierChange {
+        /// The customer's current tier.
+        from: Tier,
+        /// The tier asked for, not above `from`.
+        to: Tier,
+    },
 }
 
 impl CustomerError {
@@ -87,21 +106,35 @@ impl From<InvalidEmail> for CustomerError {
 /// A customer as stored. Build one with [`Customer::new`]; adapters fill the fields when loading rows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Customer {
+    /// The customer's identity.
     pub id: Uuid,
+    /// The user account this customer is (one customer per user); exclusive with `company_id`.
     pub user_id: Option<Uuid>,
+    /// The company this customer is a contact of; exclusive with `user_id`.
     pub company_id: Option<Uuid>,
+    /// The customer's name, trimmed, 1..=[`MAX_NAME_CHARS`] characters.
     pub name: String,
+    /// The normalised address; unique among live customers of the same company (or of none).
     pub email: Email,
     /// Already validated and in E.164 form (the adapter owns the phone library).
     pub phone: Option<String>,
+    /// Where the customer stands in the lifecycle; changes only through the status moves.
     pub status: CustomerStatus,
+    /// The subscription tier; changes only by upgrade.
     pub tier: Tier,
+    /// Where the customer came from (`website`, `fair`), free text.
     pub source: Option<String>,
+    /// The sales rep in charge (an active user), if any; one at a time.
     pub assigned_to: Option<Uuid>,
+    /// Normalised tags (shared kernel rule: trimmed, distinct, at most 50 of 1..=50 characters).
     pub tags: Vec<String>,
+    /// When the customer was created.
     pub created_at: OffsetDateTime,
+    /// When the customer last changed.
     pub updated_at: OffsetDateTime,
+    /// When the customer churned; set exactly while the status is `churned`.
     pub churned_at: Option<OffsetDateTime>,
+    /// When the customer was soft-deleted; repositories never return deleted customers.
     pub deleted_at: Option<OffsetDateTime>,
     /// The stored row's version: 1 when created, bumped by the database on every update
     /// (the source of the resource's ETag).
@@ -111,37 +144,56 @@ pub struct Customer {
 /// Raw creation input; `Customer::new` validates all of it.
 #[derive(Debug, Clone, Default)]
 pub struct NewCustomer {
+    /// The user account the customer is; not together with `company_id`.
     pub user_id: Option<Uuid>,
+    /// The company the customer belongs to; not together with `user_id`.
     pub company_id: Option<Uuid>,
+    /// The name, trimmed to 1..=[`MAX_NAME_CHARS`] characters.
     pub name: String,
+    /// The email as sent; parsed with the shared rule.
     pub email: String,
     /// Validated and normalised to E.164 by the caller; here only its length is checked.
     pub phone: Option<String>,
     /// Any status may be given on create; default `lead`.
     pub status: Option<CustomerStatus>,
+    /// Default `free`.
     pub tier: Option<Tier>,
+    /// At most [`MAX_SOURCE_CHARS`] characters; blank means none.
     pub source: Option<String>,
+    /// The sales rep in charge; whether the user is active is the caller's check.
     pub assigned_to: Option<Uuid>,
+    /// Raw tags, normalised by the shared tag rule.
     pub tags: Vec<String>,
 }
 
-/// A new customer with the first history row (`from: None`) and `customer.created`.
+/// A new customer with the first history row (`from: None`) and `customer.created`; save all of it
+/// with `CustomerRepository::create`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CustomerCreated {
+    /// The new customer, version 1.
     pub customer: Customer,
+    /// The first status history row.
     pub history: StatusChange,
+    /// `customer.created`, to record in the outbox with the row.
     pub events: Vec<EventEnvelope>,
 }
 
 /// `PUT /customers/:id`: absent fields stay; `phone: Some(None)` clears the phone.
 #[derive(Debug, Clone, Default)]
 pub struct CustomerChanges {
+    /// A new name, 1..=[`MAX_NAME_CHARS`] characters.
     pub name: Option<String>,
+    /// A new phone (`Some(Some)`), or none (`Some(None)`, or blank).
     pub phone: Option<Option<String>>,
+    /// A new tag list, replacing the old one.
     pub tags: Option<Vec<String>>,
 }
 
 impl Customer {
+    /// Validates `input` into a new customer (fresh id, version 1, created and updated at `now`,
+    /// `churned_at = now` when created `churned`), with its first history row and `customer.created`.
+    /// Refusals: `Invalid` naming `name`, `phone`, `source`, `tags` or `company_id` (both `user_id`
+    /// and `company_id` given), or `InvalidEmail`.
     #[expect(clippy::new_ret_no_self, reason = "creation also yields the history row and events to store with it")]
     pub fn new(input: NewCustomer, now: OffsetDateTime) -> Result<CustomerCreated, CustomerError> {
         let name = required_text("name", &input.name, MAX_NAME_CHARS)?;
@@ -191,6 +243,8 @@ impl Customer {
         }
     }
 
+    /// The customer with the given plain fields changed and `updated_at = now`; save with
+    /// `CustomerRepository::update`. `Invalid` names the first field that breaks its rule.
     pub fn update_details(&self, changes: CustomerChanges, now: OffsetDateTime) -> Result<Customer, CustomerError> {
         let mut next = self.clone();
         if let Some(name) = changes.name {
@@ -218,7 +272,8 @@ impl Customer {
         Customer { assigned_to: sales_rep, updated_at: now, ..self.clone() }
     }
 
-    /// Links the user account this customer belongs to (the `identity.user.registered` subscriber).
+    /// Links the user account this customer belongs to (the `identity.user.registered` subscriber);
+    /// `Invalid { field: "user_id" }` for a company's customer.
     pub fn link_user(&self, user_id: Uuid, now: OffsetDateTime) -> Result<Customer, CustomerError> {
         if self.company_id.is_some() {
             return Err(FieldError::new("user_id", "a customer cannot have both user_id and company_id").into());

@@ -11,12 +11,16 @@ use crate::events::{CustomerTierUpgraded, Topic};
 /// concurrent upgrades cannot end in a downgrade.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TierChange {
+    /// The customer at the new tier, `updated_at` set.
     pub customer: Customer,
+    /// The tier it was read at, which the conditional update expects.
     pub from: Tier,
+    /// `customer.tier_upgraded`.
     pub events: Vec<EventEnvelope>,
 }
 
 impl Customer {
+    /// Upgrades the customer to `to`; `InvalidTierChange` unless `to` is above the current tier.
     pub fn change_tier(&self, to: Tier, now: OffsetDateTime) -> Result<TierChange, CustomerError> {
         let from = self.tier;
         if to <= from {

@@ -19,6 +19,7 @@ use crate::error::FieldError;
 use crate::events::{DealCreated as DealCreatedEvent, Topic};
 use crate::validate::{required_text, tags};
 
+/// The longest deal name, in characters after trimming.
 pub const MAX_DEAL_NAME_CHARS: usize = 200;
 
 /// `USD`, the currency of a deal created without one.
@@ -29,17 +30,29 @@ pub fn default_currency() -> CurrencyCode {
     }
 }
 
+/// Why a deal operation was refused; [`Classified`] gives each case its kind and wire code.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DealError {
     /// `VALIDATION_ERROR` 400; `field` goes into `details`.
     #[error("{field}: {message}")]
-    Invalid { field: &'static str, message: String },
+    Invalid {
+        /// The request field at fault.
+        field: &'static str,
+        /// The rule it broke.
+        message: String,
+    },
     /// `MOVE_STAGE_FAILED` 400: the deal is closed, its stage cannot change.
     #[error("the deal is {stage} and cannot change stage")]
-    MoveStageFailed { stage: DealStage },
+    MoveStageFailed {
+        /// The closed stage the deal is in.
+        stage: DealStage,
+    },
     /// `DEAL_CLOSED` 409: a closed deal's details cannot change.
     #[error("the deal is {stage} and cannot be edited")]
-    Closed { stage: DealStage },
+    Closed {
+        /// The closed stage the deal is in.
+        stage: DealStage,
+    },
 }
 
 impl DealError {
@@ -75,66 +88,101 @@ impl From<FieldError> for DealError {
     }
 }
 
+/// A sales opportunity with one customer, as stored. Build one with [`Deal::new`]; adapters fill the
+/// fields when loading rows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Deal {
+    /// The deal's identity.
     pub id: Uuid,
+    /// The customer the deal is with.
     pub customer_id: Uuid,
+    /// The sales rep in charge (an active user).
     pub assigned_to: Uuid,
+    /// What is being sold, trimmed, 1..=[`MAX_DEAL_NAME_CHARS`] characters.
     pub name: String,
-    /// Minor units (cents) of `currency`.
+    /// Minor units (cents) of `currency`; always positive.
     pub value: i64,
+    /// The currency of `value`, an active ISO 4217 code of the reference data.
     pub currency: CurrencyCode,
+    /// Where the deal stands in the pipeline; changes only through the stage moves.
     pub stage: DealStage,
     /// Always `stage.probability()`; stored for queries.
     pub probability: u8,
+    /// Where the deal came from.
     pub source: DealSource,
+    /// When the deal is expected to close; after today (UTC) whenever it is set.
     pub expected_close_date: Date,
+    /// When the deal closed; set exactly on closed deals.
     pub actual_close_date: Option<Date>,
+    /// Why a lost deal was lost, if said.
     pub loss_reason: Option<String>,
+    /// Normalised tags (shared kernel rule).
     pub tags: Vec<String>,
+    /// When the deal was created.
     pub created_at: OffsetDateTime,
+    /// When the deal last changed.
     pub updated_at: OffsetDateTime,
+    /// When the deal was soft-deleted; repositories never return deleted deals.
     pub deleted_at: Option<OffsetDateTime>,
     /// The stored row's version: 1 when created, bumped by the database on every update
     /// (the source of the resource's ETag).
     pub version: i64,
 }
 
+/// Raw creation input; [`Deal::new`] validates it.
 #[derive(Debug, Clone)]
 pub struct NewDeal {
+    /// The customer the deal is with; must exist (checked by the repository).
     pub customer_id: Uuid,
+    /// The sales rep in charge; must be an active user (the caller's check).
     pub assigned_to: Uuid,
+    /// What is being sold, 1..=[`MAX_DEAL_NAME_CHARS`] characters after trimming.
     pub name: String,
+    /// The worth in cents of `currency`; must be positive.
     pub value: i64,
     /// Default [`default_currency`].
     pub currency: Option<CurrencyCode>,
+    /// Default `inbound`.
     pub source: Option<DealSource>,
+    /// Must be after today (UTC date of `now`).
     pub expected_close_date: Date,
+    /// Raw tags, normalised by the shared tag rule.
     pub tags: Vec<String>,
 }
 
 /// One row of the stage history (analytics reads it). `from` is `None` for the creation row.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StageChange {
+    /// The stage before; `None` for the creation row.
     pub from: Option<DealStage>,
+    /// The stage after.
     pub to: DealStage,
+    /// When the change happened.
     pub at: OffsetDateTime,
 }
 
-/// A new deal with its first history row and `customer.deal.created`.
+/// A new deal with its first history row and `customer.deal.created`; save all of it with
+/// `DealRepository::create`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DealCreated {
+    /// The new deal, at `lead`, version 1.
     pub deal: Deal,
+    /// The first stage history row.
     pub history: StageChange,
+    /// `customer.deal.created`.
     pub events: Vec<EventEnvelope>,
 }
 
 /// A stage change: save it with `DealRepository::save_stage_change`, conditional on `from`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StageTransition {
+    /// The deal at its new stage, probability and close data set.
     pub deal: Deal,
+    /// The stage it was read at, which the conditional update expects.
     pub from: DealStage,
+    /// The history row to write with it.
     pub history: StageChange,
+    /// `customer.deal.stage_changed`, then `customer.deal.won` or `.lost` when it closes.
     pub events: Vec<EventEnvelope>,
 }
 
@@ -159,6 +207,9 @@ fn positive_value(value: i64) -> Result<i64, FieldError> {
 }
 
 impl Deal {
+    /// Validates `input` into a new deal at `lead` (fresh id, version 1, probability 10), with its
+    /// first history row and `customer.deal.created`. Refusals are `Invalid` naming `name`, `value`,
+    /// `expected_close_date` or `tags`.
     #[expect(clippy::new_ret_no_self, reason = "creation also yields the history row and events to store with it")]
     pub fn new(input: NewDeal, now: OffsetDateTime) -> Result<DealCreated, DealError> {
         let deal = Deal {
@@ -191,11 +242,13 @@ impl Deal {
         Ok(DealCreated { deal, history, events: vec![created] })
     }
 
+    /// The deal's worth as [`Money`].
     pub fn money(&self) -> Money {
         Money::new(self.value, self.currency)
     }
 
-    /// `PUT .../basic-info`: absent fields stay.
+    /// `PUT .../basic-info`: absent fields stay; a new close date must be after today. `Closed` for
+    /// a closed deal. Save with `DealRepository::update_open`.
     pub fn update_basic_info(
         &self,
         name: Option<String>,
@@ -214,7 +267,8 @@ impl Deal {
         Ok(next)
     }
 
-    /// `PUT .../value`.
+    /// `PUT .../value`: a positive amount in `currency`. `Closed` for a closed deal. Save with
+    /// `DealRepository::update_open`.
     pub fn update_value(&self, value: i64, currency: CurrencyCode, now: OffsetDateTime) -> Result<Deal, DealError> {
         self.ensure_open_for_edit()?;
         Ok(Deal { value: positive_value(value)?, currency, updated_at: now, ..self.clone() })

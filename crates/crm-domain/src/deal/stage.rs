@@ -23,13 +23,15 @@ impl Deal {
         Ok(Some(self.change_stage(stage, close_date, None, now)))
     }
 
-    /// `POST .../win`.
+    /// `POST .../win`: closes the deal as won on `close_date` (any date the caller accepts);
+    /// `MoveStageFailed` for a closed deal.
     pub fn win(&self, close_date: Date, now: OffsetDateTime) -> Result<StageTransition, DealError> {
         self.ensure_open_for_move()?;
         Ok(self.change_stage(DealStage::ClosedWon, Some(close_date), None, now))
     }
 
-    /// `POST .../lose`; a blank reason counts as none.
+    /// `POST .../lose`: closes the deal as lost on `close_date`, with a trimmed reason (blank counts
+    /// as none); `MoveStageFailed` for a closed deal.
     pub fn lose(
         &self,
         close_date: Date,

@@ -12,15 +12,20 @@ use crate::company::Company;
 /// Newest first, then `id DESC`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CompanyFilter {
+    /// Text the name must contain; `None` lists every company.
     pub search: Option<String>,
 }
 
+/// Companies in storage, under the contract of [`crate::ports`].
 #[async_trait]
 pub trait CompanyRepository: Send + Sync {
+    /// Inserts a company made by [`Company::new`] and returns it as stored.
     async fn create(&self, company: &Company) -> Result<Company, RepoError>;
 
+    /// The live company `id`, if any.
     async fn find_by_id(&self, id: Uuid) -> Result<Option<Company>, RepoError>;
 
+    /// One page of the live companies `filter` selects.
     async fn list(&self, filter: &CompanyFilter, page: PageRequest) -> Result<Page<Company>, RepoError>;
 
     /// Writes `name`, `website`, `industry`, `updated_at` over `company.version` (the version it was read

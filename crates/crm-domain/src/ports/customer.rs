@@ -21,15 +21,17 @@ pub enum EmailScope {
     NoCompany,
 }
 
+/// Customers in storage, under the contract of [`crate::ports`].
 #[async_trait]
 pub trait CustomerRepository: Send + Sync {
     /// Inserts the customer, its first history row and its events in one transaction.
     /// `Conflict { field: "email" }`; `MissingReference` for `company_id`, `assigned_to`, `user_id`.
     async fn create(&self, created: &CustomerCreated) -> Result<Customer, RepoError>;
 
+    /// The live customer `id`, if any.
     async fn find_by_id(&self, id: Uuid) -> Result<Option<Customer>, RepoError>;
 
-    /// Case-insensitive (emails are stored lower-cased).
+    /// The live customer with this email in `scope`, if any. Case-insensitive (emails are stored lower-cased).
     async fn find_by_email(&self, email: &Email, scope: EmailScope) -> Result<Option<Customer>, RepoError>;
 
     /// The customer linked to a user account (registration subscriber idempotency).
@@ -48,7 +50,8 @@ pub trait CustomerRepository: Send + Sync {
     /// history row and the events, in one transaction. `Stale` if the status moved meanwhile.
     async fn save_transition(&self, transition: &StatusTransition) -> Result<Customer, RepoError>;
 
-    /// `UPDATE … SET tier, updated_at WHERE id = … AND tier = change.from`, plus the events.
+    /// `UPDATE … SET tier, updated_at WHERE id = … AND tier = change.from`, plus the events, in one
+    /// transaction. `Stale` if the tier moved meanwhile (two upgrades never end in a downgrade).
     async fn save_tier_change(&self, change: &TierChange) -> Result<Customer, RepoError>;
 
     /// Sets `deleted_at`; `NotFound` if missing or already deleted. Frees the email for reuse.

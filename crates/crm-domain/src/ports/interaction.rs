@@ -13,9 +13,13 @@ use crate::interaction::Interaction;
 /// Ordered by `started_at DESC`, then `id DESC`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct InteractionFilter {
+    /// Only interactions with this customer.
     pub customer_id: Option<Uuid>,
+    /// Only interactions concerning this company.
     pub company_id: Option<Uuid>,
+    /// Only interactions of this channel.
     pub interaction_type: Option<InteractionType>,
+    /// Only interactions logged by this user.
     pub created_by: Option<Uuid>,
 }
 
@@ -23,28 +27,39 @@ pub struct InteractionFilter {
 /// created by a user; ordered by `follow_up_date ASC NULLS LAST`, then `id`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FollowUpFilter {
+    /// Only follow-ups dated before this instant.
     pub due_before: Option<OffsetDateTime>,
+    /// Only interactions logged by this user.
     pub created_by: Option<Uuid>,
 }
 
 /// A list row: the interaction plus the names the spec resolves by join.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InteractionView {
+    /// The interaction itself.
     pub interaction: Interaction,
+    /// The customer's name.
     pub customer_name: String,
+    /// The company's name, when the interaction concerns one.
     pub company_name: Option<String>,
+    /// The name of the user who logged it; `None` only when no user row matches `created_by`.
     pub created_by_name: Option<String>,
 }
 
+/// Interactions in storage, under the contract of [`crate::ports`].
 #[async_trait]
 pub trait InteractionRepository: Send + Sync {
-    /// `MissingReference` for `customer_id`, `company_id`, `created_by` or `attendees`.
+    /// Inserts an interaction made by [`Interaction::new`]. `MissingReference` for `customer_id`,
+    /// `company_id`, `created_by` or `attendees`.
     async fn create(&self, interaction: &Interaction) -> Result<Interaction, RepoError>;
 
+    /// The live interaction `id`, if any.
     async fn find_by_id(&self, id: Uuid) -> Result<Option<Interaction>, RepoError>;
 
+    /// One page of the live interactions `filter` selects, with their names.
     async fn list(&self, filter: &InteractionFilter, page: PageRequest) -> Result<Page<InteractionView>, RepoError>;
 
+    /// One page of the live interactions that need a follow-up, as [`FollowUpFilter`] orders them.
     async fn follow_ups(&self, filter: &FollowUpFilter, page: PageRequest) -> Result<Page<InteractionView>, RepoError>;
 
     /// Writes `subject`, `description`, `outcome`, the follow-up fields, `attendees`, `updated_at` over
