@@ -84,6 +84,38 @@ async fn two_consumers_in_one_group_split_the_events() {
 }
 
 #[actix_web::test]
+async fn a_failing_event_is_retried_aside_while_the_next_ones_go_on() {
+    let stream = format!("{}:events", unique_prefix("aside"));
+    let mut settings = StreamSettings::new(&stream);
+    settings.consumer = "consumer-aside".to_owned();
+    settings.batch_size = 1;
+    settings.block = Duration::from_millis(100);
+    // The first event fails once and is retried ten seconds later: the others must not wait for it.
+    let policy = RetryPolicy { attempts: 2, initial_delay: Duration::from_secs(10), ..RetryPolicy::default() };
+    let bus = RedisStreamsBus::new(&redis_url(), settings, policy, Arc::new(NoObserver)).expect("redis bus");
+    let handler = RecordingHandler::failing("test.aside", "test.aside_event", 1);
+    bus.subscribe(handler.clone());
+    bus.start().await.expect("start");
+    let events: Vec<EventEnvelope> =
+        (0..4).map(|n| EventEnvelope::new("test.aside_event", Uuid::now_v7(), serde_json::json!({ "n": n }))).collect();
+    for event in &events {
+        bus.publish(event).await.expect("publish");
+    }
+    // The failed first attempt and the three others, each read alone, long before the retry is due.
+    eventually(Duration::from_secs(5), "the other events handled meanwhile", || handler.attempts() >= 4).await;
+    let seen = handler.received_ids();
+    for event in &events[1..] {
+        assert!(seen.contains(&event.id), "handled while the first waits aside");
+    }
+    eventually(Duration::from_secs(20), "the failed event retried", || handler.attempts() >= 5).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    bus.shutdown().await;
+    let pending = pending_counts(&redis_url(), &stream, &["test.aside"]).await.expect("xpending");
+    assert_eq!(pending["test.aside"], 0, "the retried one acknowledged too");
+    delete_key(&stream).await;
+}
+
+#[actix_web::test]
 async fn a_crashed_consumers_events_are_reclaimed() {
     let stream = format!("{}:events", unique_prefix("reclaim"));
     let group = "test.reclaim";

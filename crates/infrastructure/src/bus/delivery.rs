@@ -43,35 +43,128 @@ impl RetryPolicy {
 /// Runs `handler` on `event` until it succeeds or the attempts run out, in
 /// which case the event becomes a dead letter. A panicking handler counts
 /// as a failed attempt. Returns whether the handler succeeded.
+///
+/// Between attempts the delivery waits aside: with `workers` (the bus's worker slots), it gives a
+/// slot back for as long as it waits and takes one again before its next attempt, so a handler that
+/// fails or waits on a lock never holds up the other events (docs/bounded-work.md).
 pub async fn deliver(
     handler: &Arc<dyn EventHandler>,
     event: &EventEnvelope,
     policy: &RetryPolicy,
     observer: &Arc<dyn DeliveryObserver>,
+    workers: Option<&Arc<tokio::sync::Semaphore>>,
+) -> bool {
+    match first_attempt(handler, event, policy, observer).await {
+        FirstAttempt::Done(succeeded) => succeeded,
+        FirstAttempt::Failed => retry(handler, event, policy, observer, workers).await,
+    }
+}
+
+/// How a delivery's first attempt ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FirstAttempt {
+    /// Handled (`true`), or failed with no attempt left and dead-lettered (`false`).
+    Done(bool),
+    /// Failed; [`retry`] makes the other attempts.
+    Failed,
+}
+
+/// The first attempt alone, for a bus that retries aside (`redis_streams`).
+pub async fn first_attempt(
+    handler: &Arc<dyn EventHandler>,
+    event: &EventEnvelope,
+    policy: &RetryPolicy,
+    observer: &Arc<dyn DeliveryObserver>,
+) -> FirstAttempt {
+    match attempt(handler, event, observer).await {
+        Ok(()) => FirstAttempt::Done(true),
+        Err(error) if policy.attempts <= 1 => {
+            dead_letter(handler, event, observer, &error, 1).await;
+            FirstAttempt::Done(false)
+        }
+        Err(error) => {
+            warn_retrying(handler, event, policy, 1, &error);
+            FirstAttempt::Failed
+        }
+    }
+}
+
+/// The attempts after a failed first one, each after its pause (see [`deliver`] for `workers`).
+pub async fn retry(
+    handler: &Arc<dyn EventHandler>,
+    event: &EventEnvelope,
+    policy: &RetryPolicy,
+    observer: &Arc<dyn DeliveryObserver>,
+    workers: Option<&Arc<tokio::sync::Semaphore>>,
 ) -> bool {
     let attempts = policy.attempts.max(1);
-    for attempt in 1..=attempts {
-        let outcome = AssertUnwindSafe(handler.handle(event)).catch_unwind().await;
-        let error = match outcome {
-            Ok(Ok(())) => {
-                if handler.records_events() {
-                    observer.delivered();
-                }
-                return true;
-            }
-            Ok(Err(error)) => error.to_string(),
-            Err(_) => "handler panicked".to_owned(),
+    for number in 2..=attempts {
+        wait_aside(policy.delay_after(number - 1), workers).await;
+        let error = match attempt(handler, event, observer).await {
+            Ok(()) => return true,
+            Err(error) => error,
         };
-        if attempt == attempts {
-            tracing::error!(event_id = %event.id, event = %event.name, handler = handler.name(), attempts, %error, "event dead-lettered");
-            observer.dead_letter(event, handler.name(), &error, attempts).await;
+        if number == attempts {
+            dead_letter(handler, event, observer, &error, attempts).await;
             return false;
         }
-        let pause = policy.delay_after(attempt);
-        tracing::warn!(event_id = %event.id, handler = handler.name(), attempt, %error, retry_in_ms = pause.as_millis() as u64, "handler failed; retrying");
-        tokio::time::sleep(pause).await;
+        warn_retrying(handler, event, policy, number, &error);
     }
     false
+}
+
+/// One call of the handler; a panic is a failure.
+async fn attempt(
+    handler: &Arc<dyn EventHandler>,
+    event: &EventEnvelope,
+    observer: &Arc<dyn DeliveryObserver>,
+) -> Result<(), String> {
+    match AssertUnwindSafe(handler.handle(event)).catch_unwind().await {
+        Ok(Ok(())) => {
+            if handler.records_events() {
+                observer.delivered();
+            }
+            Ok(())
+        }
+        Ok(Err(error)) => Err(error.to_string()),
+        Err(_) => Err("handler panicked".to_owned()),
+    }
+}
+
+async fn dead_letter(
+    handler: &Arc<dyn EventHandler>,
+    event: &EventEnvelope,
+    observer: &Arc<dyn DeliveryObserver>,
+    error: &str,
+    attempts: u32,
+) {
+    tracing::error!(event_id = %event.id, event = %event.name, handler = handler.name(), attempts, %error, "event dead-lettered");
+    observer.dead_letter(event, handler.name(), error, attempts).await;
+}
+
+fn warn_retrying(
+    handler: &Arc<dyn EventHandler>,
+    event: &EventEnvelope,
+    policy: &RetryPolicy,
+    failed: u32,
+    error: &str,
+) {
+    let pause = policy.delay_after(failed);
+    tracing::warn!(event_id = %event.id, handler = handler.name(), attempt = failed, %error, retry_in_ms = pause.as_millis() as u64, "handler failed; retrying");
+}
+
+/// Waits `pause`, giving a worker slot back meanwhile when there are slots.
+async fn wait_aside(pause: Duration, workers: Option<&Arc<tokio::sync::Semaphore>>) {
+    let Some(workers) = workers else {
+        tokio::time::sleep(pause).await;
+        return;
+    };
+    workers.add_permits(1);
+    tokio::time::sleep(pause).await;
+    // Closed: the bus is stopping, and the attempt runs as an unfinished one would.
+    if let Ok(slot) = workers.acquire().await {
+        slot.forget();
+    }
 }
 
 #[cfg(test)]
@@ -121,7 +214,7 @@ mod tests {
         let event = EventEnvelope::new("test.event", Uuid::now_v7(), serde_json::json!({}));
         for records in [true, false] {
             let handler: Arc<dyn EventHandler> = Arc::new(Succeeding(records));
-            assert!(deliver(&handler, &event, &RetryPolicy::default(), &observer).await);
+            assert!(deliver(&handler, &event, &RetryPolicy::default(), &observer, None).await);
         }
         assert_eq!(counted.0.load(Ordering::SeqCst), 1, "the relay is woken for the recorder only");
     }

@@ -161,11 +161,16 @@ impl Dispatch {
                 let Ok(permit) = self.workers.clone().acquire_owned().await else {
                     return false;
                 };
-                let (handler, policy, observer, depth) =
-                    (handler.clone(), self.policy.clone(), self.observer.clone(), self.depth.clone());
+                let (handler, policy, observer, depth, workers) = (
+                    handler.clone(),
+                    self.policy.clone(),
+                    self.observer.clone(),
+                    self.depth.clone(),
+                    self.workers.clone(),
+                );
                 tokio::spawn(async move {
                     futures_util::future::join_all(group.iter().map(|in_flight| async {
-                        deliver(&handler, &in_flight.event, &policy, &observer).await;
+                        deliver(&handler, &in_flight.event, &policy, &observer, Some(&workers)).await;
                         if in_flight.remaining.fetch_sub(1, Ordering::AcqRel) == 1 {
                             depth.fetch_sub(1, Ordering::Relaxed);
                             observer.completed(in_flight.event.id).await;
@@ -369,5 +374,49 @@ mod tests {
         let handler = Overlapping::new(false, 1);
         run(handler.clone(), &["batch.together"; 4]).await;
         assert_eq!(handler.most.load(Ordering::SeqCst), 1, "a handler that does not batch: one at a time");
+    }
+
+    /// Fails `stuck.*` events every time; handles the others at once.
+    struct FailsSome;
+
+    #[async_trait]
+    impl EventHandler for FailsSome {
+        fn name(&self) -> &'static str {
+            "test.fails_some"
+        }
+        fn handles(&self, _event_name: &str) -> bool {
+            true
+        }
+        async fn handle(&self, event: &EventEnvelope) -> Result<(), HandlerError> {
+            if event.name.starts_with("stuck.") {
+                return Err(HandlerError("a row is held elsewhere".to_owned()));
+            }
+            Ok(())
+        }
+    }
+
+    #[tokio::test]
+    async fn a_failing_event_waits_aside_and_the_others_go_on() {
+        let completions = Arc::new(Completions::default());
+        let observer: Arc<dyn DeliveryObserver> = completions.clone();
+        // One worker, and a retry an hour away: were the worker held through the wait, nothing else
+        // would be handled.
+        let policy = RetryPolicy {
+            attempts: 3,
+            initial_delay: Duration::from_secs(3600),
+            max_delay: Duration::from_secs(3600),
+            multiplier: 1.0,
+        };
+        let bus = InProcessBus::new(1, 100, policy, observer);
+        bus.subscribe(Arc::new(FailsSome));
+        bus.publish(&EventEnvelope::new("stuck.one", Uuid::nil(), serde_json::json!({}))).await.expect("queued");
+        for _ in 0..3 {
+            bus.publish(&EventEnvelope::new("fine.one", Uuid::nil(), serde_json::json!({}))).await.expect("queued");
+        }
+        bus.start().await.expect("started");
+        tokio::time::timeout(Duration::from_secs(10), completions.wait_for(3))
+            .await
+            .expect("the three others were handled while the failing one waits to be retried");
+        assert_eq!(completions.count.load(Ordering::SeqCst), 3, "the failing one is not done");
     }
 }

@@ -22,7 +22,7 @@ use shared_kernel::EventEnvelope;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use super::delivery::deliver;
+use super::delivery::{first_attempt, retry, FirstAttempt};
 use super::{DeliveryObserver, RetryPolicy};
 
 #[derive(Debug, Clone)]
@@ -161,16 +161,33 @@ impl Consumer {
         self.handler.name()
     }
 
-    /// Handles each message, then acknowledges the batch.
+    /// Makes each message's first attempt, then acknowledges the batch. A message whose first attempt
+    /// failed is retried aside, in a task of its own, and acknowledged when it is done: the next read
+    /// does not wait for its back-off (docs/bounded-work.md).
     async fn process(&self, conn: &mut MultiplexedConnection, messages: Vec<StreamId>) {
         if messages.is_empty() {
             return;
         }
-        let ids: Vec<String> = messages.iter().map(|m| m.id.clone()).collect();
         self.in_flight.fetch_add(messages.len() as i64, Ordering::Relaxed);
-        join_all(messages.iter().map(|message| self.process_one(message))).await;
-        self.in_flight.fetch_sub(messages.len() as i64, Ordering::Relaxed);
-        let acked = redis::cmd("XACK").arg(&self.stream_key).arg(self.group()).arg(&ids).query_async::<i64>(conn).await;
+        let outcomes = join_all(messages.iter().map(|message| self.process_one(message))).await;
+        let mut done = Vec::with_capacity(messages.len());
+        for (message, failed) in messages.iter().zip(outcomes) {
+            match failed {
+                Some(event) => {
+                    tokio::spawn(self.clone().retry_aside(conn.clone(), message.id.clone(), event));
+                }
+                None => done.push(message.id.clone()),
+            }
+        }
+        self.in_flight.fetch_sub(done.len() as i64, Ordering::Relaxed);
+        self.acknowledge(conn, &done).await;
+    }
+
+    async fn acknowledge(&self, conn: &mut MultiplexedConnection, ids: &[String]) {
+        if ids.is_empty() {
+            return;
+        }
+        let acked = redis::cmd("XACK").arg(&self.stream_key).arg(self.group()).arg(ids).query_async::<i64>(conn).await;
         if let Err(error) = acked {
             // Unacknowledged messages are reclaimed later; the inbox makes
             // the second delivery harmless.
@@ -178,24 +195,36 @@ impl Consumer {
         }
     }
 
-    async fn process_one(&self, message: &StreamId) {
+    /// The attempts after a failed first one, then the acknowledgement.
+    async fn retry_aside(self, mut conn: MultiplexedConnection, id: String, event: EventEnvelope) {
+        retry(&self.handler, &event, &self.policy, &self.observer, None).await;
+        self.in_flight.fetch_sub(1, Ordering::Relaxed);
+        self.acknowledge(&mut conn, &[id]).await;
+    }
+
+    /// The message's first attempt; its event when that failed and it is to be retried.
+    async fn process_one(&self, message: &StreamId) -> Option<EventEnvelope> {
         let Some(payload) = message.get::<String>(FIELD_EVENT) else {
             tracing::error!(id = %message.id, "stream message without an event; skipped");
-            return;
+            return None;
         };
         let event: EventEnvelope = match serde_json::from_str(&payload) {
             Ok(event) => event,
             Err(error) => {
                 tracing::error!(id = %message.id, %error, "unreadable event in stream; skipped");
-                return;
+                return None;
             }
         };
         let wanted = match message.get::<String>(FIELD_TARGET) {
             Some(target) => target == self.handler.name(),
             None => self.handler.handles(&event.name),
         };
-        if wanted {
-            deliver(&self.handler, &event, &self.policy, &self.observer).await;
+        if !wanted {
+            return None;
+        }
+        match first_attempt(&self.handler, &event, &self.policy, &self.observer).await {
+            FirstAttempt::Done(_) => None,
+            FirstAttempt::Failed => Some(event),
         }
     }
 
