@@ -1,4 +1,4 @@
--- Lists whose filter or sort no index served (docs/performance-journal.md, "Indexes for every list").
+-- Lists whose filter or sort no index served (docs/performance-mechanisms.md, "Indexes for lists and lean writes").
 
 -- `GET /products?sort=-price` orders by `price DESC NULLS LAST, id DESC`; the (price, id) index read
 -- backwards gives NULLS FIRST, so every such page sorted all live products.

@@ -1,5 +1,5 @@
--- The in-process bus's unfinished events in a narrow table of their own (docs/performance-journal.md,
--- "Unfinished events in a table of their own").
+-- The in-process bus's unfinished events in a narrow table of their own (docs/performance-mechanisms.md,
+-- "Events handed over from memory").
 --
 -- An event's row used to be marked done with `UPDATE outbox_events SET completed_at = now()`: a new
 -- version of the whole row (its JSON data too) and an entry in each of the outbox's four indexes, for

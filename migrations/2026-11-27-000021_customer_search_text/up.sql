@@ -1,4 +1,4 @@
--- One text a customer search reads, one trigram index (docs/performance-journal.md, "One search text a customer").
+-- One text a customer search reads, one trigram index (docs/performance-mechanisms.md, "Indexes for lists and lean writes").
 
 -- A search matches the name case-insensitively, the email (stored lower-cased, CHECK) or the phone
 -- (`+` and digits, CHECK). Each had a trigram index and the search ORed them: a creation wrote three

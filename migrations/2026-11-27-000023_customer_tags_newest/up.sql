@@ -1,5 +1,5 @@
--- A tag's customers newest first, from `customer_tags` alone (docs/performance-journal.md, "A tag's
--- pages from customer_tags").
+-- A tag's customers newest first, from `customer_tags` alone (docs/performance-mechanisms.md,
+-- "Counted list totals").
 --
 -- A page of `tags=…` or `tags=…&status=…` walked the customers' newest-first index and read each row
 -- to check its tags: 2 000 rows read for page five of `tags=vip&status=lead` at 10^6 customers. With the

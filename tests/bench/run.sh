@@ -101,7 +101,7 @@ echo "== Lists over $CUSTOMERS customers (page of 20 with total; ${DUR}s each)"
 began=$(now_ms)
 # The hot paths' customers (all leads, all newer than the seeded ones) would sit at the head of every
 # newest-first list, where no shape below matches them: the lists are measured over the seeded
-# customers alone (docs/performance-journal.md, "Lists after the hot paths").
+# customers alone (docs/performance.md, "`make bench`").
 sql -c "SET client_min_messages = warning; TRUNCATE customers CASCADE"
 sql -v customers="$CUSTOMERS" -f "$here/seed_customers.sql"
 sql -c "VACUUM (ANALYZE) customers, customer_tags"  # what autovacuum would have done by now: index-only counts

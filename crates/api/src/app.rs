@@ -193,7 +193,8 @@ pub fn build_app(
                 .service(web::scope("/warehouse").configure(routes::warehouse::configure))
                 .configure(routes::webhooks::configure)
                 // The UI loads the document from its URL; the document is served as text serialized
-                // once, not as a copy of the parsed tree per worker (megabytes each: docs/performance-journal.md).
+                // once, not as a copy of the parsed tree per worker (megabytes each:
+                // docs/performance-mechanisms.md, "Memory").
                 .service(web::resource(OPENAPI_FILE).route(web::get().to(openapi_json))),
         )
         .configure(routes::health::configure)

@@ -1,14 +1,15 @@
 //! Request writes that share a commit.
 //!
 //! A `POST /customers` or an order's confirmation is one short transaction whose cost is mostly its
-//! `BEGIN`, its `COMMIT` and the WAL flush behind it (docs/performance-journal.md). A [`SharedCommit`] hands
-//! such a write to a [`GroupCommit`] queue: the writes that arrive while a transaction commits go
-//! together into the next one, each with its own statements, all pipelined on one connection, and
-//! each request is answered after the commit that made its change durable, with its own outcome. A
-//! lone write waits only for one turn of its worker's event loop, which lets requests already read
-//! from their sockets join it, and is then a transaction of its own. A batch whose writes came with
-//! company waits up to a millisecond for as many again ([`Batched::COMPANY_WAIT`]), so a steady set of
-//! clients keeps sharing one commit instead of taking turns in two.
+//! `BEGIN`, its `COMMIT` and the WAL flush behind it (docs/performance-mechanisms.md, "Shared
+//! commits"). A [`SharedCommit`] hands such a write to a [`GroupCommit`] queue: the writes that arrive
+//! while a transaction commits go together into the next one, each with its own statements, all
+//! pipelined on one connection, and each request is answered after the commit that made its change
+//! durable, with its own outcome. A lone write waits only for one turn of its worker's event loop,
+//! which lets requests already read from their sockets join it, and is then a transaction of its own. A
+//! batch whose writes came with company waits up to a millisecond for as many again
+//! ([`Batched::COMPANY_WAIT`]), so a steady set of clients keeps sharing one commit instead of taking
+//! turns in two.
 //!
 //! A batch that fails on a statement (a taken email, a compare-and-set that missed, a row lock
 //! waited for longer than [`Opening::LockWaitsLimited`] allows) or whose `COMMIT` the server refused
@@ -189,7 +190,7 @@ impl<W: TransactionWrite> Batched for Transactions<W> {
     type Error = WriteError;
     type Key = W::Key;
     /// Every write here is a client waiting for its answer, and most clients send again as soon as
-    /// they have it (docs/performance-journal.md, "Writes waiting for their company").
+    /// they have it (docs/performance-mechanisms.md, "Shared commits").
     const COMPANY_WAIT: Duration = Duration::from_millis(1);
 
     fn key(write: &W) -> W::Key {

@@ -134,7 +134,7 @@ pub async fn replay_or_run(
         return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
     };
     // Boxed: a keyed request's state (its transaction, the kept answer) would otherwise sit in the
-    // future of every request in flight, keyed or not (docs/performance-journal.md, "Memory per connection").
+    // future of every request in flight, keyed or not (docs/performance-mechanisms.md, "Memory").
     Box::pin(keyed(req, next, header, state)).await
 }
 

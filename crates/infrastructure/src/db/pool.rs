@@ -19,7 +19,7 @@
 //! when every connection of its part is in use, it joins a connection another such read holds, and
 //! its statement is pipelined on that connection behind the others (tokio-postgres sends it at once;
 //! the server answers in turn). Exclusive checkouts left the server idle between one read's answer and
-//! the next read's statement, while requests queued for a connection (docs/performance-journal.md, "Reads
+//! the next read's statement, while requests queued for a connection (docs/performance-mechanisms.md, "Reads
 //! that share a connection").
 
 use std::cell::OnceCell;

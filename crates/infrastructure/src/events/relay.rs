@@ -5,8 +5,8 @@
 //! process commits events it has to claim (`OutboxSignal`), gathers a burst for
 //! a few milliseconds, and claims it in one statement; otherwise it polls slowly.
 //! Events handed to the bus from memory (`handoff`) never wake it: a claim
-//! would find nothing (docs/performance-journal.md, "The relay woken only for
-//! its own work").
+//! would find nothing (docs/performance-mechanisms.md, "Events handed over
+//! from memory").
 
 use std::sync::atomic::{fence, AtomicBool, Ordering};
 use std::sync::Arc;
