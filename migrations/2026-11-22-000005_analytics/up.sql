@@ -1,4 +1,4 @@
--- Indexes behind the analytics aggregates (decisions §10, docs/analytics.md). Each big aggregate reads
+-- Indexes behind the analytics aggregates (docs/analytics.md). Each big aggregate reads
 -- one narrow covering index of live rows (an index-only scan) instead of the table; the small partial
 -- indexes find the few rows that are then subtracted or evaluated one by one.
 

@@ -1,4 +1,4 @@
--- Idempotency keys (decisions 12.3): the answer a keyed POST gave, written in the
+-- Idempotency keys (docs/retries.md): the answer a keyed POST gave, written in the
 -- same transaction as the change it reports, kept 24 hours.
 CREATE TABLE idempotency_keys (
     -- `user:<uuid>` for an authenticated caller, `public` for the public endpoints.

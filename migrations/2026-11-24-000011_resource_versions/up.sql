@@ -1,4 +1,4 @@
--- Resource versions (decisions 12.4): every resource row carries a version the database
+-- Resource versions (docs/retries.md): every resource row carries a version the database
 -- maintains, bumped by a trigger on every UPDATE, so a strong ETag is derived from the row a
 -- request read (never a hash of a second read) and If-Match is checked against it under a row lock.
 CREATE FUNCTION tally_bump_version() RETURNS trigger LANGUAGE plpgsql AS $$

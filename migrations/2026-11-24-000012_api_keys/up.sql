@@ -1,4 +1,4 @@
--- API keys (decisions 12.6): a service's credential, owned by a user, stored only as the
+-- API keys (docs/identity.md): a service's credential, owned by a user, stored only as the
 -- sha256 of the key (the key has 256 random bits, so a fast hash is enough).
 CREATE TABLE api_keys (
     id           UUID         PRIMARY KEY,

@@ -1,4 +1,4 @@
--- Outbound webhooks (decisions 12.5). An endpoint's signing secret is never stored: it is
+-- Outbound webhooks (docs/webhooks.md). An endpoint's signing secret is never stored: it is
 -- HMAC(server key, endpoint id, secret_salt), so a dump of the database alone cannot sign.
 CREATE TABLE webhook_endpoints (
     id                   UUID          PRIMARY KEY,

@@ -1,4 +1,4 @@
--- Webhooks deliver only what their creator may read (decisions 13.3).
+-- Webhooks deliver only what their creator may read (docs/webhooks.md).
 --
 -- An endpoint made through an API key records the key beside its owner (`created_by`): the key's
 -- permissions and its owner's both bound what the endpoint hears. Endpoints saved before this build
