@@ -105,6 +105,25 @@
 //! assert_eq!(order.cancel(now).expect("processing").order.cancel(now), Err(OrderError::AlreadyCancelled));
 //! ```
 //!
+//! # Without a database
+//!
+//! Feature `memory` adds [`memory::InMemoryOrderRepository`], an [`OrderRepository`] in process memory
+//! with the PostgreSQL adapter's behaviour (per-year numbers, compare-and-set saves and deletes
+//! answering `Stale` / `NotFound`, soft deletion, the list's filters and order), which also keeps the
+//! events each write carried (`events()`, `take_events()`). Another service or a test depends on
+//! `order-domain = { workspace = true, features = ["memory"] }` and passes it wherever a
+//! `&dyn OrderRepository` is wanted.
+//!
+//! Feature `contract` (implies `memory`) adds [`contract`], the port's contract suite: one async
+//! function per promise, each panicking on a breach, and `contract::run_all(&repo, customer_id,
+//! product_id)`. Any adapter runs it from its own test (the ids must name rows its store accepts):
+//! `tests/memory_contract.rs` runs it on the in-memory adapter, `tests/tests/api/order_contract.rs`
+//! on the PostgreSQL one.
+//!
+//! A whole order life (create, lines, confirm, the warehouse's reply, process, fulfil) with the
+//! in-memory adapter, printing each step and its events, offline:
+//! `cargo run -p order-domain --features memory --example order_lifecycle`.
+//!
 //! Error codes (see [`OrderError`] and [`RepoError`]): `INVALID_QUANTITY` 400, `INVALID_PRICE` 400,
 //! `CURRENCY_MISMATCH` 400, `VALIDATION_ERROR` 400 (with a field; also arithmetic overflow),
 //! `LINE_NOT_FOUND` 404, `ORDER_NOT_FOUND` 404, `ORDER_EMPTY` 409, `ORDER_NOT_EDITABLE` 409,
@@ -114,11 +133,15 @@
 #![deny(missing_docs)]
 
 pub mod change;
+#[cfg(feature = "contract")]
+pub mod contract;
 pub mod error;
 pub mod events;
 pub mod lifecycle;
 pub mod line;
 pub mod lines;
+#[cfg(feature = "memory")]
+pub mod memory;
 pub mod number;
 pub mod order;
 pub mod repository;

@@ -22,6 +22,7 @@ mod inventory;
 mod inventory_movements;
 mod locations;
 mod order_batches;
+mod order_contract;
 mod order_flow;
 mod orders;
 mod pipeline;
