@@ -61,7 +61,7 @@ impl AccessCache {
             None => {}
         }
         if !self.kv_shared {
-            return Ok(self.read(user_id).await?.map(|profile| Arc::new(profile.into())));
+            return self.read_uncached(user_id).await;
         }
         let key = Self::key(&self.epoch().await, user_id);
         if let Ok(Some(cached)) = self.kv.get(&key).await {
@@ -80,7 +80,7 @@ impl AccessCache {
             return self.load_live(user_id, generation).await;
         }
         if !self.kv_shared {
-            return Ok(self.read(user_id).await?.map(|profile| Arc::new(profile.into())));
+            return self.read_uncached(user_id).await;
         }
         let key = Self::key(&self.epoch().await, user_id);
         self.load(&key, user_id).await
@@ -88,6 +88,11 @@ impl AccessCache {
 
     async fn read(&self, user_id: Uuid) -> Result<Option<AccessProfile>, ApiError> {
         self.users.access_profile(user_id).await.map_err(|e| ApiError::from_domain(&e))
+    }
+
+    /// From the database, kept nowhere: the store is this process's alone (docs/bounded-work.md).
+    async fn read_uncached(&self, user_id: Uuid) -> Found {
+        Ok(self.read(user_id).await?.map(|profile| Arc::new(profile.into())))
     }
 
     async fn load_live(&self, user_id: Uuid, generation: u64) -> Found {

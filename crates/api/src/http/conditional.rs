@@ -20,7 +20,7 @@ use uuid::Uuid;
 
 use super::envelope::{created, ok};
 use super::route_policy::matched_pattern;
-use super::whole_body::BodyLength;
+use super::whole_body::WholeBody;
 use super::ApiError;
 use crate::app::AppState;
 use crate::auth::Caller;
@@ -283,7 +283,7 @@ async fn guarded_write(
     let versions = listed_tags(&if_match).map(|tags| versions_for(id, &tags));
     // The gate has authenticated every caller of these routes; an administrator sees every row.
     let owner = req.extensions().get::<Caller>().filter(|c| c.require_admin().is_err()).map(|c| c.user_id);
-    let no_body = req.extensions().get::<BodyLength>().is_some_and(|length| length.0 == 0);
+    let no_body = req.extensions().get::<WholeBody>().is_some_and(|body| body.0.is_empty());
     let well_formed_without_body =
         no_body && pattern.as_deref().is_some_and(|pattern| path_ids_parse(pattern, req.match_info().as_str()));
     // Inside a keyed request's transaction already: check there; the idempotency layer commits.

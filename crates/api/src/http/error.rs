@@ -57,8 +57,6 @@ fn bounded(details: &BTreeMap<String, String>) -> std::borrow::Cow<'_, BTreeMap<
     if listed <= MAX_DETAILS && !details.iter().any(|(field, problem)| long(field) || long(problem)) {
         return std::borrow::Cow::Borrowed(details);
     }
-    // Already counted by whoever made the details (the body's schema check stops at the limit).
-    let counted: usize = details.get(more).and_then(|text| text.split(' ').next()?.parse().ok()).unwrap_or(0);
     let mut kept: BTreeMap<String, String> = details
         .iter()
         .filter(|(field, _)| field.as_str() != more)
@@ -67,10 +65,12 @@ fn bounded(details: &BTreeMap<String, String>) -> std::borrow::Cow<'_, BTreeMap<
             (clipped(field, MAX_DETAIL_CHARS).into_owned(), clipped(problem, MAX_DETAIL_CHARS).into_owned())
         })
         .collect();
-    let left_out = listed.saturating_sub(MAX_DETAILS) + counted;
-    if left_out > 0 {
-        kept.insert(more.to_owned(), format!("{left_out} more problems not listed"));
-    }
+    // A `_more` of whoever made the details (the body's schema check, which stops at the limit) is kept.
+    match (listed.saturating_sub(MAX_DETAILS), details.get(more)) {
+        (0, Some(counted)) => kept.insert(more.to_owned(), counted.clone()),
+        (0, None) => None,
+        (left_out, _) => kept.insert(more.to_owned(), format!("{left_out} more problems not listed")),
+    };
     std::borrow::Cow::Owned(kept)
 }
 

@@ -7,19 +7,18 @@
 //! answer. 5xx and 429 answers roll back and are not kept: the retry runs again.
 
 use actix_web::body::{to_bytes, BoxBody, MessageBody};
-use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::http::{Method, StatusCode};
 use actix_web::middleware::Next;
-use actix_web::web::{Bytes, BytesMut, Data};
+use actix_web::web::Data;
 use actix_web::{HttpMessage, HttpResponse, ResponseError};
-use futures_util::StreamExt;
 use infrastructure::idempotency::{claim, save, wait_for_key, Claim, StoredResponse};
 use infrastructure::request_tx::RequestTransaction;
 use sha2::{Digest, Sha256};
 use shared_kernel::StorageError;
 
-use super::extract::{payload_too_large, MAX_BODY_BYTES};
+use super::whole_body::WholeBody;
 use super::ApiError;
 use crate::app::AppState;
 use crate::auth::Caller;
@@ -75,22 +74,6 @@ fn scope_of(req: &ServiceRequest) -> String {
     }
 }
 
-/// Reads the whole body (at most [`MAX_BODY_BYTES`]) and puts it back for the handler.
-async fn take_body(req: &mut ServiceRequest) -> Result<Bytes, ApiError> {
-    let mut payload = req.take_payload();
-    let mut body = BytesMut::new();
-    while let Some(chunk) = payload.next().await {
-        let chunk = chunk.map_err(|_| ApiError::field("body", "the request body could not be read"))?;
-        if body.len() + chunk.len() > MAX_BODY_BYTES {
-            return Err(payload_too_large());
-        }
-        body.extend_from_slice(&chunk);
-    }
-    let body = body.freeze();
-    req.set_payload(Payload::from(body.clone()));
-    Ok(body)
-}
-
 /// What identifies "the same request": an HMAC-SHA256 of method, path with query, and body, keyed
 /// with a secret of the server's (`JWT_SECRET`). Hashed here, so a body never travels to the
 /// database; keyed, so a stored hash of a body holding a password (`current_password` on a new API
@@ -140,7 +123,7 @@ pub async fn replay_or_run(
 
 /// A keyed POST: claimed, run and saved in one transaction.
 async fn keyed(
-    mut req: ServiceRequest,
+    req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
     header: HeaderValue,
     state: Data<AppState>,
@@ -149,10 +132,8 @@ async fn keyed(
         Ok(key) => key,
         Err(error) => return Ok(req.error_response(error)),
     };
-    let body = match take_body(&mut req).await {
-        Ok(body) => body,
-        Err(error) => return Ok(req.error_response(error)),
-    };
+    // Read whole by `http::whole_body`, which runs first.
+    let body = req.extensions().get::<WholeBody>().map(|body| body.0.clone()).unwrap_or_default();
     let scope = scope_of(&req);
     let secret = state.settings.jwt_secret.as_deref().unwrap_or_default().as_bytes();
     let request_hash = fingerprint(&req, &body, secret);

@@ -15,7 +15,7 @@ use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
 use actix_web::http::header::{CONTENT_LENGTH, TRANSFER_ENCODING};
 use actix_web::http::{ConnectionType, Method, StatusCode};
 use actix_web::middleware::Next;
-use actix_web::web::{BytesMut, Data};
+use actix_web::web::{Bytes, BytesMut, Data};
 use actix_web::HttpMessage;
 use futures_util::StreamExt;
 
@@ -23,9 +23,10 @@ use super::extract::{payload_too_large, MAX_BODY_BYTES};
 use super::ApiError;
 use crate::app::AppState;
 
-/// Put in a request's extensions once its body has been read: how many bytes it has.
-#[derive(Debug, Clone, Copy)]
-pub struct BodyLength(pub usize);
+/// Put in a request's extensions once its body has been read: the body itself (empty when the head
+/// announced none), for the layers inside that need it whole (the idempotency fingerprint).
+#[derive(Debug, Clone)]
+pub struct WholeBody(pub Bytes);
 
 pub fn request_timeout() -> ApiError {
     ApiError::new(
@@ -51,7 +52,7 @@ pub async fn read_first(
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     if !announces_body(&req) {
-        req.extensions_mut().insert(BodyLength(0));
+        req.extensions_mut().insert(WholeBody(Bytes::new()));
         return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
     }
     let timeout = req.app_data::<Data<AppState>>().map_or(DEFAULT_TIMEOUT, |state| state.settings.request_timeout);
@@ -73,8 +74,9 @@ pub async fn read_first(
         response.head_mut().set_connection_type(ConnectionType::Close);
         return Ok(req.into_response(response));
     }
-    req.extensions_mut().insert(BodyLength(body.len()));
-    req.set_payload(Payload::from(body.freeze()));
+    let body = body.freeze();
+    req.extensions_mut().insert(WholeBody(body.clone()));
+    req.set_payload(Payload::from(body));
     next.call(req).await.map(ServiceResponse::map_into_boxed_body)
 }
 
