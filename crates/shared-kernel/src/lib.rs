@@ -79,6 +79,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod application;
 pub mod bounds;
 pub mod email;
 pub mod error;
