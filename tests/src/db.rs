@@ -30,7 +30,8 @@ fn migrations_hash() -> u64 {
     entries.sort();
     let mut hasher = DefaultHasher::new();
     for path in entries {
-        path.to_string_lossy().hash(&mut hasher);
+        // Relative to the migrations folder, so checkouts at different paths share a template.
+        path.strip_prefix(&dir).unwrap_or(&path).to_string_lossy().hash(&mut hasher);
         std::fs::read(&path).unwrap_or_default().hash(&mut hasher);
     }
     // Reference data is seeded into the template too.
