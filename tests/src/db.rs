@@ -142,6 +142,7 @@ fn test_database_name() -> String {
 
 impl TestDb {
     pub async fn new() -> Self {
+        crate::logs::init_from_env();
         let template = template().await;
         let name = test_database_name();
         let mut conn = admin().await;

@@ -8,6 +8,7 @@
 
 pub mod app;
 pub mod db;
+pub mod logs;
 pub mod receiver;
 pub mod served;
 
