@@ -17,7 +17,6 @@
 //!   `0 ≤ reserved ≤ on_hand`, `committed ≥ 0`; available = on hand − reserved.
 //! - [`StockMovement`]: the append-only record of every quantity change, made only by the operations
 //!   below and never changed afterwards.
-//!
 //! - [`Supplier`] and [`PurchaseOrder`] ([`purchasing`]): stock bought and received, `draft → ordered
 //!   → partially_received → received` (cancel, close short), each receipt one `Receipt` movement.
 //! - [`Transfer`] ([`transfers`]): stock moved between locations as a document, `draft → in_transit →
@@ -64,8 +63,7 @@
 //! [`ProductRepository`], [`LocationRepository`], [`InventoryRepository`],
 //! [`StockMovementRepository`] (read-only), [`OrderStockRepository`] (the order flow),
 //! [`SupplierRepository`], [`PurchaseOrderRepository`], [`purchasing::ReorderRepository`] and
-//! [`TransferRepository`]. Adapters
-//! promise: one transaction per method; every quantity write a compare-and-set on the quantities read
+//! [`TransferRepository`]. Adapters promise: one transaction per method; every quantity write a compare-and-set on the quantities read
 //! (`Stale` when they moved: reload and run the operation again), with its movement in the same
 //! transaction; stock never oversold (the database CHECK is the last line of defence); movements
 //! never updated or deleted; soft-deleted rows invisible (`NotFound`). See [`repository`].
