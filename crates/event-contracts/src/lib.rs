@@ -13,7 +13,9 @@
 //! - [`crm`]: `customer.*` and `customer.deal.*`;
 //! - [`orders`]: `order.created`, `order.confirmed`, `order.cancelled`, `order.fulfilled`;
 //! - [`warehouse`]: the warehouse's replies to order events (`docs/orders-and-warehouse.md`, "Order
-//!   flow").
+//!   flow") and its stock alerts (`warehouse.stock_low`, `warehouse.stock_replenished`);
+//! - [`purchasing`]: `purchase_order.submitted`, `.received`, `.cancelled`, `.closed`;
+//! - [`transfers`]: `transfer.shipped`, `transfer.received`, `transfer.cancelled`.
 //!
 //! Envelope: `{id, name, aggregate_id, occurred_at, data}`; each module says what its aggregate id is.
 //! Timestamps in payloads are RFC 3339 in UTC with a `Z` suffix, dates `YYYY-MM-DD`.
@@ -84,6 +86,8 @@
 pub mod crm;
 pub mod identity;
 pub mod orders;
+pub mod purchasing;
+pub mod transfers;
 pub mod warehouse;
 
 mod wire;

@@ -7,6 +7,14 @@
 //! * `warehouse.stock_committed` `{order_id, inventories: [{inventory_id, quantity}]}`
 //!
 //! The order side reads any of them as a [`WarehouseReply`].
+//!
+//! Stock alerts (decisions §15), aggregate id = the inventory record's id; both carry [`StockAlert`]:
+//! * `warehouse.stock_low` `{inventory_id, product_id, sku, location_id, quantity_available, reorder_point}`:
+//!   a change made the record low (available at or below a reorder point above zero);
+//! * `warehouse.stock_replenished` (same payload): a change made a low record no longer low.
+//!
+//! They are not replies: [`REPLIES`] does not list them, and [`WarehouseReply::from_event`] answers
+//! `None` for them.
 
 use serde::{Deserialize, Serialize};
 use shared_kernel::{EventEnvelope, PayloadError};
@@ -25,6 +33,14 @@ pub const STOCK_COMMITTED: &str = "warehouse.stock_committed";
 
 /// Every reply's name.
 pub const REPLIES: [&str; 4] = [STOCK_RESERVED, RESERVATION_FAILED, STOCK_RELEASED, STOCK_COMMITTED];
+
+/// A change made an inventory record low ([`StockAlert`]).
+pub const STOCK_LOW: &str = "warehouse.stock_low";
+/// A change made a low inventory record no longer low ([`StockAlert`]).
+pub const STOCK_REPLENISHED: &str = "warehouse.stock_replenished";
+
+/// The names [`StockAlert`] travels under.
+pub const STOCK_ALERTS: [&str; 2] = [STOCK_LOW, STOCK_REPLENISHED];
 
 /// The reason sent with a failure caused by short stock.
 pub const INSUFFICIENT_STOCK_REASON: &str = "insufficient stock";
@@ -102,6 +118,24 @@ pub struct InventoryQuantity {
     pub inventory_id: Uuid,
     /// Units released or committed there, > 0.
     pub quantity: i64,
+}
+
+/// The `data` of `warehouse.stock_low` and `warehouse.stock_replenished`: the record after the change
+/// that crossed its reorder point.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StockAlert {
+    /// The inventory record; also the envelope's aggregate id.
+    pub inventory_id: Uuid,
+    /// Its product.
+    pub product_id: Uuid,
+    /// The product's SKU, so a webhook reader needs no second call.
+    pub sku: String,
+    /// Its location.
+    pub location_id: Uuid,
+    /// On hand − reserved after the change.
+    pub quantity_available: i64,
+    /// The record's reorder point (> 0: a record without one is never low).
+    pub reorder_point: i64,
 }
 
 impl Topic for StockReserved {
@@ -196,6 +230,30 @@ mod tests {
             &StockCommitted { order_id: ORDER, inventories: held },
             json!({"order_id": ORDER, "inventories": inventories}),
         );
+    }
+
+    #[test]
+    fn stock_alerts_keep_their_wire_shape_and_are_not_replies() {
+        let (inventory, product, location) = (Uuid::from_u128(3), Uuid::from_u128(5), Uuid::from_u128(6));
+        let alert = StockAlert {
+            inventory_id: inventory,
+            product_id: product,
+            sku: "W-1".to_owned(),
+            location_id: location,
+            quantity_available: 4,
+            reorder_point: 5,
+        };
+        round_trips(
+            &alert,
+            json!({"inventory_id": inventory, "product_id": product, "sku": "W-1", "location_id": location,
+                   "quantity_available": 4, "reorder_point": 5}),
+        );
+        for name in STOCK_ALERTS {
+            let event = EventEnvelope::with_payload(name, inventory, datetime!(2026-03-01 10:00 UTC), &alert);
+            assert_eq!(event.payload::<StockAlert>().expect("its shape"), alert);
+            assert!(!REPLIES.contains(&name));
+            assert_eq!(WarehouseReply::from_event(&event), None, "{name} is not a reply");
+        }
     }
 
     #[test]

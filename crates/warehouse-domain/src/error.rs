@@ -6,12 +6,18 @@
 //! | `ReservationExceeded` | `RESERVATION_EXCEEDED` | 409 — release/commit of more than is reserved |
 //! | `InvalidQuantity`, `QuantityOutOfRange` | `INVALID_QUANTITY` | 400 — not > 0, or beyond the integer range |
 //! | `Validation` | `VALIDATION_ERROR` | 400 — names the field |
-//! | `InvalidTransition` | `INVALID_STATUS_TRANSITION` | 409 — e.g. discontinuing a discontinued product |
+//! | `InvalidTransition` | `INVALID_STATUS_TRANSITION` | 409 — e.g. discontinuing a discontinued product, shipping a received transfer |
 //! | `NotFound` | `NOT_FOUND` | 404 |
 //! | `StockReserved` | `STOCK_RESERVED` | 409 — deleting an inventory record that holds reservations |
 //! | `LocationHasStock` | `LOCATION_HAS_STOCK` | 409 — deleting a location with stock on hand |
+//! | `PoNotEditable` | `PO_NOT_EDITABLE` | 409 — a purchase order's lines change only in `draft` |
+//! | `PoEmpty` | `PO_EMPTY` | 409 — submitting a purchase order without lines |
+//! | `OverReceipt` | `OVER_RECEIPT` | 409 — receiving more than a line still expects (nothing is received) |
+//! | `SupplierHasOpenOrders` | `SUPPLIER_HAS_OPEN_ORDERS` | 409 — deleting a supplier with open purchase orders |
+//! | `InvalidEmail` | `INVALID_EMAIL` | 400 — a supplier's email is not an address |
 
 use shared_kernel::error::{Classified, ErrorKind};
+use uuid::Uuid;
 
 /// Why a warehouse operation was refused; [`Classified::code`] gives the wire code (table above).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -47,14 +53,16 @@ pub enum WarehouseError {
         /// What is wrong with it, in words for people.
         message: &'static str,
     },
-    /// `INVALID_STATUS_TRANSITION` 409: a product or location is already in the state asked for.
+    /// `INVALID_STATUS_TRANSITION` 409: a product or location is already in the state asked for, or a
+    /// purchase order or transfer cannot make that move from its status.
     #[error("cannot {action} a {entity} that is {from}")]
     InvalidTransition {
-        /// `product` or `location`.
+        /// `product`, `location`, `purchase order` or `transfer`.
         entity: &'static str,
-        /// Its current state (`active`, `discontinued`, `inactive`).
+        /// Its current state (`active`, `discontinued`, `inactive`, `draft`, `in_transit`, ...).
         from: &'static str,
-        /// The refused trigger (`activate`, `deactivate`, `discontinue`).
+        /// The refused trigger (`activate`, `deactivate`, `discontinue`, `submit`, `receive`,
+        /// `cancel`, `close`, `ship`).
         action: &'static str,
     },
     /// `NOT_FOUND` 404: the named thing does not exist (or was deleted).
@@ -69,6 +77,39 @@ pub enum WarehouseError {
     /// `LOCATION_HAS_STOCK` 409: a location where any record has stock on hand cannot be deleted.
     #[error("the location holds stock")]
     LocationHasStock,
+    /// `PO_NOT_EDITABLE` 409: a purchase order's lines are added, changed and removed only in `draft`.
+    #[error("purchase order lines can only change in draft (it is {status})")]
+    PoNotEditable {
+        /// The purchase order's status (anything but `draft`).
+        status: &'static str,
+    },
+    /// `PO_EMPTY` 409: a purchase order needs at least one line to be submitted.
+    #[error("a purchase order needs at least one line to be submitted")]
+    PoEmpty,
+    /// `OVER_RECEIPT` 409: a receipt asks for more of a line than is still outstanding
+    /// (ordered − received). Nothing of the receipt is received.
+    #[error("line {line_id}: cannot receive {requested}, {outstanding} outstanding")]
+    OverReceipt {
+        /// The first line (in the order asked) that asked for too much.
+        line_id: Uuid,
+        /// Units the receipt asked for on that line.
+        requested: i64,
+        /// Units of the line still outstanding.
+        outstanding: i64,
+    },
+    /// `SUPPLIER_HAS_OPEN_ORDERS` 409: a supplier with purchase orders in `draft`, `ordered` or
+    /// `partially_received` cannot be deleted.
+    #[error("the supplier has open purchase orders")]
+    SupplierHasOpenOrders,
+    /// `INVALID_EMAIL` 400 on `email`: not an address under the shared rule (`shared_kernel::Email`).
+    #[error("email is not a valid address")]
+    InvalidEmail,
+}
+
+impl From<shared_kernel::InvalidEmail> for WarehouseError {
+    fn from(_: shared_kernel::InvalidEmail) -> Self {
+        Self::InvalidEmail
+    }
 }
 
 impl WarehouseError {
@@ -77,6 +118,7 @@ impl WarehouseError {
         match self {
             Self::InvalidQuantity | Self::QuantityOutOfRange => Some("quantity"),
             Self::Validation { field, .. } => Some(field),
+            Self::InvalidEmail => Some("email"),
             _ => None,
         }
     }
@@ -85,13 +127,19 @@ impl WarehouseError {
 impl Classified for WarehouseError {
     fn kind(&self) -> ErrorKind {
         match self {
-            Self::InvalidQuantity | Self::QuantityOutOfRange | Self::Validation { .. } => ErrorKind::Validation,
+            Self::InvalidQuantity | Self::QuantityOutOfRange | Self::Validation { .. } | Self::InvalidEmail => {
+                ErrorKind::Validation
+            }
             Self::NotFound { .. } => ErrorKind::NotFound,
             Self::InsufficientStock { .. }
             | Self::ReservationExceeded { .. }
             | Self::InvalidTransition { .. }
             | Self::StockReserved
-            | Self::LocationHasStock => ErrorKind::Conflict,
+            | Self::LocationHasStock
+            | Self::PoNotEditable { .. }
+            | Self::PoEmpty
+            | Self::OverReceipt { .. }
+            | Self::SupplierHasOpenOrders => ErrorKind::Conflict,
         }
     }
 
@@ -105,6 +153,11 @@ impl Classified for WarehouseError {
             Self::NotFound { .. } => "NOT_FOUND",
             Self::StockReserved => "STOCK_RESERVED",
             Self::LocationHasStock => "LOCATION_HAS_STOCK",
+            Self::PoNotEditable { .. } => "PO_NOT_EDITABLE",
+            Self::PoEmpty => "PO_EMPTY",
+            Self::OverReceipt { .. } => "OVER_RECEIPT",
+            Self::SupplierHasOpenOrders => "SUPPLIER_HAS_OPEN_ORDERS",
+            Self::InvalidEmail => "INVALID_EMAIL",
         }
     }
 }
@@ -137,11 +190,22 @@ mod tests {
             (WarehouseError::NotFound { entity: "product" }, "NOT_FOUND", ErrorKind::NotFound),
             (WarehouseError::StockReserved, "STOCK_RESERVED", ErrorKind::Conflict),
             (WarehouseError::LocationHasStock, "LOCATION_HAS_STOCK", ErrorKind::Conflict),
+            (WarehouseError::PoNotEditable { status: "ordered" }, "PO_NOT_EDITABLE", ErrorKind::Conflict),
+            (WarehouseError::PoEmpty, "PO_EMPTY", ErrorKind::Conflict),
+            (
+                WarehouseError::OverReceipt { line_id: Uuid::nil(), requested: 3, outstanding: 2 },
+                "OVER_RECEIPT",
+                ErrorKind::Conflict,
+            ),
+            (WarehouseError::SupplierHasOpenOrders, "SUPPLIER_HAS_OPEN_ORDERS", ErrorKind::Conflict),
+            (WarehouseError::InvalidEmail, "INVALID_EMAIL", ErrorKind::Validation),
         ];
         for (error, code, kind) in cases {
             assert_eq!((error.code(), error.kind()), (code, kind), "{error}");
         }
         let transition = WarehouseError::InvalidTransition { entity: "product", from: "active", action: "activate" };
         assert_eq!(transition.to_string(), "cannot activate a product that is active");
+        assert_eq!(WarehouseError::from(shared_kernel::InvalidEmail).field(), Some("email"));
+        assert_eq!(WarehouseError::PoEmpty.field(), None);
     }
 }

@@ -7,11 +7,18 @@
 //! * `warehouse.reservation_failed` `{order_id, reason, short_lines: [{line_id, product_id, requested, available}]}`
 //! * `warehouse.stock_released` `{order_id, inventories: [{inventory_id, quantity}]}`
 //! * `warehouse.stock_committed` `{order_id, inventories: [{inventory_id, quantity}]}`
+//!
+//! The contracts of §15 are re-exported here too: the stock alerts (`warehouse.stock_low`,
+//! `warehouse.stock_replenished`, built by [`crate::alerts::stock_alert_event`]), the purchase
+//! orders' events (`event_contracts::purchasing`, built by the purchase order's operations) and the
+//! transfers' (`event_contracts::transfers`, built by the transfer's moves).
 
 use shared_kernel::EventEnvelope;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+pub use event_contracts::purchasing::*;
+pub use event_contracts::transfers::*;
 pub use event_contracts::warehouse::*;
 pub use event_contracts::Topic;
 

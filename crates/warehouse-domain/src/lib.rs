@@ -17,8 +17,19 @@
 //!   `0 ≤ reserved ≤ on_hand`, `committed ≥ 0`; available = on hand − reserved.
 //! - [`StockMovement`]: the append-only record of every quantity change, made only by the operations
 //!   below and never changed afterwards.
+//! - [`Supplier`] and [`PurchaseOrder`] ([`purchasing`]): stock bought and received, `draft → ordered
+//!   → partially_received → received` (cancel, close short), each receipt one `Receipt` movement.
+//! - [`Transfer`] ([`transfers`]): stock moved between locations as a document, `draft → in_transit →
+//!   received` (cancel, putting in-transit stock back).
 //!
 //! Moving a product or location into the state it is already in is `INVALID_STATUS_TRANSITION`.
+//!
+//! # Stock alerts and reorder suggestions
+//!
+//! [`alerts`]: a record is low while available ≤ its reorder point (> 0); a write that makes it low
+//! raises `warehouse.stock_low`, one that ends it `warehouse.stock_replenished` ([`stock_alert`]);
+//! low records get a reorder suggestion (up to `max_stock`, or twice the reorder point, less what is
+//! available and incoming) and `from-suggestions` one draft purchase order per supplier.
 //!
 //! # Inventory operations
 //!
@@ -50,8 +61,9 @@
 //! # Ports
 //!
 //! [`ProductRepository`], [`LocationRepository`], [`InventoryRepository`],
-//! [`StockMovementRepository`] (read-only) and [`OrderStockRepository`] (the order flow). Adapters
-//! promise: one transaction per method; every quantity write a compare-and-set on the quantities read
+//! [`StockMovementRepository`] (read-only), [`OrderStockRepository`] (the order flow),
+//! [`SupplierRepository`], [`PurchaseOrderRepository`], [`purchasing::ReorderRepository`] and
+//! [`TransferRepository`]. Adapters promise: one transaction per method; every quantity write a compare-and-set on the quantities read
 //! (`Stale` when they moved: reload and run the operation again), with its movement in the same
 //! transaction; stock never oversold (the database CHECK is the last line of defence); movements
 //! never updated or deleted; soft-deleted rows invisible (`NotFound`). See [`repository`].
@@ -139,23 +151,28 @@
 //! 409 (release/commit of more than is reserved), `INVALID_QUANTITY` 400 (not > 0 or out of range),
 //! `VALIDATION_ERROR` 400 (with a field), `INVALID_STATUS_TRANSITION` 409, `NOT_FOUND` 404,
 //! `STOCK_RESERVED` 409 (deleting an inventory record holding reservations), `LOCATION_HAS_STOCK` 409
-//! (deleting a location with stock on hand); from storage `ALREADY_EXISTS` 409, `CONFLICT` 409,
+//! (deleting a location with stock on hand), `PO_NOT_EDITABLE` 409, `PO_EMPTY` 409, `OVER_RECEIPT` 409,
+//! `SUPPLIER_HAS_OPEN_ORDERS` 409, `INVALID_EMAIL` 400; from storage `ALREADY_EXISTS` 409, `CONFLICT` 409,
 //! `SERVICE_UNAVAILABLE` 503, `INTERNAL_ERROR` 500.
 
 #![deny(missing_docs)]
 
+pub mod alerts;
 pub mod error;
 pub mod events;
 pub mod inventory;
 pub mod location;
 pub mod movement;
+pub mod numbers;
 pub mod operations;
 pub mod order_hold;
 pub mod planning;
 pub mod product;
+pub mod purchasing;
 pub mod quantities;
 pub mod repository;
 pub mod reservation;
+pub mod transfers;
 
 mod text;
 
@@ -176,3 +193,10 @@ pub use repository::{
     StockMovementRepository,
 };
 pub use reservation::{reserve_from, Reservation};
+
+pub use alerts::{stock_alert, AlertLevel, ReorderCandidate, ReorderSuggestion, StockAlertKind, StockCrossing};
+pub use numbers::{PurchaseOrderNumber, TransferNumber};
+pub use purchasing::{
+    PurchaseOrder, PurchaseOrderChange, PurchaseOrderRepository, PurchaseOrderStatus, Supplier, SupplierRepository,
+};
+pub use transfers::{Transfer, TransferRepository, TransferStatus, TransferStatusChange};
