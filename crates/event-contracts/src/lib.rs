@@ -16,6 +16,7 @@
 //!   flow") and its stock alerts (`warehouse.stock_low`, `warehouse.stock_replenished`);
 //! - [`purchasing`]: `purchase_order.submitted`, `.received`, `.cancelled`, `.closed`;
 //! - [`transfers`]: `transfer.shipped`, `transfer.received`, `transfer.cancelled`.
+//! - [`imports`]: `import.completed`, `import.failed`.
 //!
 //! Envelope: `{id, name, aggregate_id, occurred_at, data}`; each module says what its aggregate id is.
 //! Timestamps in payloads are RFC 3339 in UTC with a `Z` suffix, dates `YYYY-MM-DD`.
@@ -85,6 +86,7 @@
 
 pub mod crm;
 pub mod identity;
+pub mod imports;
 pub mod orders;
 pub mod purchasing;
 pub mod transfers;
