@@ -428,14 +428,15 @@ mod tests {
     #[test]
     fn a_job_that_went_through_its_rows_succeeds_whatever_failed() {
         let mut job = job(false);
-        job.apply(Trigger::Start, T0).unwrap();
+        job.apply(Trigger::Start, T0).expect("allowed");
         assert_eq!(job.started_at, Some(T0));
-        job.record_batch(&[RowOutcome::Created, failed_row(), RowOutcome::Unchanged, RowOutcome::Updated]).unwrap();
-        let event = job.apply(Trigger::Finish, T1).unwrap().expect("an event");
+        job.record_batch(&[RowOutcome::Created, failed_row(), RowOutcome::Unchanged, RowOutcome::Updated])
+            .expect("allowed");
+        let event = job.apply(Trigger::Finish, T1).expect("allowed").expect("an event");
         assert_eq!(job.status, Succeeded);
         assert_eq!(event.name, "import.completed");
         assert_eq!(event.aggregate_id, job.id);
-        let data: ImportEventData = event.payload().unwrap();
+        let data: ImportEventData = event.payload().expect("its shape");
         assert_eq!(
             (data.total_rows, data.processed_rows, data.created, data.updated, data.unchanged, data.failed_rows),
             (4, 4, 1, 1, 1, 1)
@@ -447,37 +448,42 @@ mod tests {
     #[test]
     fn an_atomic_job_with_a_bad_row_fails_and_lands_nothing() {
         let mut job = job(true);
-        job.apply(Trigger::Start, T0).unwrap();
-        job.record_batch(&[RowOutcome::Created, failed_row()]).unwrap();
-        let event = job.apply(Trigger::Finish, T1).unwrap().expect("an event");
+        job.apply(Trigger::Start, T0).expect("allowed");
+        job.record_batch(&[RowOutcome::Created, failed_row()]).expect("allowed");
+        let event = job.apply(Trigger::Finish, T1).expect("allowed").expect("an event");
         assert_eq!(job.status, Failed);
         assert_eq!(event.name, "import.failed");
         assert_eq!((job.counts.created, job.counts.failed_rows, job.counts.processed_rows), (0, 1, 2));
         assert_eq!(job.error.as_deref(), Some("atomic import: 1 of 2 rows failed, so no row was written"));
         // Without a bad row, an atomic job succeeds.
         let mut clean = self::job(true);
-        clean.apply(Trigger::Start, T0).unwrap();
-        clean.record_batch(&[RowOutcome::Created]).unwrap();
-        clean.apply(Trigger::Finish, T1).unwrap();
+        clean.apply(Trigger::Start, T0).expect("allowed");
+        clean.record_batch(&[RowOutcome::Created]).expect("running");
+        clean.apply(Trigger::Finish, T1).expect("allowed");
         assert_eq!(clean.status, Succeeded);
     }
 
     #[test]
     fn an_unreadable_file_fails_the_job_with_its_error() {
         let mut job = job(false);
-        job.apply(Trigger::Start, T0).unwrap();
-        let event =
-            job.apply(Trigger::Fail { error: "row 7 is not UTF-8 text".to_owned() }, T1).unwrap().expect("an event");
-        assert_eq!(event.payload::<ImportEventData>().unwrap().error.as_deref(), Some("row 7 is not UTF-8 text"));
+        job.apply(Trigger::Start, T0).expect("allowed");
+        let event = job
+            .apply(Trigger::Fail { error: "row 7 is not UTF-8 text".to_owned() }, T1)
+            .expect("allowed")
+            .expect("an event");
+        assert_eq!(
+            event.payload::<ImportEventData>().expect("its shape").error.as_deref(),
+            Some("row 7 is not UTF-8 text")
+        );
         assert_eq!(job.finished_at, Some(T1));
     }
 
     #[test]
     fn a_resumed_job_goes_on_after_its_committed_rows() {
         let mut job = job(false);
-        job.apply(Trigger::Start, T0).unwrap();
-        job.record_batch(&vec![RowOutcome::Created; 1_000]).unwrap();
-        assert_eq!(job.apply(Trigger::Resume, T1).unwrap(), None);
+        job.apply(Trigger::Start, T0).expect("allowed");
+        job.record_batch(&vec![RowOutcome::Created; 1_000]).expect("allowed");
+        assert_eq!(job.apply(Trigger::Resume, T1).expect("allowed"), None);
         assert_eq!((job.status, job.resume_after(), job.started_at), (Running, 1_000, Some(T0)));
     }
 
@@ -493,9 +499,9 @@ mod tests {
     #[test]
     fn cancelling_raises_nothing() {
         let mut job = job(false);
-        assert_eq!(job.apply(Trigger::Cancel, T1).unwrap(), None);
+        assert_eq!(job.apply(Trigger::Cancel, T1).expect("allowed"), None);
         assert_eq!(job.finished_event(T1), None);
-        let err = job.apply(Trigger::Cancel, T1).unwrap_err();
+        let err = job.apply(Trigger::Cancel, T1).expect_err("refused");
         assert_eq!(err.to_string(), "an import job that is cancelled cannot cancel");
     }
 

@@ -415,7 +415,7 @@ mod tests {
 
     #[test]
     fn a_header_error_names_every_unknown_missing_and_repeated_column() {
-        let err = CUSTOMERS.check_header(&["name", "nickname", "name", " shoe_size "]).unwrap_err();
+        let err = CUSTOMERS.check_header(&["name", "nickname", "name", " shoe_size "]).expect_err("refused");
         assert_eq!(err.unknown, ["nickname", "shoe_size"]);
         assert_eq!(err.missing, ["email"]);
         assert_eq!(err.duplicate, ["name"]);
@@ -427,7 +427,7 @@ mod tests {
 
     #[test]
     fn an_inventory_header_needs_one_column_of_each_pair() {
-        let err = INVENTORY.check_header(&["quantity_on_hand"]).unwrap_err();
+        let err = INVENTORY.check_header(&["quantity_on_hand"]).expect_err("refused");
         assert_eq!(err.missing, ["sku|product_id", "location_code|location_id"]);
         assert_eq!(err.details()[0].1, "one of the columns sku, product_id is required");
         assert!(INVENTORY.check_header(&["sku", "location_id", "quantity_on_hand"]).is_ok());
@@ -443,14 +443,18 @@ mod tests {
             .expect("a good row");
         assert_eq!(
             row,
-            json!({"sku": "-SKU", "name": "Chair", "price": 1250, "weight_grams": -3}).as_object().cloned().unwrap()
+            json!({"sku": "-SKU", "name": "Chair", "price": 1250, "weight_grams": -3})
+                .as_object()
+                .cloned()
+                .expect("an object")
         );
     }
 
     #[test]
     fn a_cell_that_does_not_parse_is_a_row_error_naming_its_field() {
         let columns = PRODUCTS.check_header(&["sku", "name", "price", "width_mm"]).expect("a good header");
-        let errors = PRODUCTS.row_from_cells(&columns, ["A", "B", "12.5", "99999999999999999999"]).unwrap_err();
+        let errors =
+            PRODUCTS.row_from_cells(&columns, ["A", "B", "12.5", "99999999999999999999"]).expect_err("refused");
         let fields: Vec<_> = errors.iter().map(|e| e.field.as_deref()).collect();
         assert_eq!(fields, [Some("price"), Some("width_mm")]);
         assert!(errors.iter().all(|e| e.code == "VALIDATION_ERROR"));
@@ -476,7 +480,7 @@ mod tests {
             Value::Object(row),
             json!({"code": "K1", "address": {"city": "Kyiv", "street": "Khreshchatyk, 1"}, "is_active": true, "tags": ["a", "b"]})
         );
-        let errors = WITH_ADDRESS.row_from_cells(&columns, ["K1", "[1]", "yes", ""]).unwrap_err();
+        let errors = WITH_ADDRESS.row_from_cells(&columns, ["K1", "[1]", "yes", ""]).expect_err("refused");
         assert_eq!(errors.len(), 2);
         assert_eq!(errors[0].message, "must be a JSON object");
         assert_eq!(errors[1].message, "must be true or false");
@@ -486,7 +490,7 @@ mod tests {
     fn an_inventory_row_needs_a_product_and_a_location() {
         let columns =
             INVENTORY.check_header(&["sku", "product_id", "location_code", "quantity_on_hand"]).expect("header");
-        let errors = INVENTORY.row_from_cells(&columns, ["", "", "WH-1", "4"]).unwrap_err();
+        let errors = INVENTORY.row_from_cells(&columns, ["", "", "WH-1", "4"]).expect_err("refused");
         assert_eq!(errors.len(), 1);
         assert_eq!(errors[0].field.as_deref(), Some("sku"));
         assert_eq!(errors[0].message, "one of sku, product_id is required");
@@ -495,10 +499,10 @@ mod tests {
     #[test]
     fn an_object_row_loses_read_only_keys_and_refuses_unknown_ones() {
         let object = json!({"name": "Acme", "created_at": "2026-01-01T00:00:00Z", "id": null});
-        let row = COMPANIES.row_from_object(object.as_object().cloned().unwrap()).expect("a good row");
+        let row = COMPANIES.row_from_object(object.as_object().cloned().expect("an object")).expect("a good row");
         assert_eq!(Value::Object(row), json!({"name": "Acme", "id": null}));
         let object = json!({"name": "Acme", "ceo": "x", "hq": "y"});
-        let errors = COMPANIES.row_from_object(object.as_object().cloned().unwrap()).unwrap_err();
+        let errors = COMPANIES.row_from_object(object.as_object().cloned().expect("an object")).expect_err("refused");
         let fields: Vec<_> = errors.iter().map(|e| e.field.clone().unwrap_or_default()).collect();
         assert_eq!(fields, ["ceo", "hq"]);
     }

@@ -10,7 +10,7 @@
 //! writer.write_header(&mut buffer);
 //! let row = json!({"name": "Smith, Jo", "tags": ["vip", "b2b"], "phone": "+380441234567"});
 //! writer.write_row(row.as_object().expect("an object"), &mut buffer);
-//! assert_eq!(String::from_utf8(buffer).unwrap(), "name,tags,phone\r\n\"Smith, Jo\",vip;b2b,'+380441234567\r\n");
+//! assert_eq!(String::from_utf8(buffer).expect("UTF-8"), "name,tags,phone\r\n\"Smith, Jo\",vip;b2b,'+380441234567\r\n");
 //! ```
 
 use serde::Serialize;
@@ -178,7 +178,7 @@ mod tests {
         let mut writer = CsvWriter::new(["a", "b", "c", "d", "e"]);
         let mut out = Vec::new();
         let row = json!({"a": "plain", "b": "with, comma", "c": "say \"hi\"", "d": "two\nlines", "e": 12});
-        writer.write_row(row.as_object().unwrap(), &mut out);
+        writer.write_row(row.as_object().expect("an object"), &mut out);
         assert_eq!(text(out), "plain,\"with, comma\",\"say \"\"hi\"\"\",\"two\nlines\",12\r\n");
     }
 
@@ -188,7 +188,7 @@ mod tests {
         let mut out = Vec::new();
         let row = json!({"n": 5, "neg": -7, "b": false, "list": ["x;y", "=z"], "empty": [],
                          "obj": {"city": "Kyiv"}, "null": null, "formula": "=1+1"});
-        writer.write_row(row.as_object().unwrap(), &mut out);
+        writer.write_row(row.as_object().expect("an object"), &mut out);
         assert_eq!(text(out), "5,-7,false,x\\;y;=z,,\"{\"\"city\"\":\"\"Kyiv\"\"}\",,,'=1+1\r\n");
     }
 
@@ -205,7 +205,7 @@ mod tests {
         let mut writer = CsvWriter::new(["name"]);
         let mut out = Vec::with_capacity(64);
         for i in 0..10_000 {
-            writer.write_row(json!({"name": format!("n{i}")}).as_object().unwrap(), &mut out);
+            writer.write_row(json!({"name": format!("n{i}")}).as_object().expect("an object"), &mut out);
             if out.len() >= 48 {
                 out.clear();
             }
@@ -216,8 +216,8 @@ mod tests {
     #[test]
     fn jsonl_is_one_object_a_line() {
         let mut out = Vec::new();
-        JsonlWriter.write_row(&json!({"a": "x\ny", "lines": [{"q": 1}]}), &mut out).unwrap();
-        JsonlWriter.write_row(&json!({"a": "=z"}), &mut out).unwrap();
+        JsonlWriter.write_row(&json!({"a": "x\ny", "lines": [{"q": 1}]}), &mut out).expect("serializes");
+        JsonlWriter.write_row(&json!({"a": "=z"}), &mut out).expect("serializes");
         assert_eq!(text(out), "{\"a\":\"x\\ny\",\"lines\":[{\"q\":1}]}\n{\"a\":\"=z\"}\n");
     }
 
@@ -225,7 +225,7 @@ mod tests {
     fn an_order_is_one_csv_row_a_line_with_its_columns_repeated() {
         let order = json!({"id": "o1", "order_number": "ORD-2026-000001", "total": 300,
                            "lines": [{"id": "l1", "sku": "A", "quantity": 1}, {"id": "l2", "sku": "B", "quantity": 2}]});
-        let rows = order_csv_rows(order.as_object().unwrap());
+        let rows = order_csv_rows(order.as_object().expect("an object"));
         assert_eq!(rows.len(), 2);
         for (row, (line, sku)) in rows.iter().zip([("l1", "A"), ("l2", "B")]) {
             assert_eq!(row["order_number"], "ORD-2026-000001");
@@ -235,7 +235,7 @@ mod tests {
             assert!(!row.contains_key("lines"));
         }
         let empty = json!({"id": "o2", "lines": []});
-        let rows = order_csv_rows(empty.as_object().unwrap());
-        assert_eq!(rows, vec![json!({"id": "o2"}).as_object().cloned().unwrap()]);
+        let rows = order_csv_rows(empty.as_object().expect("an object"));
+        assert_eq!(rows, vec![json!({"id": "o2"}).as_object().cloned().expect("an object")]);
     }
 }
