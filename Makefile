@@ -7,7 +7,7 @@ CARGO ?= cargo
 DEV_ENV := .dev.env
 DEV_ADMIN_EMAIL := admin@tally.local
 
-DOMAIN_CRATES := shared-kernel identity-domain crm-domain order-domain warehouse-domain reference-data
+DOMAIN_CRATES := shared-kernel identity-domain crm-domain order-domain warehouse-domain reference-data bulk-data
 IO_CRATES := diesel diesel-async tokio-postgres actix-web redis deadpool tokio
 # One domain crate per bounded context: none may depend on another context's (shared-kernel,
 # reference-data and event-contracts, where the events crossing a boundary live, are shared and allowed).
