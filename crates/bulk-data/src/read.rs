@@ -34,6 +34,9 @@ pub type Item = Result<(u64, RowResult), FileError>;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
+/// The buffer a reader goes back to after a row longer than it.
+const SETTLED_BUFFER: usize = 64 * 1024;
+
 /// Drops a UTF-8 byte-order mark at the start of a file, even split across chunks.
 #[derive(Debug, Default)]
 struct BomStripper {
@@ -184,6 +187,11 @@ impl CsvReader {
         self.out_len = 0;
         self.ends_len = 0;
         self.too_long = false;
+        if self.out.len() > SETTLED_BUFFER && len <= SETTLED_BUFFER {
+            // One long row does not keep its buffer for the rest of the file.
+            self.out.truncate(SETTLED_BUFFER);
+            self.out.shrink_to_fit();
+        }
         let Some(columns) = &self.header else {
             if too_long {
                 return self.fail(FileError::HeaderTooLong);
@@ -397,9 +405,9 @@ impl JsonlReader {
             Err(e) => Err(vec![RowError::validation(None, format!("the line is not JSON ({e})"))]),
         };
         self.line.clear();
-        if self.line.capacity() > 64 * 1024 {
+        if self.line.capacity() > SETTLED_BUFFER {
             // One long line does not keep its buffer for the rest of the file.
-            self.line.shrink_to(64 * 1024);
+            self.line.shrink_to(SETTLED_BUFFER);
         }
         Some(Ok((row, result)))
     }

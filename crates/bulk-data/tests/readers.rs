@@ -280,3 +280,22 @@ fn a_file_error_stops_the_reader_for_good() {
     assert_eq!(reader.feed(b"Ann,a@example.com\n").count(), 0);
     assert_eq!(reader.finish().count(), 0);
 }
+
+#[test]
+fn one_long_row_does_not_keep_its_buffer() {
+    for format in [Format::Csv, Format::Jsonl] {
+        let mut reader = RowReader::new(format, CUSTOMERS);
+        let long = "x".repeat(MAX_ROW_BYTES / 2);
+        let file = match format {
+            Format::Csv => format!("name,email\n{long},a@example.com\nBob,b@example.com\nCat,c@example.com\n"),
+            Format::Jsonl => format!("{{\"name\":\"{long}\"}}\n{{\"name\":\"Bob\"}}\n{{\"name\":\"Cat\"}}\n"),
+        };
+        let mut rows = 0;
+        for piece in file.as_bytes().chunks(8192) {
+            rows += reader.feed(piece).map(|item| assert!(item.expect("readable").1.is_ok())).count();
+        }
+        rows += reader.finish().count();
+        assert_eq!(rows, 3);
+        assert!(reader.memory_in_use() <= 80 * 1024, "{format:?} kept {} bytes", reader.memory_in_use());
+    }
+}
