@@ -27,7 +27,7 @@
 //! [`ProductCatalog`] (a product's name, SKU and whether it may be ordered) and
 //! [`CurrencyRegister`] (is the currency active). The api crate answers them through customer
 //! management's and the warehouse's repository ports and the reference data; feature `memory`
-//! adds in-memory ones ([`crate::memory`]).
+//! adds in-memory ones (`order_domain::memory`).
 //!
 //! ```
 //! # #[cfg(feature = "memory")] {

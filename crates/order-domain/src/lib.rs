@@ -107,14 +107,14 @@
 //!
 //! # Without a database
 //!
-//! Feature `memory` adds [`memory::InMemoryOrderRepository`], an [`OrderRepository`] in process memory
+//! Feature `memory` adds `memory::InMemoryOrderRepository`, an [`OrderRepository`] in process memory
 //! with the PostgreSQL adapter's behaviour (per-year numbers, compare-and-set saves and deletes
 //! answering `Stale` / `NotFound`, soft deletion, the list's filters and order), which also keeps the
 //! events each write carried (`events()`, `take_events()`). Another service or a test depends on
 //! `order-domain = { workspace = true, features = ["memory"] }` and passes it wherever a
 //! `&dyn OrderRepository` is wanted.
 //!
-//! Feature `contract` (implies `memory`) adds [`contract`], the port's contract suite: one async
+//! Feature `contract` (implies `memory`) adds `contract`, the port's contract suite: one async
 //! function per promise, each panicking on a breach, and `contract::run_all(&repo, customer_id,
 //! product_id)`. Any adapter runs it from its own test (the ids must name rows its store accepts):
 //! `tests/memory_contract.rs` runs it on the in-memory adapter, `tests/tests/api/order_contract.rs`
