@@ -9,6 +9,7 @@ use infrastructure::warehouse::{
     PgStockMovementRepository,
 };
 use infrastructure::DbPool;
+use order_domain::application::OrderService;
 use order_domain::OrderRepository;
 use shared_kernel::ports::EventHandler;
 use warehouse_domain::{InventoryRepository, LocationRepository, ProductRepository, StockMovementRepository};
@@ -17,6 +18,8 @@ use warehouse_domain::{InventoryRepository, LocationRepository, ProductRepositor
 #[derive(Clone)]
 pub struct CommerceServices {
     pub orders: Arc<dyn OrderRepository>,
+    /// The order context's use cases, over `orders`, `products` and the other contexts' ports.
+    pub order_service: OrderService,
     pub products: Arc<dyn ProductRepository>,
     pub inventory: Arc<dyn InventoryRepository>,
     pub movements: Arc<dyn StockMovementRepository>,
@@ -25,9 +28,12 @@ pub struct CommerceServices {
 
 impl CommerceServices {
     pub fn new(pool: &DbPool) -> Self {
+        let orders: Arc<dyn OrderRepository> = Arc::new(PgOrderRepository::new(pool.clone()));
+        let products: Arc<dyn ProductRepository> = Arc::new(PgProductRepository::new(pool.clone()));
         Self {
-            orders: Arc::new(PgOrderRepository::new(pool.clone())),
-            products: Arc::new(PgProductRepository::new(pool.clone())),
+            order_service: crate::routes::orders::references::order_service(pool, orders.clone(), products.clone()),
+            orders,
+            products,
             inventory: Arc::new(PgInventoryRepository::new(pool.clone())),
             movements: Arc::new(PgStockMovementRepository::new(pool.clone())),
             locations: Arc::new(PgLocationRepository::new(pool.clone())),

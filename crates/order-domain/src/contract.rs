@@ -1,8 +1,9 @@
-//! The contract suite of [`OrderRepository`] (feature `contract`): one async function per promise of
-//! the port, each panicking (plain `assert!`) when an adapter breaks it. Every adapter runs it: the
-//! in-memory one in `crates/order-domain/tests/memory_contract.rs`, the PostgreSQL one in
-//! `tests/tests/api/order_contract.rs`; an adapter of another service calls [`run_all`] from a test of
-//! its own.
+//! The contract suite of [`OrderRepository`] (feature `contract`), and of the ports to the other
+//! contexts (`references`, re-exported here): one async function per promise of the port, each
+//! panicking (plain `assert!`) when an adapter breaks it. Every adapter runs it: the in-memory one
+//! in `crates/order-domain/tests/memory_contract.rs`, the PostgreSQL one in
+//! `tests/tests/api/order_contract.rs`; an adapter of another service calls [`run_all`] from a test
+//! of its own.
 //!
 //! The suite makes its own orders through the port, for the caller's `customer_id` and with lines of
 //! the caller's `product_id` (an adapter with foreign keys needs both to exist). It never confirms an
@@ -11,6 +12,13 @@
 //! creation day, so other orders in the same store do not disturb it; the numbering checks hold with
 //! other writers too (strictly increasing, never consecutive). Timestamps are whole seconds, which
 //! every store keeps exactly.
+
+mod references;
+
+pub use references::{
+    catalog_finds_products_with_what_a_line_copies, directory_finds_live_customers_and_companies,
+    register_knows_active_currencies,
+};
 
 use std::future::Future;
 use std::pin::pin;

@@ -2,8 +2,8 @@
 //!
 //! Why a separate, pure crate: every rule about orders (who may move where, how totals are kept, how
 //! the warehouse's replies are folded in) lives here once, is unit-tested without a database, and is
-//! shared by the HTTP handlers and the event handlers. Nothing here performs I/O or reads the clock:
-//! callers pass `now`. How Tally runs these rules against PostgreSQL and the warehouse is described in
+//! shared by the HTTP handlers and the event handlers. Nothing here performs I/O; the aggregate
+//! never reads the clock (callers pass `now`), the use cases read it through their `Clock` port. How Tally runs these rules against PostgreSQL and the warehouse is described in
 //! `docs/orders-and-warehouse.md`.
 //!
 //! # The aggregate
@@ -107,14 +107,14 @@
 //!
 //! # Without a database
 //!
-//! Feature `memory` adds [`memory::InMemoryOrderRepository`], an [`OrderRepository`] in process memory
+//! Feature `memory` adds `memory::InMemoryOrderRepository`, an [`OrderRepository`] in process memory
 //! with the PostgreSQL adapter's behaviour (per-year numbers, compare-and-set saves and deletes
 //! answering `Stale` / `NotFound`, soft deletion, the list's filters and order), which also keeps the
 //! events each write carried (`events()`, `take_events()`). Another service or a test depends on
 //! `order-domain = { workspace = true, features = ["memory"] }` and passes it wherever a
 //! `&dyn OrderRepository` is wanted.
 //!
-//! Feature `contract` (implies `memory`) adds [`contract`], the port's contract suite: one async
+//! Feature `contract` (implies `memory`) adds `contract`, the port's contract suite: one async
 //! function per promise, each panicking on a breach, and `contract::run_all(&repo, customer_id,
 //! product_id)`. Any adapter runs it from its own test (the ids must name rows its store accepts):
 //! `tests/memory_contract.rs` runs it on the in-memory adapter, `tests/tests/api/order_contract.rs`
@@ -124,6 +124,12 @@
 //! in-memory adapter, printing each step and its events, offline:
 //! `cargo run -p order-domain --features memory --example order_lifecycle`.
 //!
+//! # Use cases
+//!
+//! [`application::OrderService`] holds every use case (create, the status moves, delete, the line
+//! edits, folding the warehouse's reply) over the repository and three small ports to the other
+//! contexts ([`application::ports`]); the HTTP handlers and the example call it.
+//!
 //! Error codes (see [`OrderError`] and [`RepoError`]): `INVALID_QUANTITY` 400, `INVALID_PRICE` 400,
 //! `CURRENCY_MISMATCH` 400, `VALIDATION_ERROR` 400 (with a field; also arithmetic overflow),
 //! `LINE_NOT_FOUND` 404, `ORDER_NOT_FOUND` 404, `ORDER_EMPTY` 409, `ORDER_NOT_EDITABLE` 409,
@@ -132,6 +138,7 @@
 
 #![deny(missing_docs)]
 
+pub mod application;
 pub mod change;
 #[cfg(feature = "contract")]
 pub mod contract;

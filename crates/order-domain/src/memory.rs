@@ -16,7 +16,13 @@
 //!   ([`InMemoryOrderRepository::events`]).
 //!
 //! It does not check references (customer, company, currency, products exist): those are foreign
-//! keys in PostgreSQL, questions of other contexts here.
+//! keys in PostgreSQL, questions of other contexts here, which the use cases ask through their ports;
+//! [`InMemoryCustomerDirectory`], [`InMemoryProductCatalog`] and [`InMemoryCurrencyRegister`] answer
+//! them from what a test or an example put in.
+
+mod references;
+
+pub use references::{InMemoryCurrencyRegister, InMemoryCustomerDirectory, InMemoryProductCatalog};
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};

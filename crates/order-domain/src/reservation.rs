@@ -17,6 +17,7 @@
 //! No `mark_*` raises an event. A `Stale` on save means the order moved meanwhile: reload and
 //! decide again (the bus retries a failing handler).
 
+use event_contracts::warehouse::{ReservationFailed, WarehouseReply};
 use time::OffsetDateTime;
 
 use crate::change::OrderChange;
@@ -26,7 +27,34 @@ use crate::status::{OrderStatus, ReservationStatus};
 /// Longest reservation error kept on the order; longer reasons are cut (never refused: a reply must land).
 pub const MAX_RESERVATION_ERROR_CHARS: usize = 1000;
 
+/// The failure reason kept on the order: the warehouse's reason, then each short line.
+fn failure_reason(failed: &ReservationFailed) -> String {
+    let reason = failed.reason.as_str();
+    let short: Vec<String> = failed
+        .short_lines
+        .iter()
+        .map(|s| format!("product {} requested {}, available {}", s.product_id, s.requested, s.available))
+        .collect();
+    if short.is_empty() {
+        reason.to_owned()
+    } else {
+        format!("{reason}: {}", short.join("; "))
+    }
+}
+
 impl Order {
+    /// What the warehouse's `reply` changes on this order: the `mark_*` its kind names, with a
+    /// failure's reason and short lines kept as the reservation error. `None`: nothing to save (a
+    /// duplicate, stale or late reply).
+    pub fn fold_reply(&self, reply: &WarehouseReply, now: OffsetDateTime) -> Option<OrderChange> {
+        match reply {
+            WarehouseReply::Reserved(_) => self.mark_reserved(now),
+            WarehouseReply::Failed(failed) => self.mark_reservation_failed(&failure_reason(failed), now),
+            WarehouseReply::Released(_) => self.mark_released(now),
+            WarehouseReply::Committed(_) => self.mark_committed(now),
+        }
+    }
+
     fn awaiting_reply(&self) -> bool {
         matches!(self.status, OrderStatus::Confirmed | OrderStatus::Processing)
             && self.reservation_status == ReservationStatus::Pending
@@ -179,5 +207,33 @@ mod tests {
         assert_eq!(long.reservation_error.as_ref().map(|e| e.chars().count()), Some(MAX_RESERVATION_ERROR_CHARS));
         let released = failed.cancel(at(2)).expect("ok").order.mark_released(at(3)).expect("applies").order;
         assert_eq!(released.reservation_error.as_deref(), Some("short on W-1"));
+    }
+
+    #[test]
+    fn a_reply_is_folded_by_its_kind() {
+        use event_contracts::warehouse::{ShortLine, StockCommitted, StockReleased, StockReserved};
+        let order = in_state(OrderStatus::Confirmed, R::Pending);
+        let reserved = WarehouseReply::Reserved(StockReserved { order_id: order.id, allocations: Vec::new() });
+        assert_eq!(order.fold_reply(&reserved, at(1)).map(|c| c.order.reservation_status), Some(R::Reserved));
+        let short = ShortLine {
+            line_id: uuid::Uuid::from_u128(1),
+            product_id: uuid::Uuid::from_u128(2),
+            requested: 5,
+            available: 2,
+        };
+        let failed = WarehouseReply::Failed(ReservationFailed {
+            order_id: order.id,
+            reason: "insufficient stock".into(),
+            short_lines: vec![short],
+        });
+        let folded = order.fold_reply(&failed, at(1)).expect("applies").order;
+        assert_eq!(
+            folded.reservation_error.as_deref(),
+            Some("insufficient stock: product 00000000-0000-0000-0000-000000000002 requested 5, available 2")
+        );
+        let released = WarehouseReply::Released(StockReleased { order_id: order.id, inventories: Vec::new() });
+        assert!(order.fold_reply(&released, at(1)).is_none(), "not cancelled");
+        let committed = WarehouseReply::Committed(StockCommitted { order_id: order.id, inventories: Vec::new() });
+        assert!(order.fold_reply(&committed, at(1)).is_none(), "not fulfilled");
     }
 }

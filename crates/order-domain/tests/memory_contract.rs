@@ -75,3 +75,17 @@ async fn the_same_draft_twice_is_a_conflict_and_uses_no_number() {
     assert_eq!(repo.create(draft).await, Err(RepoError::Conflict { field: "resource" }));
     assert_eq!(repo.events().len(), 1);
 }
+
+#[tokio::test]
+async fn in_memory_reference_ports_pass_their_contract() {
+    use order_domain::application::CatalogProduct;
+    use order_domain::memory::{InMemoryCurrencyRegister, InMemoryCustomerDirectory, InMemoryProductCatalog};
+    let (company, retired) = (Uuid::from_u128(8), Uuid::from_u128(43));
+    let directory = InMemoryCustomerDirectory::new().with_customer(CUSTOMER).with_company(company);
+    contract::directory_finds_live_customers_and_companies(&directory, CUSTOMER, company).await;
+    let catalog = InMemoryProductCatalog::new()
+        .with(CatalogProduct { id: PRODUCT, name: "Widget".into(), sku: "W-1".into(), orderable: true })
+        .with(CatalogProduct { id: retired, name: "Old".into(), sku: "O-1".into(), orderable: false });
+    contract::catalog_finds_products_with_what_a_line_copies(&catalog, PRODUCT, retired).await;
+    contract::register_knows_active_currencies(&InMemoryCurrencyRegister::with_active(&["USD"])).await;
+}

@@ -248,6 +248,17 @@ impl From<warehouse_domain::RepoError> for ApiError {
     }
 }
 
+/// An order use case's failure: storage as above, anything else by its code, with `details` naming
+/// the field it concerns.
+impl From<order_domain::application::OrderUseCaseError> for ApiError {
+    fn from(error: order_domain::application::OrderUseCaseError) -> Self {
+        match error {
+            order_domain::application::OrderUseCaseError::Storage(error) => error.into(),
+            other => Self::from_domain_field(&other, other.field()),
+        }
+    }
+}
+
 impl From<DbError> for ApiError {
     fn from(error: DbError) -> Self {
         match error {

@@ -1,26 +1,22 @@
 //! Order management: the 14 endpoints under `/order-mgmt/orders` (docs/orders-and-warehouse.md).
 //!
-//! Writes follow the order domain's compare-and-set contract: load, run the domain operation,
-//! save `WHERE version = expected`; when another request won the race, reload and decide again, so
-//! the loser gets the precise domain error (e.g. `ORDER_ALREADY_CANCELLED`).
+//! Writes are the order context's use cases (`order_domain::application::OrderService`, built in
+//! `references.rs` over the other contexts' ports); the handlers parse, call and map. Reads without
+//! a rule call the repository directly.
 
 pub mod lifecycle;
 pub mod lines;
 pub mod queries;
+pub mod references;
 pub mod requests;
 pub mod responses;
 
 use std::collections::BTreeMap;
 
 use actix_web::web;
-use order_domain::{Order, OrderChange, OrderError, RepoError};
+use order_domain::{OrderError, RepoError};
 use shared_kernel::error::Classified;
-use time::OffsetDateTime;
-use uuid::Uuid;
 
-use crate::app::AppState;
-use crate::commerce;
-use crate::http::retry::{until_settled, Attempt};
 use crate::http::ApiError;
 
 /// Fixed segments (`number`, `customer`, `status`) before `{id}`, so they are never read as ids.
@@ -64,24 +60,4 @@ pub(crate) fn order_error(error: OrderError) -> ApiError {
 /// A storage failure (`ORDER_NOT_FOUND`, `CONFLICT`, 503, 500).
 pub(crate) fn repo_error(error: RepoError) -> ApiError {
     ApiError::storage_or(error, queries::order_not_found)
-}
-
-/// Loads the order, runs `operation` on it and saves the change; on a lost race, again. The save
-/// hands the change's events to the bus itself (a shared commit), and wakes the outbox relay only
-/// for events it leaves it.
-pub(crate) async fn change_order<F>(state: &AppState, id: Uuid, operation: F) -> Result<Order, ApiError>
-where
-    F: Fn(&Order, OffsetDateTime) -> Result<OrderChange, OrderError>,
-{
-    let operation = &operation;
-    until_settled(|| async move {
-        let order = state.commerce.orders.get(id).await.map_err(repo_error)?;
-        let change = operation(&order, commerce::now()).map_err(order_error)?;
-        match state.commerce.orders.save(&change).await {
-            Ok(()) => Ok(Attempt::Done(change.order)),
-            Err(RepoError::Stale) => Ok(Attempt::Stale),
-            Err(other) => Err(repo_error(other)),
-        }
-    })
-    .await
 }

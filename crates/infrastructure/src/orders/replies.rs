@@ -1,5 +1,7 @@
 //! The order side of the order flow: folds the warehouse's replies into the order's
-//! `reservation_status` (the rules are the order domain's `mark_*` methods).
+//! `reservation_status`. What a reply does to an order is the aggregate's decision
+//! (`Order::fold_reply`, the one `order_domain::application::OrderService::fold_reply` asks too);
+//! this consumer parses the event and runs that decision inside its batched transaction.
 //!
 //! A reply's transaction: the inbox mark, the order row locked `FOR UPDATE` (so the compare-and-set
 //! cannot miss), the change. Replies that arrive together go in one transaction
@@ -10,11 +12,11 @@
 use std::collections::BTreeSet;
 
 use async_trait::async_trait;
-use event_contracts::warehouse::{ReservationFailed, WarehouseReply, REPLIES};
-use order_domain::{Order, OrderChange, RepoError};
+use event_contracts::warehouse::{WarehouseReply, REPLIES};
+use order_domain::{OrderChange, RepoError};
+use shared_kernel::application::{Clock, SystemClock};
 use shared_kernel::ports::{EventHandler, HandlerError};
 use shared_kernel::EventEnvelope;
-use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::errors::{tx_error, TxError};
@@ -34,31 +36,6 @@ impl WarehouseRepliesHandler {
     /// Starts the replies' batching task; call inside the runtime.
     pub fn new(pool: DbPool) -> Self {
         Self { replies: GroupCommit::start(Replies { pool }) }
-    }
-}
-
-/// The failure reason kept on the order: the warehouse's reason and each short line.
-fn failure_reason(data: &ReservationFailed) -> String {
-    let reason = data.reason.as_str();
-    let short: Vec<String> = data
-        .short_lines
-        .iter()
-        .map(|s| format!("product {} requested {}, available {}", s.product_id, s.requested, s.available))
-        .collect();
-    if short.is_empty() {
-        reason.to_owned()
-    } else {
-        format!("{reason}: {}", short.join("; "))
-    }
-}
-
-/// What `reply` changes on `order` (`None`: nothing, the domain ignores it).
-fn change_for(reply: &WarehouseReply, order: &Order, now: OffsetDateTime) -> Option<OrderChange> {
-    match reply {
-        WarehouseReply::Reserved(_) => order.mark_reserved(now),
-        WarehouseReply::Failed(failed) => order.mark_reservation_failed(&failure_reason(failed), now),
-        WarehouseReply::Released(_) => order.mark_released(now),
-        WarehouseReply::Committed(_) => order.mark_committed(now),
     }
 }
 
@@ -111,6 +88,7 @@ impl Batched for Replies {
         request.reply.order_id()
     }
 
+    #[tracing::instrument(name = "order_replies.fold_many", skip_all, fields(replies = requests.len()))]
     async fn many(&self, requests: &[&ReplyRequest]) -> Result<Vec<()>, RepoError> {
         let mut conn = connect(&self.pool).await?;
         handing_over(
@@ -126,7 +104,7 @@ impl Batched for Replies {
                     store::load_many(conn, &orders, true),
                 )
                 .await?;
-                let now = OffsetDateTime::now_utc();
+                let now = SystemClock.now();
                 let mut changes = Vec::new();
                 for request in requests {
                     let Some((row, lines)) = loaded.remove(&request.reply.order_id()) else { continue };
@@ -134,7 +112,7 @@ impl Batched for Replies {
                         continue;
                     }
                     let order = row.into_order(lines).map_err(TxError::Refused)?;
-                    changes.extend(change_for(&request.reply, &order, now));
+                    changes.extend(order.fold_reply(&request.reply, now));
                 }
                 let changes: Vec<&OrderChange> = changes.iter().collect();
                 if !store::write_changes(conn, &changes).await? {

@@ -84,9 +84,10 @@ fn day_start(date: time::Date) -> OffsetDateTime {
 
 #[async_trait]
 impl OrderRepository for PgOrderRepository {
+    #[tracing::instrument(name = "pg_orders.create", skip_all, fields(order_id = %draft.id()))]
     async fn create(&self, draft: OrderDraft) -> Result<Order, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        transaction(&mut conn, async |shared: &AsyncPgConnection| -> Result<Order, TxError> {
+        let created = transaction(&mut conn, async |shared: &AsyncPgConnection| -> Result<Order, TxError> {
             let mut conn = shared;
             // The upsert locks the year's row until commit, so concurrent creates queue here and
             // every number is used once.
@@ -125,15 +126,21 @@ impl OrderRepository for PgOrderRepository {
             Ok(order)
         })
         .await
-        .map_err(tx_error)
+        .map_err(tx_error)?;
+        // The `order.created` event waits in the outbox: wake the relay (a request transaction's
+        // own commit wakes it again, docs/architecture.md "The path of an event").
+        self.pool.wake_relay();
+        Ok(created)
     }
 
+    #[tracing::instrument(name = "pg_orders.get", skip_all, fields(order_id = %id))]
     async fn get(&self, id: Uuid) -> Result<Order, RepoError> {
         let conn = connect_shared(&self.pool).await?;
         let (row, lines) = store::load(&conn, id).await.map_err(from_diesel)?.ok_or(RepoError::NotFound)?;
         row.into_order(lines)
     }
 
+    #[tracing::instrument(name = "pg_orders.get_by_number", skip_all, fields(order_number = %number))]
     async fn get_by_number(&self, number: &OrderNumber) -> Result<Order, RepoError> {
         let conn = connect_shared(&self.pool).await?;
         let id: Uuid = orders::table
@@ -146,6 +153,7 @@ impl OrderRepository for PgOrderRepository {
         row.into_order(lines)
     }
 
+    #[tracing::instrument(name = "pg_orders.list", skip_all, fields(offset = page.offset()))]
     async fn list(&self, filter: &OrderFilter, page: PageRequest) -> Result<Page<Order>, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let query = || {
@@ -204,6 +212,7 @@ impl OrderRepository for PgOrderRepository {
         Ok(Page::new(orders, total, page))
     }
 
+    #[tracing::instrument(name = "pg_orders.save", skip_all, fields(order_id = %change.order.id))]
     async fn save(&self, change: &OrderChange) -> Result<(), RepoError> {
         match self.changes.write(Saving(change.clone())).await {
             Ok(()) => Ok(()),
@@ -217,6 +226,7 @@ impl OrderRepository for PgOrderRepository {
         }
     }
 
+    #[tracing::instrument(name = "pg_orders.delete", skip_all, fields(order_id = %deletion.order_id))]
     async fn delete(&self, deletion: &OrderDeletion, now: OffsetDateTime) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         let updated = Prepared(

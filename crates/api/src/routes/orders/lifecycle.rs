@@ -1,29 +1,15 @@
 //! An order's life: creation, the status moves (confirm, process, fulfil, cancel) and deletion.
+//! Each handler parses, calls its use case on `OrderService` and maps the answer.
 
-use actix_web::http::StatusCode;
 use actix_web::{web, HttpResponse};
-use infrastructure::orders::references::{company_exists, customer_exists};
-use std::collections::HashMap;
-
-use order_domain::{NewLine, NewOrder, Order, OrderDraft, RepoError};
-use shared_kernel::CurrencyCode;
+use order_domain::application::{CreateOrder, OrderItem};
 use uuid::Uuid;
-use warehouse_domain::Product;
 
-use super::lines::{check_line_input, line_for};
-use super::requests::{CancelBody, CreateOrderBody, OrderItemBody};
+use super::requests::{CancelBody, CreateOrderBody};
 use super::responses::{OrderView, TransitionView};
-use super::{change_order, order_error, repo_error};
 use crate::app::AppState;
-use crate::commerce;
 use crate::http::conditional::{created_tagged, Tagged};
-use crate::http::retry::{until_settled, Attempt};
 use crate::http::{no_content, ok, ApiError, Json, OptionalJson};
-use crate::routes::reference::active_currency;
-
-fn customer_not_found() -> ApiError {
-    ApiError::new(StatusCode::NOT_FOUND, "CUSTOMER_NOT_FOUND", "no such customer")
-}
 
 #[utoipa::path(post, path = "/api/v1/order-mgmt/orders", tag = "orders", request_body = CreateOrderBody,
     responses((status = 201, body = OrderView, description = "A pending order with its generated order_number (and its lines, with `items`)"),
@@ -34,60 +20,26 @@ pub async fn create_order(
     state: web::Data<AppState>,
     Json(body): Json<CreateOrderBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let currency = active_currency(&state, "currency", &body.currency).await?;
-    let input = NewOrder {
+    let command = CreateOrder {
         customer_id: body.customer_id,
         company_id: body.company_id,
-        currency,
+        currency: body.currency,
         tax: body.tax.unwrap_or(0),
         discount: body.discount.unwrap_or(0),
         notes: body.notes,
+        items: body.items.map(|items| {
+            items
+                .iter()
+                .map(|item| OrderItem {
+                    product_id: item.product_id,
+                    quantity: item.quantity,
+                    unit_price: item.unit_price,
+                })
+                .collect()
+        }),
     };
-    let mut draft = OrderDraft::new(input, commerce::now()).map_err(order_error)?;
-    if let Some(items) = &body.items {
-        draft = draft.with_lines(item_lines(&state, items, currency).await?).map_err(order_error)?;
-    }
-    if !customer_exists(&state.pool, body.customer_id).await? {
-        return Err(customer_not_found());
-    }
-    if let Some(company_id) = body.company_id {
-        if !company_exists(&state.pool, company_id).await? {
-            return Err(ApiError::not_found("no such company"));
-        }
-    }
-    let order = state.commerce.orders.create(draft).await.map_err(repo_error)?;
-    state.outbox.notify();
+    let order = state.commerce.order_service.create(command).await?;
     Ok(created_tagged::<OrderView, _>(order))
-}
-
-/// At most this many `items` in one creation.
-pub const MAX_ORDER_ITEMS: usize = 100;
-
-/// The lines of the `items` variant: every product looked up in one query.
-async fn item_lines(
-    state: &AppState,
-    items: &[OrderItemBody],
-    currency: CurrencyCode,
-) -> Result<Vec<NewLine>, ApiError> {
-    if items.len() > MAX_ORDER_ITEMS {
-        return Err(ApiError::field("items", format!("at most {MAX_ORDER_ITEMS} items are allowed")));
-    }
-    for item in items {
-        check_line_input(item.quantity, item.unit_price)?;
-    }
-    let ids: Vec<Uuid> = items.iter().map(|item| item.product_id).collect();
-    let products = state.commerce.products.get_many(&ids).await?;
-    let by_id: HashMap<Uuid, &Product> = products.iter().map(|p| (p.id, p)).collect();
-    items
-        .iter()
-        .enumerate()
-        .map(|(n, item)| {
-            let field = format!("items[{n}].product_id");
-            let product =
-                by_id.get(&item.product_id).ok_or_else(|| ApiError::not_found("no such product").on_field(&field))?;
-            line_for(product, item.quantity, item.unit_price, currency, &field)
-        })
-        .collect()
 }
 
 #[utoipa::path(post, path = "/api/v1/order-mgmt/orders/{id}/confirm", tag = "orders", params(("id" = Uuid, Path)),
@@ -96,7 +48,7 @@ async fn item_lines(
               (status = 409, description = "ORDER_EMPTY, INVALID_STATUS_TRANSITION")),
     security(("bearer" = [])))]
 pub async fn confirm(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    let order = change_order(&state, id.into_inner(), Order::confirm).await?;
+    let order = state.commerce.order_service.confirm(id.into_inner()).await?;
     Ok(ok(TransitionView { confirmed_at: order.confirmed_at, ..TransitionView::of(&order) }).tagged(&order))
 }
 
@@ -105,7 +57,7 @@ pub async fn confirm(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<
               (status = 404, description = "ORDER_NOT_FOUND"), (status = 409, description = "INVALID_STATUS_TRANSITION")),
     security(("bearer" = [])))]
 pub async fn process(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    let order = change_order(&state, id.into_inner(), Order::process).await?;
+    let order = state.commerce.order_service.process(id.into_inner()).await?;
     Ok(ok(TransitionView::of(&order)).tagged(&order))
 }
 
@@ -115,7 +67,7 @@ pub async fn process(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<
               (status = 409, description = "INVALID_STATUS_TRANSITION, STOCK_NOT_RESERVED")),
     security(("bearer" = [])))]
 pub async fn fulfill(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    let order = change_order(&state, id.into_inner(), Order::fulfill).await?;
+    let order = state.commerce.order_service.fulfill(id.into_inner()).await?;
     Ok(ok(TransitionView { fulfilled_at: order.fulfilled_at, ..TransitionView::of(&order) }).tagged(&order))
 }
 
@@ -130,11 +82,8 @@ pub async fn cancel(
     id: web::Path<Uuid>,
     body: OptionalJson<CancelBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = id.into_inner();
-    let order = change_order(&state, id, Order::cancel).await?;
-    if let Some(reason) = body.0.and_then(|b| b.reason) {
-        tracing::info!(order_id = %id, reason = %reason.trim(), "order cancelled");
-    }
+    let reason = body.0.and_then(|b| b.reason);
+    let order = state.commerce.order_service.cancel(id.into_inner(), reason.as_deref()).await?;
     Ok(ok(TransitionView { cancelled_at: order.cancelled_at, ..TransitionView::of(&order) }).tagged(&order))
 }
 
@@ -143,16 +92,6 @@ pub async fn cancel(
               (status = 409, description = "INVALID_STATUS_TRANSITION: only pending and cancelled orders may be deleted")),
     security(("bearer" = [])))]
 pub async fn delete_order(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    let id = id.into_inner();
-    let state = &state;
-    until_settled(|| async move {
-        let order = state.commerce.orders.get(id).await.map_err(repo_error)?;
-        let deletion = order.delete().map_err(order_error)?;
-        match state.commerce.orders.delete(&deletion, commerce::now()).await {
-            Ok(()) => Ok(Attempt::Done(no_content())),
-            Err(RepoError::Stale) => Ok(Attempt::Stale),
-            Err(other) => Err(repo_error(other)),
-        }
-    })
-    .await
+    state.commerce.order_service.delete(id.into_inner()).await?;
+    Ok(no_content())
 }
