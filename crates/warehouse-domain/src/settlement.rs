@@ -71,7 +71,8 @@ mod tests {
             InventoryQuantity { inventory_id: record.id, quantity: 5 },
             InventoryQuantity { inventory_id: Uuid::from_u128(99), quantity: 2 },
         ];
-        let settlement = settle_held(order, HoldEvent::Commit, &held, &[record.clone()], stamp()).expect("valid");
+        let settlement =
+            settle_held(order, HoldEvent::Commit, &held, std::slice::from_ref(&record), stamp()).expect("valid");
         assert_eq!(settlement.settled, [InventoryQuantity { inventory_id: record.id, quantity: 3 }]);
         assert_eq!(settlement.changes[0].movement.movement_type, MovementType::Commit);
         assert_eq!(settlement.reply.name, events::STOCK_COMMITTED);

@@ -19,7 +19,7 @@ fn quantities(r: &InventoryRecord) -> Quantities {
     Quantities { on_hand: r.quantity_on_hand, reserved: r.quantity_reserved, committed: r.quantity_committed }
 }
 
-fn live_at<'a>(state: &'a State, product_id: Uuid, location_id: Uuid) -> Option<&'a InventoryRecord> {
+fn live_at(state: &State, product_id: Uuid, location_id: Uuid) -> Option<&InventoryRecord> {
     state
         .inventory
         .values()

@@ -31,7 +31,6 @@ fn answer(change: InventoryChange) -> HttpResponse {
 
 /// The receipt of `POST /receive` and of a Receipt posted to `/stock-movements`: a cost's currency,
 /// when one is sent with a cost, must be an active one (the reference data).
-#[expect(clippy::too_many_arguments, reason = "the receipt's fields as the two endpoints send them")]
 pub(crate) async fn receipt(
     state: &AppState,
     quantity: i64,
