@@ -24,19 +24,30 @@ pub struct CommerceServices {
     pub inventory: Arc<dyn InventoryRepository>,
     pub movements: Arc<dyn StockMovementRepository>,
     pub locations: Arc<dyn LocationRepository>,
+    /// The warehouse's use cases over the ports above.
+    pub warehouse: crate::routes::warehouse::WarehouseServices,
 }
 
 impl CommerceServices {
     pub fn new(pool: &DbPool) -> Self {
         let orders: Arc<dyn OrderRepository> = Arc::new(PgOrderRepository::new(pool.clone()));
         let products: Arc<dyn ProductRepository> = Arc::new(PgProductRepository::new(pool.clone()));
+        let inventory: Arc<dyn InventoryRepository> = Arc::new(PgInventoryRepository::new(pool.clone()));
+        let locations: Arc<dyn LocationRepository> = Arc::new(PgLocationRepository::new(pool.clone()));
+        let clock = Arc::new(shared_kernel::application::SystemClock);
         Self {
             order_service: crate::routes::orders::references::order_service(pool, orders.clone(), products.clone()),
             orders,
+            warehouse: crate::routes::warehouse::WarehouseServices::new(
+                products.clone(),
+                locations.clone(),
+                inventory.clone(),
+                clock,
+            ),
             products,
-            inventory: Arc::new(PgInventoryRepository::new(pool.clone())),
+            inventory,
             movements: Arc::new(PgStockMovementRepository::new(pool.clone())),
-            locations: Arc::new(PgLocationRepository::new(pool.clone())),
+            locations,
         }
     }
 }

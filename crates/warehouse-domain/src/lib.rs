@@ -58,6 +58,15 @@
 //! first) and applied with [`reserve_from`]; a cancellation releases and a fulfilment commits exactly
 //! what the order holds ([`held_for_order`]). The replies are built in [`events`].
 //!
+//! # Use cases
+//!
+//! [`application`] holds every use case, one service per area ([`application::ProductService`],
+//! [`application::LocationService`], [`application::InventoryService`],
+//! [`application::StockOperations`], [`application::OrderStock`]), written against the ports below
+//! and a clock. With the feature `memory`, [`memory`](crate#features) serves every port without a
+//! database; `cargo run -p warehouse-domain --features memory --example stock_flow` runs a product
+//! from creation to committed stock.
+//!
 //! # Ports
 //!
 //! [`ProductRepository`], [`LocationRepository`], [`InventoryRepository`],
@@ -67,6 +76,13 @@
 //! (`Stale` when they moved: reload and run the operation again), with its movement in the same
 //! transaction; stock never oversold (the database CHECK is the last line of defence); movements
 //! never updated or deleted; soft-deleted rows invisible (`NotFound`). See [`repository`].
+//!
+//! # Features
+//!
+//! - `memory`: `memory::InMemoryWarehouse`, one in-memory store that serves all five ports (the
+//!   ports share their tables: a location's stock, an order's movements), for examples, tests and
+//!   other services.
+//! - `contract`: `contract`, the promises of each port as test functions every adapter runs.
 //!
 //! ```
 //! use time::macros::datetime;
@@ -158,10 +174,15 @@
 #![deny(missing_docs)]
 
 pub mod alerts;
+pub mod application;
+#[cfg(feature = "contract")]
+pub mod contract;
 pub mod error;
 pub mod events;
 pub mod inventory;
 pub mod location;
+#[cfg(feature = "memory")]
+pub mod memory;
 pub mod movement;
 pub mod numbers;
 pub mod operations;
@@ -172,6 +193,7 @@ pub mod purchasing;
 pub mod quantities;
 pub mod repository;
 pub mod reservation;
+pub mod settlement;
 pub mod transfers;
 
 mod text;
@@ -192,7 +214,8 @@ pub use repository::{
     OrderStockRepository, ProductFilter, ProductRepository, RecentLimit, RepoError, ReservationOutcome, SettleOutcome,
     StockMovementRepository,
 };
-pub use reservation::{reserve_from, Reservation};
+pub use reservation::{answer_confirmation, reserve_from, ConfirmationAnswer, Reservation};
+pub use settlement::{settle_held, Settlement};
 
 pub use alerts::{stock_alert, AlertLevel, ReorderCandidate, ReorderSuggestion, StockAlertKind, StockCrossing};
 pub use numbers::{PurchaseOrderNumber, TransferNumber};

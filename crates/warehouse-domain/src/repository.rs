@@ -250,14 +250,17 @@ pub enum SettleOutcome {
     AlreadyHandled,
 }
 
-/// The order flow. Each method is one transaction that locks the order's hold, lets
-/// [`crate::order_hold::decide`] say what the event does, and ends by writing the reply event. An
-/// adapter bound to an event delivery (the inbox) answers `AlreadyHandled` for a redelivery.
+/// The order flow's storage. Each method is one transaction that locks the order's hold and lets
+/// the domain decide with what it locked, then writes exactly what the decision says (quantity
+/// changes with their movements, the hold's new status, the reply event). An adapter bound to an
+/// event delivery (the inbox) answers `AlreadyHandled` for a redelivery; an adapter may serve
+/// reservations that arrive together in one transaction, with the decisions one transaction each
+/// would make.
 #[async_trait]
 pub trait OrderStockRepository: Send + Sync {
-    /// Locks the candidate records `FOR UPDATE` (active locations, id order), runs
-    /// [`crate::plan_reservation`], reserves [`crate::totals_by_inventory`] with
-    /// [`Inventory::reserve`] (one Reservation movement per record, reference = order), and writes
+    /// Locks the order's hold and the candidate records (live records of the lines' products at
+    /// live active locations, id order) and writes what [`crate::answer_confirmation`] answers:
+    /// the Reservations (reference = the order), the hold `reserved` or `failed`, and
     /// `stock_reserved` or `reservation_failed`. Returns `AlreadyReleased` when the order's stock was
     /// already released (a cancel that overtook the confirm), so nothing stays reserved.
     async fn reserve_for_order(
@@ -267,12 +270,14 @@ pub trait OrderStockRepository: Send + Sync {
         stamp: Stamp,
     ) -> Result<ReservationOutcome, RepoError>;
 
-    /// Releases exactly what the order holds ([`crate::held_for_order`]) with [`Inventory::release`],
-    /// remembers that the order is released (so a late reservation reserves nothing), and writes
-    /// `stock_released`.
+    /// Locks the order's hold; when [`crate::order_hold::decide`] settles, stores `released`
+    /// (so a late reservation reserves nothing), locks the records the order holds stock on
+    /// ([`crate::held_for_order`]) and writes what [`crate::settle_held`] decides: the
+    /// ReservationReleases and `stock_released`.
     async fn release_for_order(&self, order_id: Uuid, stamp: Stamp) -> Result<SettleOutcome, RepoError>;
 
-    /// Commits exactly what the order holds with [`Inventory::commit`] and writes `stock_committed`.
+    /// As [`Self::release_for_order`] for a fulfilment: the hold `committed` (a released one stays
+    /// released), the Commits and `stock_committed`.
     async fn commit_for_order(&self, order_id: Uuid, stamp: Stamp) -> Result<SettleOutcome, RepoError>;
 }
 

@@ -5,12 +5,16 @@
 //! order sees what this one took. One order is the same call with one order; several confirmed
 //! orders can so be reserved in one transaction with the decisions one transaction each would make.
 
+use shared_kernel::EventEnvelope;
 use uuid::Uuid;
 
 use crate::error::WarehouseError;
+use crate::events::{self, INSUFFICIENT_STOCK_REASON};
 use crate::inventory::Inventory;
 use crate::operations::{InventoryChange, Stamp};
+use crate::order_hold::{self, HoldDecision, HoldEvent, HoldStatus};
 use crate::planning::{plan_reservation, totals_by_inventory, Allocation, ReservationLine, Shortage, StockLevel};
+use crate::repository::ReservationOutcome;
 
 /// What reserving one order against the records came to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,6 +64,60 @@ pub fn reserve_from(
         changes.push(change);
     }
     Ok(Reservation::Reserved { allocations, changes })
+}
+
+/// The warehouse's answer to one `order.confirmed`: what to report, and what the adapter writes in
+/// the transaction that holds the order's hold and the candidate records locked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfirmationAnswer {
+    /// What handling the confirmation came to.
+    pub outcome: ReservationOutcome,
+    /// The quantity changes to write, one per record taken from (empty unless reserved).
+    pub changes: Vec<InventoryChange>,
+    /// The hold status to store; `None` leaves the hold as it is.
+    pub hold: Option<HoldStatus>,
+    /// The reply for the order context; `None` says nothing.
+    pub reply: Option<EventEnvelope>,
+}
+
+impl ConfirmationAnswer {
+    fn nothing(outcome: ReservationOutcome) -> Self {
+        Self { outcome, changes: Vec::new(), hold: None, reply: None }
+    }
+}
+
+/// What a confirmation of `order_id` means for stock, given the order's stored `hold` (`None`: no
+/// decision yet) and the locked candidate `records`: the hold state machine says whether to plan;
+/// a plan reserves every line or none ([`reserve_from`], which leaves `records` as it leaves them
+/// for the next order); the reply is `warehouse.stock_reserved` or `warehouse.reservation_failed`.
+pub fn answer_confirmation(
+    hold: Option<HoldStatus>,
+    order_id: Uuid,
+    lines: &[ReservationLine],
+    records: &mut [Inventory],
+    stamp: Stamp,
+) -> Result<ConfirmationAnswer, WarehouseError> {
+    match order_hold::decide(hold, HoldEvent::Reserve) {
+        HoldDecision::PlanReservation => {}
+        HoldDecision::SkipReleased => return Ok(ConfirmationAnswer::nothing(ReservationOutcome::AlreadyReleased)),
+        HoldDecision::SkipHandled | HoldDecision::Settle { .. } => {
+            return Ok(ConfirmationAnswer::nothing(ReservationOutcome::AlreadyHandled))
+        }
+    }
+    Ok(match reserve_from(records, order_id, lines, stamp)? {
+        Reservation::Reserved { allocations, changes } => ConfirmationAnswer {
+            reply: Some(events::stock_reserved(order_id, &allocations, stamp.at)),
+            hold: Some(order_hold::after_planning(true)),
+            changes,
+            outcome: ReservationOutcome::Reserved(allocations),
+        },
+        Reservation::Short(short_lines) => ConfirmationAnswer {
+            reply: Some(events::reservation_failed(order_id, INSUFFICIENT_STOCK_REASON, &short_lines, stamp.at)),
+            hold: Some(order_hold::after_planning(false)),
+            changes: Vec::new(),
+            outcome: ReservationOutcome::Failed(short_lines),
+        },
+    })
 }
 
 #[cfg(test)]
@@ -147,5 +205,30 @@ mod tests {
         let mut records = vec![record(1, 1, 10, 0)];
         let outcome = reserve_from(&mut records, id(9), &[], stamp()).expect("valid");
         assert_eq!(outcome, Reservation::Reserved { allocations: vec![], changes: vec![] });
+    }
+
+    #[test]
+    fn a_confirmation_is_planned_once_and_never_after_a_release() {
+        let mut records = vec![record(1, 1, 10, 0)];
+        let answer = answer_confirmation(None, id(9), &[line(1, 1, 4)], &mut records, stamp()).expect("valid");
+        assert!(matches!(answer.outcome, ReservationOutcome::Reserved(ref a) if a.len() == 1));
+        assert_eq!((answer.hold, answer.changes.len()), (Some(HoldStatus::Reserved), 1));
+        assert_eq!(answer.reply.map(|e| e.name), Some(events::STOCK_RESERVED.to_owned()));
+
+        let short = answer_confirmation(None, id(10), &[line(2, 1, 7)], &mut records, stamp()).expect("valid");
+        assert!(matches!(short.outcome, ReservationOutcome::Failed(_)));
+        assert_eq!((short.hold, short.changes.len()), (Some(HoldStatus::Failed), 0));
+        assert_eq!(short.reply.map(|e| e.name), Some(events::RESERVATION_FAILED.to_owned()));
+
+        for (hold, outcome) in [
+            (HoldStatus::Released, ReservationOutcome::AlreadyReleased),
+            (HoldStatus::Reserved, ReservationOutcome::AlreadyHandled),
+            (HoldStatus::Failed, ReservationOutcome::AlreadyHandled),
+            (HoldStatus::Committed, ReservationOutcome::AlreadyHandled),
+        ] {
+            let answer = answer_confirmation(Some(hold), id(11), &[line(3, 1, 1)], &mut records, stamp()).expect("ok");
+            assert_eq!(answer, ConfirmationAnswer::nothing(outcome));
+        }
+        assert_eq!(records[0].quantity_reserved, 4, "only the first order took stock");
     }
 }

@@ -40,5 +40,6 @@ mod shared_commits;
 mod shared_reads;
 mod statistics;
 mod support;
+mod warehouse_contract;
 mod webhooks;
 mod wire;

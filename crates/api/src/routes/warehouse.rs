@@ -1,9 +1,8 @@
 //! Warehouse management: the 51 endpoints under `/warehouse` (docs/orders-and-warehouse.md) — products (16),
 //! inventory (14), stock movements (7) and locations (14).
 //!
-//! Quantity changes follow the warehouse domain's compare-and-set contract: load the record, run
-//! the operation, apply it `WHERE` the quantities are still those it was computed from; when another
-//! request won the race, reload and decide again.
+//! Handlers parse, call a use case of `warehouse_domain::application` (through
+//! [`WarehouseServices`]) and map; reads without a rule call the ports directly.
 
 pub mod inventory;
 pub mod inventory_ops;
@@ -15,12 +14,49 @@ pub mod products;
 pub mod requests;
 pub mod responses;
 
-use shared_kernel::StorageError;
+use std::sync::Arc;
+
+use shared_kernel::application::Clock;
+use shared_kernel::{CurrencyCode, StorageError};
 
 use actix_web::web;
-use warehouse_domain::{RepoError, WarehouseError};
+use warehouse_domain::application::{InventoryService, LocationService, ProductService, StockOperations};
+use warehouse_domain::{InventoryRepository, LocationRepository, ProductRepository, RepoError, WarehouseError};
 
 use crate::http::ApiError;
+
+/// The warehouse's use cases, over the same ports the handlers read.
+#[derive(Clone)]
+pub struct WarehouseServices {
+    pub products: ProductService,
+    pub locations: LocationService,
+    pub inventory: InventoryService,
+    ports: (Arc<dyn ProductRepository>, Arc<dyn LocationRepository>, Arc<dyn InventoryRepository>),
+    clock: Arc<dyn Clock>,
+}
+
+impl WarehouseServices {
+    pub fn new(
+        products: Arc<dyn ProductRepository>,
+        locations: Arc<dyn LocationRepository>,
+        inventory: Arc<dyn InventoryRepository>,
+        clock: Arc<dyn Clock>,
+    ) -> Self {
+        Self {
+            products: ProductService::new(products.clone(), clock.clone()),
+            locations: LocationService::new(locations.clone(), clock.clone()),
+            inventory: InventoryService::new(products.clone(), locations.clone(), inventory.clone(), clock.clone()),
+            ports: (products, locations, inventory),
+            clock,
+        }
+    }
+
+    /// The quantity operations, with costs defaulting to `reporting_currency` (a setting).
+    pub fn stock(&self, reporting_currency: CurrencyCode) -> StockOperations {
+        let (products, locations, inventory) = self.ports.clone();
+        StockOperations::new(products, locations, inventory, self.clock.clone(), reporting_currency)
+    }
+}
 
 /// Fixed segments before `{id}` in each group, so they are never read as ids.
 pub fn configure(cfg: &mut web::ServiceConfig) {

@@ -61,6 +61,7 @@ async fn missed(conn: &diesel_async::AsyncPgConnection, id: Uuid) -> TxError {
 
 #[async_trait]
 impl InventoryRepository for PgInventoryRepository {
+    #[tracing::instrument(level = "debug", skip_all, fields(inventory_id = %record.id))]
     async fn create(&self, record: &Inventory, initial: Option<&StockMovement>) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<(), TxError> {
@@ -78,6 +79,7 @@ impl InventoryRepository for PgInventoryRepository {
         .map_err(tx_error)
     }
 
+    #[tracing::instrument(level = "debug", skip_all, fields(inventory_id = %id))]
     async fn get(&self, id: Uuid) -> Result<Inventory, RepoError> {
         let conn = connect_shared(&self.pool).await?;
         let row: InventoryRow = inventory::table
@@ -89,6 +91,7 @@ impl InventoryRepository for PgInventoryRepository {
         Ok(row.into_inventory())
     }
 
+    #[tracing::instrument(level = "debug", skip_all, fields(product_id = %product_id, location_id = %location_id))]
     async fn find(&self, product_id: Uuid, location_id: Uuid) -> Result<Option<Inventory>, RepoError> {
         let conn = connect_shared(&self.pool).await?;
         let row: Option<InventoryRow> = inventory::table
@@ -101,6 +104,7 @@ impl InventoryRepository for PgInventoryRepository {
         Ok(row.map(InventoryRow::into_inventory))
     }
 
+    #[tracing::instrument(level = "debug", skip_all)]
     async fn list(&self, filter: &InventoryFilter, page: PageRequest) -> Result<Page<Inventory>, RepoError> {
         let conn = connect(&self.pool).await?;
         let query = || {
@@ -137,6 +141,7 @@ impl InventoryRepository for PgInventoryRepository {
         Ok(Page::new(rows.into_iter().map(InventoryRow::into_inventory).collect(), total, page))
     }
 
+    #[tracing::instrument(level = "debug", skip_all, fields(inventory_id = %record.id))]
     async fn update_thresholds(&self, record: &Inventory) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         let updated = Prepared(diesel::update(inventory::table).filter(inventory::id.eq(record.id).and(live())).set((
@@ -155,6 +160,7 @@ impl InventoryRepository for PgInventoryRepository {
         }
     }
 
+    #[tracing::instrument(level = "debug", skip_all, fields(inventory_id = %change.inventory.id))]
     async fn apply(&self, change: &InventoryChange) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         let id = change.inventory.id;
@@ -169,6 +175,7 @@ impl InventoryRepository for PgInventoryRepository {
         .map_err(tx_error)
     }
 
+    #[tracing::instrument(level = "debug", skip_all, fields(from = %change.from.inventory.id, to = %change.to.inventory.id))]
     async fn apply_transfer(&self, change: &TransferChange) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<(), TxError> {
@@ -198,6 +205,7 @@ impl InventoryRepository for PgInventoryRepository {
         .map_err(tx_error)
     }
 
+    #[tracing::instrument(level = "debug", skip_all, fields(inventory_id = %id))]
     async fn delete(&self, id: Uuid, now: OffsetDateTime) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         let updated = Prepared(
@@ -219,6 +227,7 @@ impl InventoryRepository for PgInventoryRepository {
         })
     }
 
+    #[tracing::instrument(level = "debug", skip_all, fields(product_id = %product_id))]
     async fn availability(&self, product_id: Uuid) -> Result<Availability, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let sums: Sums = diesel::sql_query(

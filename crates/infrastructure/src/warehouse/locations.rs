@@ -59,6 +59,7 @@ async fn missed(conn: &mut diesel_async::AsyncPgConnection, id: Uuid) -> RepoErr
 
 #[async_trait]
 impl LocationRepository for PgLocationRepository {
+    #[tracing::instrument(level = "debug", skip_all, fields(location_id = %location.id))]
     async fn create(&self, location: &Location) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         Prepared(diesel::insert_into(locations::table).values(LocationRow::of(location.record())))
@@ -68,6 +69,7 @@ impl LocationRepository for PgLocationRepository {
         Ok(())
     }
 
+    #[tracing::instrument(level = "debug", skip_all, fields(location_id = %id))]
     async fn get(&self, id: Uuid) -> Result<Location, RepoError> {
         let conn = connect_shared(&self.pool).await?;
         let row: LocationRow = locations::table
@@ -79,6 +81,7 @@ impl LocationRepository for PgLocationRepository {
         row.into_location()
     }
 
+    #[tracing::instrument(level = "debug", skip_all)]
     async fn get_by_code(&self, code: &str) -> Result<Location, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let row: LocationRow = locations::table
@@ -90,6 +93,7 @@ impl LocationRepository for PgLocationRepository {
         row.into_location()
     }
 
+    #[tracing::instrument(level = "debug", skip_all)]
     async fn list(&self, filter: &LocationFilter, page: PageRequest) -> Result<Page<Location>, RepoError> {
         let conn = connect(&self.pool).await?;
         let query = || {
@@ -126,6 +130,7 @@ impl LocationRepository for PgLocationRepository {
         Ok(Page::new(items, total, page))
     }
 
+    #[tracing::instrument(level = "debug", skip_all, fields(location_id = %location.id))]
     async fn update(&self, location: &Location) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         // Written only over the version it was read at (the aggregate carries read + 1).
@@ -143,6 +148,7 @@ impl LocationRepository for PgLocationRepository {
         Err(missed(&mut conn, location.id).await)
     }
 
+    #[tracing::instrument(level = "debug", skip_all, fields(location_id = %location.id))]
     async fn change_active(&self, location: &Location, expected: bool) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         let updated = Prepared(
@@ -160,6 +166,7 @@ impl LocationRepository for PgLocationRepository {
         Err(missed(&mut conn, location.id).await)
     }
 
+    #[tracing::instrument(level = "debug", skip_all, fields(location_id = %id))]
     async fn delete(&self, id: Uuid, now: OffsetDateTime) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         // One conditional statement: no live record at the location may hold stock.
@@ -183,6 +190,7 @@ impl LocationRepository for PgLocationRepository {
         })
     }
 
+    #[tracing::instrument(level = "debug", skip_all, fields(location_id = %id))]
     async fn quantity_on_hand(&self, id: Uuid) -> Result<i64, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let row: Total = diesel::sql_query(

@@ -32,6 +32,7 @@ fn into_movements(rows: Vec<MovementRow>) -> Result<Vec<StockMovement>, RepoErro
 
 #[async_trait]
 impl StockMovementRepository for PgStockMovementRepository {
+    #[tracing::instrument(level = "debug", skip_all, fields(movement_id = %id))]
     async fn get(&self, id: Uuid) -> Result<StockMovement, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let row: MovementRow = stock_movements::table
@@ -43,6 +44,7 @@ impl StockMovementRepository for PgStockMovementRepository {
         row.into_movement()
     }
 
+    #[tracing::instrument(level = "debug", skip_all)]
     async fn list(&self, filter: &MovementFilter, page: PageRequest) -> Result<Page<StockMovement>, RepoError> {
         let conn = connect(&self.pool).await?;
         let query = || {
@@ -86,6 +88,7 @@ impl StockMovementRepository for PgStockMovementRepository {
         Ok(Page::new(into_movements(rows)?, total, page))
     }
 
+    #[tracing::instrument(level = "debug", skip_all)]
     async fn recent(&self, limit: RecentLimit) -> Result<Vec<StockMovement>, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let rows: Vec<MovementRow> = stock_movements::table

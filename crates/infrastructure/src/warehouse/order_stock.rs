@@ -5,8 +5,10 @@
 //! serialisation point, so a reservation and a release of one order never interleave, whatever order
 //! the bus delivers them in — and lets the domain's hold state machine decide what the event does,
 //! (3) locks the inventory rows it touches `FOR UPDATE` in id order, (4) writes each quantity change
-//! with its movement and (5) writes the reply event to the outbox. A release that finds no
-//! reservation still marks the order `released`, so a reservation arriving later reserves nothing.
+//! with its movement and (5) writes the reply event to the outbox. What each event means is the
+//! domain's (`order_hold::decide`, `answer_confirmation`, `settle_held`); this file reads, locks
+//! and writes what they say. A release that finds no reservation still marks the order `released`,
+//! so a reservation arriving later reserves nothing.
 
 use std::collections::HashMap;
 
@@ -14,18 +16,19 @@ use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use uuid::Uuid;
-use warehouse_domain::events;
 use warehouse_domain::{
-    held_for_order, order_hold, HoldDecision, HoldEvent, HoldStatus, InventoryChange, InventoryQuantity,
-    OrderStockRepository, ReferenceType, RepoError, ReservationLine, ReservationOutcome, SettleOutcome, Stamp,
+    held_for_order, order_hold, settle_held, HoldDecision, HoldEvent, HoldStatus, Inventory, InventoryChange,
+    OrderStockRepository, ReferenceType, RepoError, ReservationLine, ReservationOutcome, SettleOutcome, Settlement,
+    Stamp,
 };
 
 use super::errors::{corrupt, tx_error, TxError};
 use super::ledger::{apply_locked_changes, lock_by_ids};
-use super::reservation_batch::{reserve_together, ReservationRequest};
+use super::reservation_batch::{reserve_together, ReservationRequest, Reservations};
 use super::rows::{InventoryRow, MovementRow};
 use super::schema::{inventory, locations, order_stock_holds, stock_movements};
 use crate::events::{handing_over, record_event, Delivery};
+use crate::group_commit::GroupCommit;
 use crate::pipeline::transaction;
 use crate::prepared::Prepared;
 use crate::storage::connect;
@@ -37,20 +40,25 @@ pub struct PgOrderStockRepository {
     pool: DbPool,
     /// The event delivery this instance works for; claimed first in every transaction.
     delivery: Option<Delivery>,
+    /// Reservations that arrive together share one transaction (`super::reservation_batch`).
+    reservations: Option<GroupCommit<Reservations>>,
 }
 
 impl PgOrderStockRepository {
     pub fn new(pool: DbPool) -> Self {
-        Self { pool, delivery: None }
+        Self { pool, delivery: None, reservations: None }
+    }
+
+    /// The same repository, reserving through a group commit whose inbox is `handler`'s: start it
+    /// inside the runtime.
+    pub fn batched(&self, handler: &'static str) -> Self {
+        let reservations = GroupCommit::start(Reservations { pool: self.pool.clone(), handler });
+        Self { reservations: Some(reservations), ..self.clone() }
     }
 
     /// The same repository, doing its work at most once for `delivery`.
     pub fn for_delivery(&self, delivery: Delivery) -> Self {
-        Self { pool: self.pool.clone(), delivery: Some(delivery) }
-    }
-
-    pub(super) fn pool(&self) -> &DbPool {
-        &self.pool
+        Self { delivery: Some(delivery), ..self.clone() }
     }
 }
 
@@ -140,19 +148,14 @@ async fn write(conn: &AsyncPgConnection, changes: &[InventoryChange]) -> Result<
     }
 }
 
-#[derive(Clone, Copy)]
-enum Settle {
-    Release,
-    Commit,
-}
-
-/// Releases or commits what the order holds, per record; returns what was settled.
+/// Settles what the order holds as the domain decides ([`settle_held`]) on the records it holds
+/// stock on, locked; writes the changes.
 async fn settle(
     mut conn: &AsyncPgConnection,
     order_id: Uuid,
-    how: Settle,
+    event: HoldEvent,
     stamp: Stamp,
-) -> Result<Vec<InventoryQuantity>, TxError> {
+) -> Result<Settlement, TxError> {
     let rows: Vec<MovementRow> = stock_movements::table
         .filter(stock_movements::reference_id.eq(order_id))
         .filter(stock_movements::reference_type.eq(ReferenceType::Order.as_str()))
@@ -162,49 +165,39 @@ async fn settle(
     let movements = rows.into_iter().map(MovementRow::into_movement).collect::<Result<Vec<_>, _>>()?;
     let held = held_for_order(&movements, order_id);
     let ids: Vec<Uuid> = held.iter().map(|h| h.inventory_id).collect();
-    let locked: HashMap<Uuid, InventoryRow> = lock_by_ids(conn, &ids).await?.into_iter().map(|r| (r.id, r)).collect();
-    let mut settled = Vec::with_capacity(held.len());
-    let mut changes = Vec::with_capacity(held.len());
-    for hold in held {
-        let Some(row) = locked.get(&hold.inventory_id) else { continue };
-        let record = row.clone().into_inventory();
-        // Never more than the record still holds (someone may have released by hand).
-        let quantity = hold.quantity.min(record.quantity_reserved);
-        if quantity <= 0 {
-            continue;
-        }
-        let change = match how {
-            Settle::Release => record.release(quantity, order_id, stamp),
-            Settle::Commit => record.commit(quantity, order_id, stamp),
-        }
-        .map_err(|e| TxError::Refused(RepoError::Refused(e)))?;
-        changes.push(change);
-        settled.push(InventoryQuantity { inventory_id: hold.inventory_id, quantity });
-    }
-    write(conn, &changes).await?;
-    Ok(settled)
+    let locked: Vec<Inventory> = lock_by_ids(conn, &ids).await?.into_iter().map(InventoryRow::into_inventory).collect();
+    let settlement =
+        settle_held(order_id, event, &held, &locked, stamp).map_err(|e| TxError::Refused(RepoError::Refused(e)))?;
+    write(conn, &settlement.changes).await?;
+    Ok(settlement)
 }
 
 #[async_trait]
 impl OrderStockRepository for PgOrderStockRepository {
+    #[tracing::instrument(level = "debug", skip_all, fields(order_id = %order_id))]
     async fn reserve_for_order(
         &self,
         order_id: Uuid,
         lines: &[ReservationLine],
         stamp: Stamp,
     ) -> Result<ReservationOutcome, RepoError> {
-        // One order is a batch of one: the same transaction, the same decisions.
         let request =
             ReservationRequest { event_id: self.delivery.map(|d| d.event_id), order_id, lines: lines.to_vec(), stamp };
+        if let Some(reservations) = &self.reservations {
+            return reservations.submit(request).await;
+        }
+        // One order is a batch of one: the same transaction, the same decisions.
         let handler = self.delivery.map(|d| d.handler);
         let outcome = reserve_together(&self.pool, handler, &[&request]).await?.pop();
         outcome.ok_or(RepoError::Storage(StorageError::Unknown("a reservation without an outcome".to_owned())))
     }
 
+    #[tracing::instrument(level = "debug", skip_all, fields(order_id = %order_id))]
     async fn release_for_order(&self, order_id: Uuid, stamp: Stamp) -> Result<SettleOutcome, RepoError> {
         self.settle_for_order(order_id, HoldEvent::Release, stamp).await
     }
 
+    #[tracing::instrument(level = "debug", skip_all, fields(order_id = %order_id))]
     async fn commit_for_order(&self, order_id: Uuid, stamp: Stamp) -> Result<SettleOutcome, RepoError> {
         self.settle_for_order(order_id, HoldEvent::Commit, stamp).await
     }
@@ -232,14 +225,9 @@ impl PgOrderStockRepository {
                     return Ok(SettleOutcome::AlreadyHandled);
                 };
                 set_holds(conn, &[order_id], status).await?;
-                let how = if event == HoldEvent::Commit { Settle::Commit } else { Settle::Release };
-                let settled = settle(conn, order_id, how, stamp).await?;
-                let reply = match how {
-                    Settle::Commit => events::stock_committed(order_id, &settled, stamp.at),
-                    Settle::Release => events::stock_released(order_id, &settled, stamp.at),
-                };
-                record_event(conn, &[reply]).await?;
-                Ok(SettleOutcome::Settled(settled))
+                let settlement = settle(conn, order_id, event, stamp).await?;
+                record_event(conn, &[settlement.reply]).await?;
+                Ok(SettleOutcome::Settled(settlement.settled))
             }),
         )
         .await

@@ -49,6 +49,7 @@ async fn missed(conn: &mut diesel_async::AsyncPgConnection, id: Uuid) -> RepoErr
 
 #[async_trait]
 impl ProductRepository for PgProductRepository {
+    #[tracing::instrument(level = "debug", skip_all, fields(product_id = %product.id))]
     async fn create(&self, product: &Product) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         // Not kept prepared (`crate::prepared`): its text varies with the optional fields given.
@@ -60,6 +61,7 @@ impl ProductRepository for PgProductRepository {
         Ok(())
     }
 
+    #[tracing::instrument(level = "debug", skip_all, fields(product_id = %id))]
     async fn get(&self, id: Uuid) -> Result<Product, RepoError> {
         let conn = connect_shared(&self.pool).await?;
         let row: ProductRow = products::table
@@ -71,6 +73,7 @@ impl ProductRepository for PgProductRepository {
         row.into_product()
     }
 
+    #[tracing::instrument(level = "debug", skip_all, fields(count = ids.len()))]
     async fn get_many(&self, ids: &[Uuid]) -> Result<Vec<Product>, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let rows: Vec<ProductRow> = products::table
@@ -82,6 +85,7 @@ impl ProductRepository for PgProductRepository {
         rows.into_iter().map(ProductRow::into_product).collect()
     }
 
+    #[tracing::instrument(level = "debug", skip_all)]
     async fn get_by_sku(&self, sku: &str) -> Result<Product, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let row: ProductRow = products::table
@@ -93,6 +97,7 @@ impl ProductRepository for PgProductRepository {
         row.into_product()
     }
 
+    #[tracing::instrument(level = "debug", skip_all)]
     async fn list(&self, filter: &ProductFilter, page: PageRequest) -> Result<Page<Product>, RepoError> {
         let conn = connect(&self.pool).await?;
         let query = || {
@@ -135,6 +140,7 @@ impl ProductRepository for PgProductRepository {
         Ok(Page::new(items, total, page))
     }
 
+    #[tracing::instrument(level = "debug", skip_all, fields(product_id = %product.id))]
     async fn update(&self, product: &Product) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         // Written only over the version it was read at (the aggregate carries read + 1).
@@ -152,6 +158,7 @@ impl ProductRepository for PgProductRepository {
         Err(missed(&mut conn, product.id).await)
     }
 
+    #[tracing::instrument(level = "debug", skip_all, fields(product_id = %product.id))]
     async fn change_status(&self, product: &Product, expected: ProductStatus) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         let updated = Prepared(
@@ -169,6 +176,7 @@ impl ProductRepository for PgProductRepository {
         Err(missed(&mut conn, product.id).await)
     }
 
+    #[tracing::instrument(level = "debug", skip_all, fields(product_id = %id))]
     async fn delete(&self, id: Uuid, now: OffsetDateTime) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         let updated = Prepared(
@@ -186,6 +194,7 @@ impl ProductRepository for PgProductRepository {
         }
     }
 
+    #[tracing::instrument(level = "debug", skip_all)]
     async fn categories(&self) -> Result<Vec<String>, RepoError> {
         let mut conn = connect(&self.pool).await?;
         products::table
@@ -198,6 +207,7 @@ impl ProductRepository for PgProductRepository {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", skip_all)]
     async fn brands(&self) -> Result<Vec<String>, RepoError> {
         let mut conn = connect(&self.pool).await?;
         products::table

@@ -7,19 +7,19 @@
 //! [`reserve_together`] does what those transactions would have done, in arrival order, order after
 //! order against the same locked records (`warehouse_domain::reserve_from`), with one claim, one
 //! lock, one write per record and one commit for the lot. One order
-//! (`PgOrderStockRepository::reserve_for_order`) is a batch of one.
+//! (`PgOrderStockRepository::reserve_for_order`) is a batch of one. What each confirmation means
+//! is the domain's (`warehouse_domain::answer_confirmation`); this file only gathers what it says
+//! to write.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use async_trait::async_trait;
 use futures_util::future::try_join3;
 use futures_util::TryFutureExt;
 use shared_kernel::{EventEnvelope, StorageError};
 use uuid::Uuid;
-use warehouse_domain::events::{self, INSUFFICIENT_STOCK_REASON};
 use warehouse_domain::{
-    order_hold, reserve_from, HoldDecision, HoldEvent, HoldStatus, Inventory, InventoryChange, RepoError, Reservation,
-    ReservationLine, ReservationOutcome, Stamp,
+    answer_confirmation, HoldStatus, Inventory, InventoryChange, RepoError, ReservationLine, ReservationOutcome, Stamp,
 };
 
 use super::errors::{tx_error, TxError};
@@ -108,27 +108,16 @@ pub(super) async fn reserve_together(
                     _ => true,
                 };
                 let outcome = if first {
-                    batch.reserve(request, holds.get(&request.order_id).copied().flatten(), &mut records)?
+                    batch.answer(request, &mut holds, &mut records)?
                 } else {
                     ReservationOutcome::AlreadyHandled
-                };
-                // The hold as this transaction leaves it: a second request for the order (a caller that
-                // did not keep to one per order) finds the decision made, as a later transaction would.
-                match &outcome {
-                    ReservationOutcome::Reserved(_) => {
-                        holds.insert(request.order_id, Some(order_hold::after_planning(true)))
-                    }
-                    ReservationOutcome::Failed(_) => {
-                        holds.insert(request.order_id, Some(order_hold::after_planning(false)))
-                    }
-                    _ => None,
                 };
                 batch.outcomes.push(outcome);
             }
             // The quantities, the holds' decisions and the replies go out at once (pipelined).
             let followers = try_join3(
-                set_holds(conn, &batch.reserved, order_hold::after_planning(true)),
-                set_holds(conn, &batch.failed, order_hold::after_planning(false)),
+                set_holds(conn, &batch.reserved, HoldStatus::Reserved),
+                set_holds(conn, &batch.failed, HoldStatus::Failed),
                 record_event(conn, &batch.replies),
             );
             let written = apply_locked_changes(conn, &batch.changes).map_ok(|written| written.then_some(()));
@@ -153,34 +142,29 @@ struct Batch {
 }
 
 impl Batch {
-    /// The hold state machine's decision for one order and, when it plans, its reservation against
-    /// `records` (left as the reservation leaves them, for the next order).
-    fn reserve(
+    /// The domain's answer for one order against `records` (left as the reservation leaves them, for
+    /// the next order), gathered for writing; `holds` keeps the decision, so a second request for
+    /// the order in this batch (a caller that did not keep to one per order) finds it made, as a
+    /// later transaction would.
+    fn answer(
         &mut self,
         request: &ReservationRequest,
-        hold: Option<HoldStatus>,
+        holds: &mut HashMap<Uuid, Option<HoldStatus>>,
         records: &mut [Inventory],
     ) -> Result<ReservationOutcome, TxError> {
-        match order_hold::decide(hold, HoldEvent::Reserve) {
-            HoldDecision::PlanReservation => {}
-            HoldDecision::SkipReleased => return Ok(ReservationOutcome::AlreadyReleased),
-            HoldDecision::SkipHandled | HoldDecision::Settle { .. } => return Ok(ReservationOutcome::AlreadyHandled),
-        }
-        let (order_id, at) = (request.order_id, request.stamp.at);
-        let reservation = reserve_from(records, order_id, &request.lines, request.stamp)
+        let hold = holds.get(&request.order_id).copied().flatten();
+        let answer = answer_confirmation(hold, request.order_id, &request.lines, records, request.stamp)
             .map_err(|e| TxError::Refused(RepoError::Refused(e)))?;
-        Ok(match reservation {
-            Reservation::Reserved { allocations, changes } => {
-                self.replies.push(events::stock_reserved(order_id, &allocations, at));
-                self.changes.extend(changes);
-                self.reserved.push(order_id);
-                ReservationOutcome::Reserved(allocations)
-            }
-            Reservation::Short(short_lines) => {
-                self.replies.push(events::reservation_failed(order_id, INSUFFICIENT_STOCK_REASON, &short_lines, at));
-                self.failed.push(order_id);
-                ReservationOutcome::Failed(short_lines)
-            }
-        })
+        if let Some(status) = answer.hold {
+            holds.insert(request.order_id, Some(status));
+        }
+        match answer.hold {
+            Some(HoldStatus::Reserved) => self.reserved.push(request.order_id),
+            Some(_) => self.failed.push(request.order_id),
+            None => {}
+        }
+        self.changes.extend(answer.changes);
+        self.replies.extend(answer.reply);
+        Ok(answer.outcome)
     }
 }

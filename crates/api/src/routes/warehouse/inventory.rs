@@ -2,15 +2,14 @@
 
 use actix_web::{web, HttpResponse};
 use uuid::Uuid;
-use warehouse_domain::{Inventory, InventoryFilter, NewInventory, Stamp, Thresholds};
+use warehouse_domain::{Inventory, InventoryFilter, NewInventory, Thresholds};
 
 use super::inventory_ops as ops;
+use super::repo_error;
 use super::requests::{CreateInventoryBody, InventoryListQuery, ThresholdsBody};
 use super::responses::InventoryView;
-use super::{repo_error, warehouse_error};
 use crate::app::AppState;
 use crate::auth::Caller;
-use crate::commerce;
 use crate::http::conditional::{created_tagged, ok_tagged};
 use crate::http::{list, no_content, ApiError, Json, PageQuery};
 use crate::routes::query_params;
@@ -47,7 +46,7 @@ pub(crate) async fn inventory_page(
 }
 
 pub(crate) async fn load_inventory(state: &AppState, id: Uuid) -> Result<Inventory, ApiError> {
-    state.commerce.inventory.get(id).await.map_err(|e| repo_error("inventory record", e))
+    Ok(state.commerce.warehouse.inventory.get(id).await?)
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/inventory", tag = "warehouse", request_body = CreateInventoryBody,
@@ -71,11 +70,7 @@ pub async fn create_inventory(
             max_stock: body.max_stock,
         },
     };
-    let stamp = Stamp { at: commerce::now(), by: Some(caller.user_id) };
-    let (record, receipt) = Inventory::create(input, stamp).map_err(|e| warehouse_error(&e))?;
-    state.commerce.products.get(body.product_id).await.map_err(|e| repo_error("product", e))?;
-    state.commerce.locations.get(body.location_id).await.map_err(|e| repo_error("location", e))?;
-    state.commerce.inventory.create(&record, receipt.as_ref()).await.map_err(|e| repo_error("inventory record", e))?;
+    let record = state.commerce.warehouse.inventory.create(input, caller.user_id).await?;
     Ok(created_tagged::<InventoryView, _>(record))
 }
 
@@ -120,13 +115,10 @@ pub async fn update_inventory(
     id: web::Path<Uuid>,
     Json(body): Json<ThresholdsBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let record = load_inventory(&state, id.into_inner()).await?;
     let thresholds =
         Thresholds { reorder_point: body.reorder_point, min_stock: body.min_stock, max_stock: body.max_stock };
-    let updated = record.set_thresholds(thresholds, commerce::now()).map_err(|e| warehouse_error(&e))?;
-    state.commerce.inventory.update_thresholds(&updated).await.map_err(|e| repo_error("inventory record", e))?;
-    // Thresholds only: re-read so quantities changed meanwhile are current.
-    Ok(ok_tagged::<InventoryView, _>(load_inventory(&state, updated.id).await?))
+    let updated = state.commerce.warehouse.inventory.set_thresholds(id.into_inner(), thresholds).await?;
+    Ok(ok_tagged::<InventoryView, _>(updated))
 }
 
 #[utoipa::path(delete, path = "/api/v1/warehouse/inventory/{id}", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -134,11 +126,6 @@ pub async fn update_inventory(
               (status = 409, description = "STOCK_RESERVED: the record holds reservations")),
     security(("bearer" = [])))]
 pub async fn delete_inventory(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    state
-        .commerce
-        .inventory
-        .delete(id.into_inner(), commerce::now())
-        .await
-        .map_err(|e| repo_error("inventory record", e))?;
+    state.commerce.warehouse.inventory.delete(id.into_inner()).await?;
     Ok(no_content())
 }

@@ -1,48 +1,23 @@
 //! Quantity operations on one record (`inventory:update`): receive, reserve, release, commit,
 //! adjust, damage, return — and transfer between two records. Each writes exactly one movement per
-//! record it changes, in the transaction of the change.
+//! record it changes, in the transaction of the change (`warehouse_domain::application::StockOperations`).
 
 use actix_web::{web, HttpResponse};
-use shared_kernel::StorageError;
-use shared_kernel::{CurrencyCode, Money};
 use uuid::Uuid;
-use warehouse_domain::{
-    Inventory, InventoryChange, NewInventory, Receipt, ReferenceType, RepoError, Stamp, Thresholds, WarehouseError,
-};
+use warehouse_domain::application::{ReceiptRequest, StockOperations};
+use warehouse_domain::InventoryChange;
 
-use super::inventory::load_inventory;
 use super::requests::{AdjustBody, DamageBody, OrderQuantityBody, ReceiveBody, ReturnBody, TransferBody};
 use super::responses::{InventoryView, MovementView, StockChangeView, TransferView};
-use super::{repo_error, warehouse_error};
 use crate::app::AppState;
 use crate::auth::Caller;
-use crate::commerce;
 use crate::http::conditional::Tagged;
-use crate::http::retry::{until_settled, Attempt};
 use crate::http::{ok, ApiError, Json};
 use crate::routes::reference::active_currency;
 
-fn stamp(caller: &Caller) -> Stamp {
-    Stamp { at: commerce::now(), by: Some(caller.user_id) }
-}
-
-/// Loads the record, runs `operation` and applies the change as a compare-and-set; on a lost race,
-/// again with the fresh record.
-pub(crate) async fn change_inventory<F>(state: &AppState, id: Uuid, operation: F) -> Result<InventoryChange, ApiError>
-where
-    F: Fn(&Inventory) -> Result<InventoryChange, WarehouseError>,
-{
-    let operation = &operation;
-    until_settled(|| async move {
-        let record = load_inventory(state, id).await?;
-        let change = operation(&record).map_err(|e| warehouse_error(&e))?;
-        match state.commerce.inventory.apply(&change).await {
-            Ok(()) => Ok(Attempt::Done(change)),
-            Err(RepoError::Storage(StorageError::Stale)) => Ok(Attempt::Stale),
-            Err(other) => Err(repo_error("inventory record", other)),
-        }
-    })
-    .await
+/// The quantity operations, with the configured reporting currency.
+pub(crate) fn stock(state: &AppState) -> StockOperations {
+    state.commerce.warehouse.stock(state.settings.reporting_currency)
 }
 
 /// Tagged as the inventory record it changed (the resource the route names).
@@ -54,40 +29,22 @@ fn answer(change: InventoryChange) -> HttpResponse {
     .tagged(&change.inventory)
 }
 
-/// The receipt of `POST /receive` and of a Receipt posted to `/stock-movements`, for the record
-/// `inventory_id`.
-#[expect(clippy::too_many_arguments, reason = "the receipt's fields as the two endpoints send them")]
+/// The receipt of `POST /receive` and of a Receipt posted to `/stock-movements`: a cost's currency,
+/// when one is sent with a cost, must be an active one (the reference data).
 pub(crate) async fn receipt(
     state: &AppState,
-    inventory_id: Uuid,
     quantity: i64,
     unit_cost: Option<i64>,
     currency: Option<&str>,
-    reference_type: Option<&str>,
+    reference_type: Option<String>,
     reference_id: Option<Uuid>,
     reason: Option<String>,
-) -> Result<Receipt, ApiError> {
-    let unit_cost = match (unit_cost, currency.map(str::trim).filter(|c| !c.is_empty())) {
-        (Some(cents), Some(code)) => Some(Money::new(cents, active_currency(state, "currency", code).await?)),
-        (Some(cents), None) => Some(Money::new(cents, cost_currency(state, inventory_id).await?)),
-        (None, _) => None,
+) -> Result<ReceiptRequest, ApiError> {
+    let currency = match (unit_cost, currency.map(str::trim).filter(|c| !c.is_empty())) {
+        (Some(_), Some(code)) => Some(active_currency(state, "currency", code).await?),
+        _ => None,
     };
-    let reference_type = reference_type
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
-        .map(ReferenceType::parse)
-        .transpose()
-        .map_err(|e| warehouse_error(&e))?;
-    Ok(Receipt { quantity, unit_cost, reference_type, reference_id, reason })
-}
-
-/// A unit cost sent without a currency is in the product's currency, else in `REPORTING_CURRENCY`
-/// (docs/conventions.md).
-async fn cost_currency(state: &AppState, inventory_id: Uuid) -> Result<CurrencyCode, ApiError> {
-    let record = load_inventory(state, inventory_id).await?;
-    let product =
-        state.commerce.products.get(record.record().product_id).await.map_err(|e| repo_error("product", e))?;
-    Ok(product.record().currency.unwrap_or(state.settings.reporting_currency))
+    Ok(ReceiptRequest { quantity, unit_cost, currency, reference_type, reference_id, reason })
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/inventory/{id}/receive", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -101,20 +58,17 @@ pub async fn receive(
     id: web::Path<Uuid>,
     Json(body): Json<ReceiveBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = id.into_inner();
     let receipt = receipt(
         &state,
-        id,
         body.quantity,
         body.unit_cost,
         body.currency.as_deref(),
-        body.reference_type.as_deref(),
+        body.reference_type,
         body.reference_id,
         body.reason,
     )
     .await?;
-    let at = stamp(&caller);
-    Ok(answer(change_inventory(&state, id, |r| r.receive(receipt.clone(), at)).await?))
+    Ok(answer(stock(&state).receive(id.into_inner(), receipt, caller.user_id).await?))
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/inventory/{id}/reserve", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -129,8 +83,7 @@ pub async fn reserve(
     id: web::Path<Uuid>,
     Json(body): Json<OrderQuantityBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let at = stamp(&caller);
-    Ok(answer(change_inventory(&state, id.into_inner(), |r| r.reserve(body.quantity, body.order_id, at)).await?))
+    Ok(answer(stock(&state).reserve(id.into_inner(), body.quantity, body.order_id, caller.user_id).await?))
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/inventory/{id}/release", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -145,8 +98,7 @@ pub async fn release(
     id: web::Path<Uuid>,
     Json(body): Json<OrderQuantityBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let at = stamp(&caller);
-    Ok(answer(change_inventory(&state, id.into_inner(), |r| r.release(body.quantity, body.order_id, at)).await?))
+    Ok(answer(stock(&state).release(id.into_inner(), body.quantity, body.order_id, caller.user_id).await?))
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/inventory/{id}/commit", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -161,8 +113,7 @@ pub async fn commit(
     id: web::Path<Uuid>,
     Json(body): Json<OrderQuantityBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let at = stamp(&caller);
-    Ok(answer(change_inventory(&state, id.into_inner(), |r| r.commit(body.quantity, body.order_id, at)).await?))
+    Ok(answer(stock(&state).commit(id.into_inner(), body.quantity, body.order_id, caller.user_id).await?))
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/inventory/{id}/adjust", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -177,8 +128,7 @@ pub async fn adjust(
     id: web::Path<Uuid>,
     Json(body): Json<AdjustBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let at = stamp(&caller);
-    Ok(answer(change_inventory(&state, id.into_inner(), |r| r.adjust(body.quantity_delta, &body.reason, at)).await?))
+    Ok(answer(stock(&state).adjust(id.into_inner(), body.quantity_delta, &body.reason, caller.user_id).await?))
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/inventory/{id}/damage", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -193,8 +143,7 @@ pub async fn damage(
     id: web::Path<Uuid>,
     Json(body): Json<DamageBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let at = stamp(&caller);
-    Ok(answer(change_inventory(&state, id.into_inner(), |r| r.damage(body.quantity, &body.reason, at)).await?))
+    Ok(answer(stock(&state).damage(id.into_inner(), body.quantity, &body.reason, caller.user_id).await?))
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/inventory/{id}/return", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -208,11 +157,10 @@ pub async fn return_stock(
     id: web::Path<Uuid>,
     Json(body): Json<ReturnBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let at = stamp(&caller);
     let reason = body.reason.as_deref();
-    Ok(answer(
-        change_inventory(&state, id.into_inner(), |r| r.return_stock(body.quantity, body.order_id, reason, at)).await?,
-    ))
+    let change =
+        stock(&state).return_stock(id.into_inner(), body.quantity, body.order_id, reason, caller.user_id).await?;
+    Ok(answer(change))
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/inventory/{id}/transfer", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -228,39 +176,7 @@ pub async fn transfer(
     id: web::Path<Uuid>,
     Json(body): Json<TransferBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = id.into_inner();
-    let at = stamp(&caller);
-    state.commerce.locations.get(body.to_location_id).await.map_err(|e| repo_error("destination location", e))?;
-    let (state, body) = (&state, &body);
-    let change = until_settled(|| async move {
-        let source = load_inventory(state, id).await?;
-        let found = state
-            .commerce
-            .inventory
-            .find(source.product_id, body.to_location_id)
-            .await
-            .map_err(|e| repo_error("inventory record", e))?;
-        // A destination without a record gets an empty one, inserted with the transfer.
-        let destination = match found {
-            Some(record) => record,
-            None => {
-                let input = NewInventory {
-                    product_id: source.product_id,
-                    location_id: body.to_location_id,
-                    quantity_on_hand: None,
-                    thresholds: Thresholds::default(),
-                };
-                Inventory::create(input, at).map_err(|e| warehouse_error(&e))?.0
-            }
-        };
-        let change = source.transfer(&destination, body.quantity, at).map_err(|e| warehouse_error(&e))?;
-        match state.commerce.inventory.apply_transfer(&change).await {
-            Ok(()) => Ok(Attempt::Done(change)),
-            Err(RepoError::Storage(StorageError::Stale)) => Ok(Attempt::Stale),
-            Err(other) => Err(repo_error("inventory record", other)),
-        }
-    })
-    .await?;
+    let change = stock(&state).transfer(id.into_inner(), body.to_location_id, body.quantity, caller.user_id).await?;
     Ok(ok(TransferView {
         from: InventoryView::from(&change.from.inventory),
         to: InventoryView::from(&change.to.inventory),

@@ -2,19 +2,15 @@
 
 use actix_web::{web, HttpResponse};
 use infrastructure::reference::queries::find_country;
-use shared_kernel::StorageError;
-use time::OffsetDateTime;
 use uuid::Uuid;
-use warehouse_domain::{Address, CountryCode, Location, LocationInput, LocationType, RepoError, WarehouseError};
+use warehouse_domain::{Address, CountryCode, Location, LocationInput, LocationType, WarehouseError};
 
 use super::location_queries as q;
 use super::requests::LocationBody;
 use super::responses::LocationView;
-use super::{repo_error, warehouse_error};
+use super::warehouse_error;
 use crate::app::AppState;
-use crate::commerce;
 use crate::http::conditional::{created_tagged, ok_tagged};
-use crate::http::retry::{until_settled, Attempt};
 use crate::http::{no_content, ApiError, Json};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -83,7 +79,7 @@ async fn location_input(state: &AppState, body: LocationBody) -> Result<Location
 }
 
 pub(crate) async fn load_location(state: &AppState, id: Uuid) -> Result<Location, ApiError> {
-    state.commerce.locations.get(id).await.map_err(|e| repo_error("location", e))
+    Ok(state.commerce.warehouse.locations.get(id).await?)
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/locations", tag = "warehouse", request_body = LocationBody,
@@ -95,8 +91,7 @@ pub async fn create_location(
     Json(body): Json<LocationBody>,
 ) -> Result<HttpResponse, ApiError> {
     let input = location_input(&state, body).await?;
-    let location = Location::create(input, commerce::now()).map_err(|e| warehouse_error(&e))?;
-    state.commerce.locations.create(&location).await.map_err(|e| repo_error("location", e))?;
+    let location = state.commerce.warehouse.locations.create(input).await?;
     Ok(created_tagged::<LocationView, _>(location))
 }
 
@@ -118,18 +113,7 @@ pub async fn update_location(
     Json(body): Json<LocationBody>,
 ) -> Result<HttpResponse, ApiError> {
     let input = location_input(&state, body).await?;
-    let id = id.into_inner();
-    // Saved over the version it was read at; a concurrent change is re-read and the edit re-applied.
-    let updated = until_settled(|| async {
-        let location = load_location(&state, id).await?;
-        let updated = location.update(input.clone(), commerce::now()).map_err(|e| warehouse_error(&e))?;
-        match state.commerce.locations.update(&updated).await {
-            Ok(()) => Ok(Attempt::Done(updated)),
-            Err(RepoError::Storage(StorageError::Stale)) => Ok(Attempt::Stale),
-            Err(other) => Err(repo_error("location", other)),
-        }
-    })
-    .await?;
+    let updated = state.commerce.warehouse.locations.update(id.into_inner(), input).await?;
     Ok(ok_tagged::<LocationView, _>(updated))
 }
 
@@ -138,26 +122,8 @@ pub async fn update_location(
               (status = 409, description = "LOCATION_HAS_STOCK: a record there has stock on hand")),
     security(("bearer" = [])))]
 pub async fn delete_location(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    state.commerce.locations.delete(id.into_inner(), commerce::now()).await.map_err(|e| repo_error("location", e))?;
+    state.commerce.warehouse.locations.delete(id.into_inner()).await?;
     Ok(no_content())
-}
-
-/// Flips `is_active` with a compare-and-set on the value it was read with.
-async fn set_active(
-    state: &AppState,
-    id: Uuid,
-    operation: fn(&Location, OffsetDateTime) -> Result<Location, WarehouseError>,
-) -> Result<Location, ApiError> {
-    until_settled(|| async move {
-        let location = load_location(state, id).await?;
-        let moved = operation(&location, commerce::now()).map_err(|e| warehouse_error(&e))?;
-        match state.commerce.locations.change_active(&moved, location.is_active).await {
-            Ok(()) => Ok(Attempt::Done(moved)),
-            Err(RepoError::Storage(StorageError::Stale)) => Ok(Attempt::Stale),
-            Err(other) => Err(repo_error("location", other)),
-        }
-    })
-    .await
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/locations/{id}/activate", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -165,7 +131,7 @@ async fn set_active(
               (status = 409, description = "INVALID_STATUS_TRANSITION: already active")),
     security(("bearer" = [])))]
 pub async fn activate_location(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    Ok(ok_tagged::<LocationView, _>(set_active(&state, id.into_inner(), Location::activate).await?))
+    Ok(ok_tagged::<LocationView, _>(state.commerce.warehouse.locations.activate(id.into_inner()).await?))
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/locations/{id}/deactivate", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -173,5 +139,5 @@ pub async fn activate_location(state: web::Data<AppState>, id: web::Path<Uuid>) 
               (status = 404, description = "NOT_FOUND"), (status = 409, description = "INVALID_STATUS_TRANSITION: already inactive")),
     security(("bearer" = [])))]
 pub async fn deactivate_location(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    Ok(ok_tagged::<LocationView, _>(set_active(&state, id.into_inner(), Location::deactivate).await?))
+    Ok(ok_tagged::<LocationView, _>(state.commerce.warehouse.locations.deactivate(id.into_inner()).await?))
 }

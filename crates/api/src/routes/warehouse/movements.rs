@@ -2,16 +2,15 @@
 
 use actix_web::{web, HttpResponse};
 use uuid::Uuid;
-use warehouse_domain::{MovementFilter, MovementType, RecentLimit, Stamp, WarehouseError};
+use warehouse_domain::{MovementFilter, MovementType, RecentLimit, WarehouseError};
 
 use super::inventory::load_inventory;
-use super::inventory_ops::{change_inventory, receipt};
+use super::inventory_ops::{receipt, stock};
 use super::requests::{MovementBody, MovementListQuery, MovementTypeName, RecentQuery};
 use super::responses::MovementView;
 use super::{repo_error, warehouse_error};
 use crate::app::AppState;
 use crate::auth::Caller;
-use crate::commerce;
 use crate::http::conditional::{created_tagged, ok_tagged};
 use crate::http::{list, ok, ApiError, Json, PageQuery};
 use crate::routes::query_params;
@@ -54,39 +53,37 @@ pub async fn post_movement(
             message: "must be Receipt, Adjustment, Damage or Return (the others have their own endpoints)",
         }));
     }
-    let at = Stamp { at: commerce::now(), by: Some(caller.user_id) };
+    let (id, by) = (body.inventory_id, caller.user_id);
     let reason = body.reason.clone();
     let change = match kind {
         MovementType::Receipt => {
             let quantity = required(body.quantity, "quantity")?;
             let receipt = receipt(
                 &state,
-                body.inventory_id,
                 quantity,
                 body.unit_cost,
                 body.currency.as_deref(),
-                body.reference_type.as_deref(),
+                body.reference_type,
                 body.reference_id,
                 reason,
             )
             .await?;
-            change_inventory(&state, body.inventory_id, |r| r.receive(receipt.clone(), at)).await?
+            stock(&state).receive(id, receipt, by).await?
         }
         MovementType::Adjustment => {
             let delta = required(body.quantity_delta, "quantity_delta")?;
             let reason = required(reason, "reason")?;
-            change_inventory(&state, body.inventory_id, |r| r.adjust(delta, &reason, at)).await?
+            stock(&state).adjust(id, delta, &reason, by).await?
         }
         MovementType::Damage => {
             let quantity = required(body.quantity, "quantity")?;
             let reason = required(reason, "reason")?;
-            change_inventory(&state, body.inventory_id, |r| r.damage(quantity, &reason, at)).await?
+            stock(&state).damage(id, quantity, &reason, by).await?
         }
         _ => {
             let quantity = required(body.quantity, "quantity")?;
             let order_id = body.order_id.or(body.reference_id);
-            change_inventory(&state, body.inventory_id, |r| r.return_stock(quantity, order_id, reason.as_deref(), at))
-                .await?
+            stock(&state).return_stock(id, quantity, order_id, reason.as_deref(), by).await?
         }
     };
     Ok(created_tagged::<MovementView, _>(change.movement))

@@ -1,19 +1,14 @@
 //! Products: create, read, replace, delete, discontinue and activate (`products:*`).
 
 use actix_web::{web, HttpResponse};
-use shared_kernel::StorageError;
-use time::OffsetDateTime;
 use uuid::Uuid;
-use warehouse_domain::{Product, ProductInput, ProductStatus, RepoError};
+use warehouse_domain::{Product, ProductInput};
 
 use super::product_queries as q;
 use super::requests::ProductBody;
 use super::responses::ProductView;
-use super::{repo_error, warehouse_error};
 use crate::app::AppState;
-use crate::commerce;
 use crate::http::conditional::{created_tagged, ok_tagged};
-use crate::http::retry::{until_settled, Attempt};
 use crate::http::{no_content, ApiError, Json};
 use crate::routes::reference::active_currency;
 
@@ -61,7 +56,7 @@ async fn product_input(state: &AppState, body: ProductBody) -> Result<ProductInp
 }
 
 pub(crate) async fn load_product(state: &AppState, id: Uuid) -> Result<Product, ApiError> {
-    state.commerce.products.get(id).await.map_err(|e| repo_error("product", e))
+    Ok(state.commerce.warehouse.products.get(id).await?)
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/products", tag = "warehouse", request_body = ProductBody,
@@ -73,8 +68,7 @@ pub async fn create_product(
     Json(body): Json<ProductBody>,
 ) -> Result<HttpResponse, ApiError> {
     let input = product_input(&state, body).await?;
-    let product = Product::create(input, commerce::now()).map_err(|e| warehouse_error(&e))?;
-    state.commerce.products.create(&product).await.map_err(|e| repo_error("product", e))?;
+    let product = state.commerce.warehouse.products.create(input).await?;
     Ok(created_tagged::<ProductView, _>(product))
 }
 
@@ -96,18 +90,7 @@ pub async fn update_product(
     Json(body): Json<ProductBody>,
 ) -> Result<HttpResponse, ApiError> {
     let input = product_input(&state, body).await?;
-    let id = id.into_inner();
-    // Saved over the version it was read at; a concurrent change is re-read and the edit re-applied.
-    let updated = until_settled(|| async {
-        let product = load_product(&state, id).await?;
-        let updated = product.update(input.clone(), commerce::now()).map_err(|e| warehouse_error(&e))?;
-        match state.commerce.products.update(&updated).await {
-            Ok(()) => Ok(Attempt::Done(updated)),
-            Err(RepoError::Storage(StorageError::Stale)) => Ok(Attempt::Stale),
-            Err(other) => Err(repo_error("product", other)),
-        }
-    })
-    .await?;
+    let updated = state.commerce.warehouse.products.update(id.into_inner(), input).await?;
     Ok(ok_tagged::<ProductView, _>(updated))
 }
 
@@ -115,27 +98,8 @@ pub async fn update_product(
     responses((status = 204, description = "Soft-deleted; the SKU is free again"), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn delete_product(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    state.commerce.products.delete(id.into_inner(), commerce::now()).await.map_err(|e| repo_error("product", e))?;
+    state.commerce.warehouse.products.delete(id.into_inner()).await?;
     Ok(no_content())
-}
-
-/// Moves the status with a compare-and-set on the status it was read in.
-async fn move_status(
-    state: &AppState,
-    id: Uuid,
-    operation: fn(&Product, OffsetDateTime) -> Result<Product, warehouse_domain::WarehouseError>,
-) -> Result<Product, ApiError> {
-    until_settled(|| async move {
-        let product = load_product(state, id).await?;
-        let expected: ProductStatus = product.status;
-        let moved = operation(&product, commerce::now()).map_err(|e| warehouse_error(&e))?;
-        match state.commerce.products.change_status(&moved, expected).await {
-            Ok(()) => Ok(Attempt::Done(moved)),
-            Err(RepoError::Storage(StorageError::Stale)) => Ok(Attempt::Stale),
-            Err(other) => Err(repo_error("product", other)),
-        }
-    })
-    .await
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/products/{id}/discontinue", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -143,7 +107,7 @@ async fn move_status(
               (status = 409, description = "INVALID_STATUS_TRANSITION: already discontinued")),
     security(("bearer" = [])))]
 pub async fn discontinue_product(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    Ok(ok_tagged::<ProductView, _>(move_status(&state, id.into_inner(), Product::discontinue).await?))
+    Ok(ok_tagged::<ProductView, _>(state.commerce.warehouse.products.discontinue(id.into_inner()).await?))
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/products/{id}/activate", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -151,5 +115,5 @@ pub async fn discontinue_product(state: web::Data<AppState>, id: web::Path<Uuid>
               (status = 409, description = "INVALID_STATUS_TRANSITION: already active")),
     security(("bearer" = [])))]
 pub async fn activate_product(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    Ok(ok_tagged::<ProductView, _>(move_status(&state, id.into_inner(), Product::activate).await?))
+    Ok(ok_tagged::<ProductView, _>(state.commerce.warehouse.products.activate(id.into_inner()).await?))
 }

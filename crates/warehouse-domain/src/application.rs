@@ -1,0 +1,63 @@
+//! The warehouse's use cases, one file per area, each a service holding its ports (`Arc<dyn …>`)
+//! and a [`Clock`]; callable without HTTP or a database (the in-memory adapters of
+//! `crate::memory`, feature `memory`, serve every port).
+//!
+//! | area | service | use cases |
+//! |---|---|---|
+//! | [`products`] | [`ProductService`] | create, update, delete, discontinue, activate (and read one) |
+//! | [`locations`] | [`LocationService`] | create, update, delete, activate, deactivate (and read one) |
+//! | [`inventory`] | [`InventoryService`] | create a record (with its initial stock), set thresholds, delete |
+//! | [`stock_operations`] | [`StockOperations`] | receive, reserve, release, commit, adjust, damage, return, transfer |
+//! | [`order_stock`] | [`OrderStock`] | what an order event means for stock: reserve on `order.confirmed`, release on `order.cancelled`, commit on `order.fulfilled` |
+//!
+//! A new area (purchase orders, transfer documents) is one new file here with its service, plus its
+//! port in [`crate::repository`].
+//!
+//! Every use case fails with [`RepoError`]: a business refusal is `Refused(WarehouseError)`, a
+//! storage failure `Storage(StorageError)`. The absence of what the use case works on is
+//! `Refused(WarehouseError::NotFound { entity })` (`NOT_FOUND`, "product not found"). A write that
+//! lost a compare-and-set race is decided again on a fresh read
+//! ([`shared_kernel::application::until_settled`]).
+//!
+//! [`Clock`]: shared_kernel::application::Clock
+
+pub mod inventory;
+pub mod locations;
+pub mod order_stock;
+pub mod products;
+pub mod stock_operations;
+
+use shared_kernel::application::Attempt;
+use shared_kernel::StorageError;
+
+use crate::error::WarehouseError;
+use crate::repository::RepoError;
+
+pub use inventory::InventoryService;
+pub use locations::LocationService;
+pub use order_stock::{OrderStock, OrderStockOutcome};
+pub use products::ProductService;
+pub use stock_operations::{ReceiptRequest, StockOperations};
+
+/// A port's `NotFound` as the use case's own refusal, naming what is missing (`entity`).
+pub(crate) fn missing(entity: &'static str) -> impl Fn(RepoError) -> RepoError {
+    move |error| match error {
+        RepoError::Storage(StorageError::NotFound) => RepoError::Refused(WarehouseError::NotFound { entity }),
+        other => other,
+    }
+}
+
+/// A conditional save's result as an attempt: `Stale` is decided again; any other failure is the
+/// answer, with a missing record named `entity`.
+pub(crate) fn saved<T>(result: Result<(), RepoError>, value: T, entity: &'static str) -> Result<Attempt<T>, RepoError> {
+    match result {
+        Ok(()) => Ok(Attempt::Done(value)),
+        Err(RepoError::Storage(StorageError::Stale)) => Ok(Attempt::Stale),
+        Err(other) => Err(missing(entity)(other)),
+    }
+}
+
+/// A domain refusal as a use case's error.
+pub(crate) fn refused(error: WarehouseError) -> RepoError {
+    RepoError::Refused(error)
+}

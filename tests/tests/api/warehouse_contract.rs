@@ -1,0 +1,31 @@
+//! The contract suite of the warehouse ports (`warehouse_domain::contract`, feature `contract`)
+//! against the PostgreSQL adapters: the same functions the in-memory store passes in
+//! `crates/warehouse-domain/tests/memory_contract.rs`.
+
+use infrastructure::warehouse::{
+    PgInventoryRepository, PgLocationRepository, PgOrderStockRepository, PgProductRepository, PgStockMovementRepository,
+};
+use tally_tests::TestApp;
+use warehouse_domain::contract::{self, Ports};
+
+#[actix_web::test]
+async fn postgres_adapters_pass_the_warehouse_contract() {
+    let t = TestApp::start().await;
+    let pool = &t.state.pool;
+    let (products, locations, inventory) = (
+        PgProductRepository::new(pool.clone()),
+        PgLocationRepository::new(pool.clone()),
+        PgInventoryRepository::new(pool.clone()),
+    );
+    let (movements, order_stock) =
+        (PgStockMovementRepository::new(pool.clone()), PgOrderStockRepository::new(pool.clone()));
+    contract::run_all(Ports {
+        products: &products,
+        locations: &locations,
+        inventory: &inventory,
+        movements: &movements,
+        order_stock: &order_stock,
+    })
+    .await;
+    t.stop().await;
+}
