@@ -112,6 +112,12 @@ impl CompanyRepository for PgCompanyRepository {
             .map_err(from_diesel)
     }
 
+    async fn exists(&self, id: Uuid) -> Result<bool, RepoError> {
+        let mut conn = connect(&self.pool).await?;
+        let live = companies::table.filter(companies::id.eq(id).and(companies::deleted_at.is_null()));
+        diesel::select(diesel::dsl::exists(live)).get_result(&mut conn).await.map_err(from_diesel)
+    }
+
     async fn list(&self, filter: &CompanyFilter, page: PageRequest) -> Result<Page<Company>, RepoError> {
         let conn = connect(&self.pool).await?;
         let (rows, total) = counting::list_page!(

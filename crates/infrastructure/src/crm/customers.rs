@@ -293,6 +293,12 @@ impl CustomerRepository for PgCustomerRepository {
         load_customer(&conn, id).await.map_err(from_diesel)?.map(Customer::try_from).transpose()
     }
 
+    async fn exists(&self, id: Uuid) -> Result<bool, RepoError> {
+        let mut conn = connect(&self.pool).await?;
+        let live = customers::table.filter(customers::id.eq(id).and(customers::deleted_at.is_null()));
+        diesel::select(diesel::dsl::exists(live)).get_result(&mut conn).await.map_err(from_diesel)
+    }
+
     async fn find_by_email(&self, email: &Email, scope: EmailScope) -> Result<Option<Customer>, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let mut query = customers::table
@@ -398,7 +404,12 @@ impl CustomerRepository for PgCustomerRepository {
             },
         )
         .await;
-        saved_or_stale(&mut conn, next.id, saved).await
+        let saved = saved_or_stale(&mut conn, next.id, saved).await;
+        // The events went to the outbox: the relay is woken (the handlers no longer do it).
+        if saved.is_ok() {
+            self.pool.wake_relay();
+        }
+        saved
     }
 
     async fn save_tier_change(&self, change: &TierChange) -> Result<Customer, RepoError> {
@@ -419,7 +430,11 @@ impl CustomerRepository for PgCustomerRepository {
             },
         )
         .await;
-        saved_or_stale(&mut conn, next.id, saved).await
+        let saved = saved_or_stale(&mut conn, next.id, saved).await;
+        if saved.is_ok() {
+            self.pool.wake_relay();
+        }
+        saved
     }
 
     async fn soft_delete(&self, id: Uuid, at: OffsetDateTime) -> Result<(), RepoError> {

@@ -94,6 +94,8 @@ impl DealRepository for PgDealRepository {
             })
             .await
             .map_err(from_diesel)?;
+        // The events went to the outbox: the relay is woken (the handlers no longer do it).
+        self.pool.wake_relay();
         Deal::try_from(row)
     }
 
@@ -181,7 +183,10 @@ impl DealRepository for PgDealRepository {
             })
             .await;
         match saved {
-            Ok(row) => Deal::try_from(row),
+            Ok(row) => {
+                self.pool.wake_relay();
+                Deal::try_from(row)
+            }
             Err(diesel::result::Error::RollbackTransaction) => Err(missed(&mut conn, next.id).await),
             Err(error) => Err(from_diesel(error)),
         }
