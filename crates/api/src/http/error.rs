@@ -269,6 +269,16 @@ impl From<PaginationError> for ApiError {
     }
 }
 
+/// A customer-management use case's failure: storage as above, the rest by its code and field.
+impl From<crm_domain::application::CrmError> for ApiError {
+    fn from(error: crm_domain::application::CrmError) -> Self {
+        match error {
+            crm_domain::application::CrmError::Storage(error) => error.into(),
+            other => Self::from_domain_field(&other, other.field()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -305,15 +315,5 @@ mod tests {
         assert!(!error.message.contains("secret_table"));
         let unavailable = ApiError::from(DbError::Unavailable("timed out".into()));
         assert_eq!(unavailable.status, StatusCode::SERVICE_UNAVAILABLE);
-    }
-}
-
-/// A customer-management use case's failure: storage as above, the rest by its code and field.
-impl From<crm_domain::application::CrmError> for ApiError {
-    fn from(error: crm_domain::application::CrmError) -> Self {
-        match error {
-            crm_domain::application::CrmError::Storage(error) => error.into(),
-            other => Self::from_domain_field(&other, other.field()),
-        }
     }
 }
