@@ -116,7 +116,10 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod application;
 pub mod company;
+#[cfg(feature = "contract")]
+pub mod contract;
 pub mod customer;
 pub mod deal;
 /// The one email rule of every context (docs/conventions.md, "Email addresses"), re-exported so
@@ -126,6 +129,8 @@ pub mod enums;
 pub mod error;
 pub mod events;
 pub mod interaction;
+#[cfg(feature = "memory")]
+pub mod memory;
 pub mod ports;
 pub mod query;
 mod validate;
@@ -144,6 +149,7 @@ pub use error::FieldError;
 pub use interaction::{Interaction, InteractionError, NewInteraction};
 pub use ports::{
     CompanyFilter, CompanyRepository, CustomerRepository, DealFilter, DealRepository, EmailScope, FollowUpFilter,
-    InteractionFilter, InteractionRepository, InteractionView, RepoError, WonTotals,
+    InteractionFilter, InteractionRepository, InteractionView, RepoError, UserCustomerMatch, UserCustomerPlan,
+    UserCustomers, UserDirectory, UserStanding, WonTotals,
 };
 pub use query::{CustomerFilter, CustomerQuery, CustomerSort, CustomerSortField, QueryError, SortDirection};

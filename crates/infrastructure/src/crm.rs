@@ -12,9 +12,11 @@ pub mod customer_from_user;
 pub mod customers;
 pub mod deals;
 pub mod interactions;
+pub mod user_customers;
 
 pub use companies::PgCompanyRepository;
 pub use customer_from_user::CustomerFromUser;
 pub use customers::PgCustomerRepository;
 pub use deals::PgDealRepository;
 pub use interactions::PgInteractionRepository;
+pub use user_customers::PgUserCustomers;

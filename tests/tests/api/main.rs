@@ -9,6 +9,7 @@ mod concurrent_edits;
 mod conditional;
 mod contacts;
 mod contract;
+mod crm_contract;
 mod crm_support;
 mod customer_lists;
 mod customers;

@@ -280,6 +280,16 @@ impl From<PaginationError> for ApiError {
     }
 }
 
+/// A customer-management use case's failure: storage as above, the rest by its code and field.
+impl From<crm_domain::application::CrmError> for ApiError {
+    fn from(error: crm_domain::application::CrmError) -> Self {
+        match error {
+            crm_domain::application::CrmError::Storage(error) => error.into(),
+            other => Self::from_domain_field(&other, other.field()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

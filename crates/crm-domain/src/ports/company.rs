@@ -25,6 +25,11 @@ pub trait CompanyRepository: Send + Sync {
     /// The live company `id`, if any.
     async fn find_by_id(&self, id: Uuid) -> Result<Option<Company>, RepoError>;
 
+    /// Whether the live company `id` exists: one read (another context's reference check).
+    async fn exists(&self, id: Uuid) -> Result<bool, RepoError> {
+        Ok(self.find_by_id(id).await?.is_some())
+    }
+
     /// One page of the live companies `filter` selects.
     async fn list(&self, filter: &CompanyFilter, page: PageRequest) -> Result<Page<Company>, RepoError>;
 

@@ -31,6 +31,11 @@ pub trait CustomerRepository: Send + Sync {
     /// The live customer `id`, if any.
     async fn find_by_id(&self, id: Uuid) -> Result<Option<Customer>, RepoError>;
 
+    /// Whether the live customer `id` exists: one read (another context's reference check).
+    async fn exists(&self, id: Uuid) -> Result<bool, RepoError> {
+        Ok(self.find_by_id(id).await?.is_some())
+    }
+
     /// The live customer with this email in `scope`, if any. Case-insensitive (emails are stored lower-cased).
     async fn find_by_email(&self, email: &Email, scope: EmailScope) -> Result<Option<Customer>, RepoError>;
 

@@ -14,11 +14,15 @@ mod company;
 mod customer;
 mod deal;
 mod interaction;
+mod user_customer;
+mod users;
 
 pub use company::{CompanyFilter, CompanyRepository};
 pub use customer::{CustomerRepository, EmailScope};
 pub use deal::{DealFilter, DealRepository, WonTotals};
 pub use interaction::{FollowUpFilter, InteractionFilter, InteractionRepository, InteractionView};
+pub use user_customer::{DecideUserCustomer, UserCustomerMatch, UserCustomerPlan, UserCustomers};
+pub use users::{UserDirectory, UserStanding};
 
 /// The shared storage error (`shared_kernel::StorageError`): a missing
 /// `customer_id` is `CUSTOMER_NOT_FOUND`, a missing user reference
@@ -37,8 +41,10 @@ mod tests {
             _: Option<std::sync::Arc<dyn DealRepository>>,
             _: Option<std::sync::Arc<dyn InteractionRepository>>,
             _: Option<std::sync::Arc<dyn CompanyRepository>>,
+            _: Option<std::sync::Arc<dyn UserDirectory>>,
+            _: Option<std::sync::Arc<dyn UserCustomers>>,
         ) {
         }
-        takes(None, None, None, None);
+        takes(None, None, None, None, None, None);
     }
 }

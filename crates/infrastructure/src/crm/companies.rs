@@ -87,6 +87,7 @@ fn filtered(filter: &CompanyFilter) -> companies::BoxedQuery<'_, Pg> {
 
 #[async_trait]
 impl CompanyRepository for PgCompanyRepository {
+    #[tracing::instrument(skip_all)]
     async fn create(&self, company: &Company) -> Result<Company, RepoError> {
         let mut conn = connect(&self.pool).await?;
         Prepared(
@@ -100,6 +101,7 @@ impl CompanyRepository for PgCompanyRepository {
         .map_err(from_diesel)
     }
 
+    #[tracing::instrument(skip_all, fields(id = %id))]
     async fn find_by_id(&self, id: Uuid) -> Result<Option<Company>, RepoError> {
         let conn = connect_shared(&self.pool).await?;
         companies::table
@@ -112,6 +114,14 @@ impl CompanyRepository for PgCompanyRepository {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(skip_all, fields(id = %id))]
+    async fn exists(&self, id: Uuid) -> Result<bool, RepoError> {
+        let mut conn = connect(&self.pool).await?;
+        let live = companies::table.filter(companies::id.eq(id).and(companies::deleted_at.is_null()));
+        diesel::select(diesel::dsl::exists(live)).get_result(&mut conn).await.map_err(from_diesel)
+    }
+
+    #[tracing::instrument(skip_all)]
     async fn list(&self, filter: &CompanyFilter, page: PageRequest) -> Result<Page<Company>, RepoError> {
         let conn = connect(&self.pool).await?;
         let (rows, total) = counting::list_page!(
@@ -129,6 +139,7 @@ impl CompanyRepository for PgCompanyRepository {
         Ok(Page::new(rows.into_iter().map(Company::from).collect(), total, page))
     }
 
+    #[tracing::instrument(skip_all)]
     async fn update(&self, company: &Company) -> Result<Company, RepoError> {
         let mut conn = connect(&self.pool).await?;
         // Written only over the version it was read at: every field is written, so a change made
@@ -155,6 +166,7 @@ impl CompanyRepository for PgCompanyRepository {
         }
     }
 
+    #[tracing::instrument(skip_all, fields(id = %id))]
     async fn soft_delete(&self, id: Uuid, at: OffsetDateTime) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         let deleted = Prepared(

@@ -58,6 +58,7 @@ impl TransactionWrite for Creation {
         self.0.customer.email.as_str().to_owned()
     }
 
+    #[tracing::instrument(skip_all)]
     async fn write(&self, conn: &AsyncPgConnection) -> Result<CustomerRow, diesel::result::Error> {
         insert_customer(conn, &self.0).await
     }
@@ -283,16 +284,26 @@ fn sorted<'a>(mut query: customers::BoxedQuery<'a, Pg>, filter: &CustomerFilter)
 
 #[async_trait]
 impl CustomerRepository for PgCustomerRepository {
+    #[tracing::instrument(skip_all)]
     async fn create(&self, created: &CustomerCreated) -> Result<Customer, RepoError> {
         let row = self.creations.write(Creation(created.clone())).await.map_err(|e| e.resolve(&CONSTRAINTS))?;
         Customer::try_from(row)
     }
 
+    #[tracing::instrument(skip_all, fields(id = %id))]
     async fn find_by_id(&self, id: Uuid) -> Result<Option<Customer>, RepoError> {
         let conn = connect_shared(&self.pool).await?;
         load_customer(&conn, id).await.map_err(from_diesel)?.map(Customer::try_from).transpose()
     }
 
+    #[tracing::instrument(skip_all, fields(id = %id))]
+    async fn exists(&self, id: Uuid) -> Result<bool, RepoError> {
+        let mut conn = connect(&self.pool).await?;
+        let live = customers::table.filter(customers::id.eq(id).and(customers::deleted_at.is_null()));
+        diesel::select(diesel::dsl::exists(live)).get_result(&mut conn).await.map_err(from_diesel)
+    }
+
+    #[tracing::instrument(skip_all)]
     async fn find_by_email(&self, email: &Email, scope: EmailScope) -> Result<Option<Customer>, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let mut query = customers::table
@@ -313,6 +324,7 @@ impl CustomerRepository for PgCustomerRepository {
         row.map(Customer::try_from).transpose()
     }
 
+    #[tracing::instrument(skip_all)]
     async fn find_by_user_id(&self, user_id: Uuid) -> Result<Option<Customer>, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let row = customers::table
@@ -325,6 +337,7 @@ impl CustomerRepository for PgCustomerRepository {
         row.map(Customer::try_from).transpose()
     }
 
+    #[tracing::instrument(skip_all)]
     async fn list(&self, filter: &CustomerFilter, page: PageRequest) -> Result<Page<Customer>, RepoError> {
         let conn = connect(&self.pool).await?;
         let sorted_page = || {
@@ -343,6 +356,7 @@ impl CustomerRepository for PgCustomerRepository {
         Ok(Page::new(to_customers(rows)?, total, page))
     }
 
+    #[tracing::instrument(skip_all)]
     async fn update(&self, customer: &Customer) -> Result<Customer, RepoError> {
         let mut conn = connect(&self.pool).await?;
         // Written only over the version it was read at: every plain field is written, so a change
@@ -372,6 +386,7 @@ impl CustomerRepository for PgCustomerRepository {
         }
     }
 
+    #[tracing::instrument(skip_all)]
     async fn save_transition(&self, transition: &StatusTransition) -> Result<Customer, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let next = &transition.customer;
@@ -398,9 +413,15 @@ impl CustomerRepository for PgCustomerRepository {
             },
         )
         .await;
-        saved_or_stale(&mut conn, next.id, saved).await
+        let saved = saved_or_stale(&mut conn, next.id, saved).await;
+        // The events went to the outbox: the relay is woken (the handlers no longer do it).
+        if saved.is_ok() {
+            self.pool.wake_relay();
+        }
+        saved
     }
 
+    #[tracing::instrument(skip_all)]
     async fn save_tier_change(&self, change: &TierChange) -> Result<Customer, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let next = &change.customer;
@@ -419,9 +440,14 @@ impl CustomerRepository for PgCustomerRepository {
             },
         )
         .await;
-        saved_or_stale(&mut conn, next.id, saved).await
+        let saved = saved_or_stale(&mut conn, next.id, saved).await;
+        if saved.is_ok() {
+            self.pool.wake_relay();
+        }
+        saved
     }
 
+    #[tracing::instrument(skip_all, fields(id = %id))]
     async fn soft_delete(&self, id: Uuid, at: OffsetDateTime) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         let deleted = Prepared(

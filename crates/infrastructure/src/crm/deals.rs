@@ -77,6 +77,7 @@ struct CurrencyTotal {
 
 #[async_trait]
 impl DealRepository for PgDealRepository {
+    #[tracing::instrument(skip_all)]
     async fn create(&self, created: &DealCreated) -> Result<Deal, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let row =
@@ -94,9 +95,12 @@ impl DealRepository for PgDealRepository {
             })
             .await
             .map_err(from_diesel)?;
+        // The events went to the outbox: the relay is woken (the handlers no longer do it).
+        self.pool.wake_relay();
         Deal::try_from(row)
     }
 
+    #[tracing::instrument(skip_all, fields(id = %id))]
     async fn find_by_id(&self, id: Uuid) -> Result<Option<Deal>, RepoError> {
         let conn = connect_shared(&self.pool).await?;
         let row = deals::table
@@ -109,6 +113,7 @@ impl DealRepository for PgDealRepository {
         row.map(Deal::try_from).transpose()
     }
 
+    #[tracing::instrument(skip_all)]
     async fn list(&self, filter: &DealFilter, page: PageRequest) -> Result<Page<Deal>, RepoError> {
         let conn = connect(&self.pool).await?;
         let (rows, total) = counting::list_page!(
@@ -126,6 +131,7 @@ impl DealRepository for PgDealRepository {
         Ok(Page::new(to_deals(rows)?, total, page))
     }
 
+    #[tracing::instrument(skip_all)]
     async fn update_open(&self, deal: &Deal) -> Result<Deal, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let row = Prepared(
@@ -153,6 +159,7 @@ impl DealRepository for PgDealRepository {
         }
     }
 
+    #[tracing::instrument(skip_all)]
     async fn save_stage_change(&self, transition: &StageTransition) -> Result<Deal, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let next = &transition.deal;
@@ -181,12 +188,16 @@ impl DealRepository for PgDealRepository {
             })
             .await;
         match saved {
-            Ok(row) => Deal::try_from(row),
+            Ok(row) => {
+                self.pool.wake_relay();
+                Deal::try_from(row)
+            }
             Err(diesel::result::Error::RollbackTransaction) => Err(missed(&mut conn, next.id).await),
             Err(error) => Err(from_diesel(error)),
         }
     }
 
+    #[tracing::instrument(skip_all, fields(id = %id))]
     async fn soft_delete(&self, id: Uuid, at: OffsetDateTime) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         let deleted = Prepared(
@@ -204,6 +215,7 @@ impl DealRepository for PgDealRepository {
         }
     }
 
+    #[tracing::instrument(skip_all)]
     async fn pipeline_counts(&self) -> Result<Vec<(DealStage, i64)>, RepoError> {
         let mut conn = connect(&self.pool).await?;
         // Deals of deleted customers are gone from statistics too (docs/customer-management.md).
@@ -225,6 +237,7 @@ impl DealRepository for PgDealRepository {
         Ok(counts)
     }
 
+    #[tracing::instrument(skip_all)]
     async fn won_totals(&self) -> Result<WonTotals, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let rows: Vec<CurrencyTotal> = diesel::sql_query(

@@ -124,6 +124,7 @@ enum WriteKind {
 
 #[async_trait]
 impl InteractionRepository for PgInteractionRepository {
+    #[tracing::instrument(skip_all)]
     async fn create(&self, interaction: &Interaction) -> Result<Interaction, RepoError> {
         match self.write(interaction, WriteKind::Insert).await? {
             None => Err(RepoError::MissingReference { field: "attendees" }),
@@ -132,6 +133,7 @@ impl InteractionRepository for PgInteractionRepository {
         }
     }
 
+    #[tracing::instrument(skip_all, fields(id = %id))]
     async fn find_by_id(&self, id: Uuid) -> Result<Option<Interaction>, RepoError> {
         let conn = connect_shared(&self.pool).await?;
         let row = interactions::table
@@ -144,6 +146,7 @@ impl InteractionRepository for PgInteractionRepository {
         row.map(Interaction::try_from).transpose()
     }
 
+    #[tracing::instrument(skip_all)]
     async fn list(&self, filter: &InteractionFilter, page: PageRequest) -> Result<Page<InteractionView>, RepoError> {
         let conn = connect(&self.pool).await?;
         let query = || {
@@ -177,6 +180,7 @@ impl InteractionRepository for PgInteractionRepository {
         Ok(Page::new(to_views(rows)?, total, page))
     }
 
+    #[tracing::instrument(skip_all)]
     async fn follow_ups(&self, filter: &FollowUpFilter, page: PageRequest) -> Result<Page<InteractionView>, RepoError> {
         let conn = connect(&self.pool).await?;
         let query = || {
@@ -204,6 +208,7 @@ impl InteractionRepository for PgInteractionRepository {
         Ok(Page::new(to_views(rows)?, total, page))
     }
 
+    #[tracing::instrument(skip_all)]
     async fn update(&self, interaction: &Interaction) -> Result<Interaction, RepoError> {
         match self.write(interaction, WriteKind::Update).await? {
             None => Err(RepoError::MissingReference { field: "attendees" }),
@@ -218,6 +223,7 @@ impl InteractionRepository for PgInteractionRepository {
         }
     }
 
+    #[tracing::instrument(skip_all)]
     async fn save_end(&self, interaction: &Interaction) -> Result<Interaction, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let row = Prepared(
@@ -248,6 +254,7 @@ impl InteractionRepository for PgInteractionRepository {
         Interaction::try_from(row)
     }
 
+    #[tracing::instrument(skip_all, fields(id = %id))]
     async fn soft_delete(&self, id: Uuid, at: OffsetDateTime) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         let deleted = Prepared(

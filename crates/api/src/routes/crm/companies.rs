@@ -1,15 +1,13 @@
 //! Companies: the organisations a `company_id` names (docs/customer-management.md).
 
 use actix_web::{web, HttpResponse};
-use crm_domain::{Company, CompanyChanges, CompanyFilter, NewCompany};
+use crm_domain::{CompanyChanges, CompanyFilter, NewCompany};
 use uuid::Uuid;
 
 use super::requests::{CompanyListQuery, CreateCompanyBody, UpdateCompanyBody};
 use super::responses::CompanyView;
-use super::wire::now;
 use crate::app::AppState;
 use crate::http::conditional::{created_tagged, ok_tagged};
-use crate::http::retry::{settle_edit, Attempt};
 use crate::http::{list, no_content, ApiError, Json, PageQuery};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -22,15 +20,6 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         );
 }
 
-fn company_error(error: crm_domain::CompanyError) -> ApiError {
-    ApiError::from_domain_field(&error, error.field())
-}
-
-async fn load(state: &AppState, id: Uuid) -> Result<Company, ApiError> {
-    let found = state.crm.companies.find_by_id(id).await.map_err(ApiError::from)?;
-    found.ok_or_else(|| ApiError::not_found("no such company"))
-}
-
 #[utoipa::path(post, path = "/api/v1/customer-mgmt/companies", tag = "customer management",
     request_body = CreateCompanyBody,
     responses((status = 201, body = CompanyView), (status = 400, description = "VALIDATION_ERROR"),
@@ -41,8 +30,7 @@ pub async fn create_company(
     Json(body): Json<CreateCompanyBody>,
 ) -> Result<HttpResponse, ApiError> {
     let input = NewCompany { name: body.name, website: body.website, industry: body.industry };
-    let company = Company::new(input, now()).map_err(company_error)?;
-    let saved = state.crm.companies.create(&company).await.map_err(ApiError::from)?;
+    let saved = state.crm.company_cases.create(input).await?;
     Ok(created_tagged::<CompanyView, _>(saved))
 }
 
@@ -65,7 +53,7 @@ pub async fn list_companies(
     responses((status = 200, body = CompanyView), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn get_company(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    Ok(ok_tagged::<CompanyView, _>(load(&state, id.into_inner()).await?))
+    Ok(ok_tagged::<CompanyView, _>(state.crm.company_cases.get(id.into_inner()).await?))
 }
 
 #[utoipa::path(put, path = "/api/v1/customer-mgmt/companies/{id}", tag = "customer management",
@@ -78,21 +66,8 @@ pub async fn update_company(
     id: web::Path<Uuid>,
     Json(body): Json<UpdateCompanyBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let (state, id) = (&state, id.into_inner());
     let changes = CompanyChanges { name: body.name, website: body.website, industry: body.industry };
-    // Saved over the version it was read at; a change made meanwhile is re-read and the edit re-applied.
-    let saved = settle_edit(
-        load(state, id).await?,
-        || load(state, id),
-        |company| {
-            let next = company.update(changes.clone(), now()).map_err(company_error);
-            async move {
-                let saved = state.crm.companies.update(&next?).await;
-                Attempt::of(saved, |error| ApiError::storage_or(error, || ApiError::not_found("no such company")))
-            }
-        },
-    )
-    .await?;
+    let saved = state.crm.company_cases.update(id.into_inner(), changes).await?;
     Ok(ok_tagged::<CompanyView, _>(saved))
 }
 
@@ -102,6 +77,6 @@ pub async fn update_company(
               (status = 403, description = "Lacks companies:delete")),
     security(("bearer" = [])))]
 pub async fn delete_company(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    state.crm.companies.soft_delete(id.into_inner(), now()).await.map_err(ApiError::from)?;
+    state.crm.company_cases.delete(id.into_inner()).await?;
     Ok(no_content())
 }

@@ -1,22 +1,18 @@
 //! Customer lifecycle: status moves, tier upgrades, tags and sales-rep assignment.
 //!
-//! A status or tier change is saved conditionally on the state it started from. If someone else
-//! changed it meanwhile, the move is re-decided on the fresh state (`http::retry`), so the caller gets
-//! the precise answer (`INVALID_STATUS_TRANSITION` …) rather than a generic conflict.
+//! The moves are `crm_domain::application::CustomerService`'s (saved conditionally, decided again
+//! after a lost race); these handlers parse, call and map.
 
 use actix_web::{web, HttpResponse};
-use crm_domain::{Customer, CustomerError, CustomerStatus, RepoError, StatusTransition};
-use time::OffsetDateTime;
+use crm_domain::CustomerStatus;
 use uuid::Uuid;
 
 use super::change_views::{CustomerAssigned, CustomerChurned, CustomerStatusChanged, CustomerStatusSet};
-use super::customers::{customer_edit, customer_error, customer_write_error};
 use super::requests::{AssignBody, ChurnBody, StatusBody, TagsBody, TierBody};
 use super::responses::CustomerView;
-use super::wire::{ensure_active_user, existing_customer, now, required};
+use super::wire::required;
 use crate::app::AppState;
 use crate::http::conditional::{ok_tagged, Tagged};
-use crate::http::retry::{until_settled, Attempt};
 use crate::http::{ok, ApiError, Json, OptionalJson};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -31,34 +27,13 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(resource("tags").route(web::put().to(set_tags)));
 }
 
-/// Loads, moves and saves; on a concurrent change, re-decides on the fresh state (`http::retry`).
-async fn transition<F>(state: &AppState, id: Uuid, step: F) -> Result<Customer, ApiError>
-where
-    F: Fn(&Customer, OffsetDateTime) -> Result<StatusTransition, CustomerError>,
-{
-    let step = &step;
-    until_settled(|| async move {
-        let customer = existing_customer(state, id).await?;
-        let moved = step(&customer, now()).map_err(customer_error)?;
-        match state.crm.customers.save_transition(&moved).await {
-            Ok(saved) => {
-                state.outbox.notify();
-                Ok(Attempt::Done(saved))
-            }
-            Err(RepoError::Stale) => Ok(Attempt::Stale),
-            Err(error) => Err(customer_write_error(error)),
-        }
-    })
-    .await
-}
-
 #[utoipa::path(post, path = "/api/v1/customer-mgmt/customers/{id}/qualify", tag = "customer management",
     params(("id" = Uuid, Path)),
     responses((status = 200, body = CustomerStatusChanged, description = "Now a prospect"),
               (status = 404, description = "CUSTOMER_NOT_FOUND"), (status = 409, description = "INVALID_STATUS_TRANSITION")),
     security(("bearer" = [])))]
 pub async fn qualify(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    let saved = transition(&state, id.into_inner(), |c, at| c.qualify(at)).await?;
+    let saved = state.crm.customer_cases.qualify(id.into_inner()).await?;
     Ok(ok(CustomerStatusChanged::from(&saved)).tagged(&saved))
 }
 
@@ -68,7 +43,7 @@ pub async fn qualify(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<
               (status = 404, description = "CUSTOMER_NOT_FOUND"), (status = 409, description = "INVALID_STATUS_TRANSITION")),
     security(("bearer" = [])))]
 pub async fn convert(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    let saved = transition(&state, id.into_inner(), |c, at| c.convert(at)).await?;
+    let saved = state.crm.customer_cases.convert(id.into_inner()).await?;
     Ok(ok(CustomerStatusChanged::from(&saved)).tagged(&saved))
 }
 
@@ -83,7 +58,7 @@ pub async fn churn(
     body: OptionalJson<ChurnBody>,
 ) -> Result<HttpResponse, ApiError> {
     let reason = body.0.and_then(|b| b.reason);
-    let saved = transition(&state, id.into_inner(), |c, at| c.churn(reason.clone(), at)).await?;
+    let saved = state.crm.customer_cases.churn(id.into_inner(), reason).await?;
     Ok(ok(CustomerChurned::from(&saved)).tagged(&saved))
 }
 
@@ -93,7 +68,7 @@ pub async fn churn(
               (status = 404, description = "CUSTOMER_NOT_FOUND"), (status = 409, description = "INVALID_STATUS_TRANSITION")),
     security(("bearer" = [])))]
 pub async fn reactivate(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    let saved = transition(&state, id.into_inner(), |c, at| c.reactivate(at)).await?;
+    let saved = state.crm.customer_cases.reactivate(id.into_inner()).await?;
     Ok(ok_tagged::<CustomerView, _>(saved))
 }
 
@@ -109,7 +84,7 @@ pub async fn set_status(
     Json(body): Json<StatusBody>,
 ) -> Result<HttpResponse, ApiError> {
     let target = CustomerStatus::parse(&body.status).map_err(|e| ApiError::field("status", e.to_string()))?;
-    let saved = transition(&state, id.into_inner(), |c, at| c.transition_to(target, body.reason.clone(), at)).await?;
+    let saved = state.crm.customer_cases.set_status(id.into_inner(), target, body.reason).await?;
     Ok(ok(CustomerStatusSet::from(&saved)).tagged(&saved))
 }
 
@@ -124,11 +99,7 @@ pub async fn assign(
     Json(body): Json<AssignBody>,
 ) -> Result<HttpResponse, ApiError> {
     let rep = body.assigned_to.ok_or_else(|| required("assigned_to"))?;
-    let customer = existing_customer(&state, id.into_inner()).await?;
-    if let Some(rep) = rep {
-        ensure_active_user(&state, rep, "assigned_to").await?;
-    }
-    let saved = customer_edit(&state, customer, |read| Ok(read.assign(rep, now()))).await?;
+    let saved = state.crm.customer_cases.assign(id.into_inner(), rep).await?;
     Ok(ok(CustomerAssigned::from(&saved)).tagged(&saved))
 }
 
@@ -157,15 +128,7 @@ pub async fn change_tier(
     id: web::Path<Uuid>,
     Json(body): Json<TierBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = id.into_inner();
-    let (state, tier) = (&state, body.tier);
-    let saved = until_settled(|| async move {
-        let customer = existing_customer(state, id).await?;
-        let change = customer.change_tier(tier, now()).map_err(customer_error)?;
-        Attempt::of(state.crm.customers.save_tier_change(&change).await, customer_write_error)
-    })
-    .await?;
-    state.outbox.notify();
+    let saved = state.crm.customer_cases.change_tier(id.into_inner(), body.tier).await?;
     Ok(ok_tagged::<CustomerView, _>(saved))
 }
 
@@ -179,7 +142,6 @@ pub async fn set_tags(
     id: web::Path<Uuid>,
     Json(body): Json<TagsBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let customer = existing_customer(&state, id.into_inner()).await?;
-    let saved = customer_edit(&state, customer, |read| read.set_tags(body.tags.clone(), now())).await?;
+    let saved = state.crm.customer_cases.set_tags(id.into_inner(), body.tags).await?;
     Ok(ok_tagged::<CustomerView, _>(saved))
 }

@@ -1,20 +1,15 @@
 //! Customers: create, read, list, edit, delete (lifecycle moves are in `customer_lifecycle.rs`).
 
 use actix_web::{web, HttpResponse};
-use crm_domain::{
-    Customer, CustomerChanges, CustomerError, CustomerFilter, CustomerQuery, Email, EmailScope, NewCustomer, RepoError,
-};
+use crm_domain::{CustomerChanges, CustomerFilter, CustomerQuery, Email, EmailScope, NewCustomer};
 use uuid::Uuid;
 
 use super::change_views::{ChangedFields, CustomerDetailsChanged};
 use super::requests::{CreateCustomerBody, CustomerListParams, EmailLookupQuery, UpdateCustomerBody};
 use super::responses::CustomerView;
-use super::wire::{
-    customer_not_found, e164, ensure_active_user, ensure_user, existing_company, existing_customer, now,
-};
+use super::wire::{customer_not_found, e164};
 use crate::app::AppState;
 use crate::http::conditional::{created_tagged, ok_tagged, Tagged, Versioned};
-use crate::http::retry::{settle_edit, Attempt};
 use crate::http::{list, no_content, ok, ApiError, Json, PageQuery};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -28,38 +23,6 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .route(web::put().to(update_customer))
             .route(web::delete().to(delete_customer)),
     );
-}
-
-pub(crate) fn customer_error(error: CustomerError) -> ApiError {
-    ApiError::from_domain_field(&error, error.field())
-}
-
-/// Storage errors of a customer write, with a missing row reported as `CUSTOMER_NOT_FOUND`.
-pub(crate) fn customer_write_error(error: RepoError) -> ApiError {
-    match error {
-        RepoError::NotFound => customer_not_found(),
-        other => ApiError::from(other),
-    }
-}
-
-/// Saves the plain fields `decide` makes of `read` over the version it was read at; a change made
-/// meanwhile is re-read and the edit decided again, so a concurrent edit of another field (an
-/// assignment racing a rename) is never undone.
-pub(crate) async fn customer_edit(
-    state: &AppState,
-    read: Customer,
-    decide: impl Fn(&Customer) -> Result<Customer, CustomerError>,
-) -> Result<Customer, ApiError> {
-    let (id, decide) = (read.id, &decide);
-    settle_edit(
-        read,
-        || existing_customer(state, id),
-        |customer| async move {
-            let saved = state.crm.customers.update(&decide(&customer).map_err(customer_error)?).await;
-            Attempt::of(saved, customer_write_error)
-        },
-    )
-    .await
 }
 
 #[utoipa::path(post, path = "/api/v1/customer-mgmt/customers", tag = "customer management",
@@ -85,19 +48,8 @@ pub async fn create_customer(
         assigned_to: body.assigned_to,
         tags: body.tags,
     };
-    let created_customer = Customer::new(input, now()).map_err(customer_error)?;
-    let customer = &created_customer.customer;
-    if let Some(company) = customer.company_id {
-        existing_company(&state, company).await?;
-    }
-    if let Some(rep) = customer.assigned_to {
-        ensure_active_user(&state, rep, "assigned_to").await?;
-    }
-    if let Some(user) = customer.user_id {
-        ensure_user(&state, user, "user_id").await?;
-    }
     // The creation hands its event to the bus itself, and wakes the relay if it leaves it the event.
-    let saved = state.crm.customers.create(&created_customer).await.map_err(ApiError::from)?;
+    let saved = state.crm.customer_cases.create(input).await?;
     Ok(created_tagged::<CustomerView, _>(saved))
 }
 
@@ -142,7 +94,7 @@ pub async fn get_customer_by_email(
     responses((status = 200, body = CustomerView), (status = 404, description = "CUSTOMER_NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn get_customer(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    Ok(ok_tagged::<CustomerView, _>(existing_customer(&state, id.into_inner()).await?))
+    Ok(ok_tagged::<CustomerView, _>(state.crm.customer_cases.get(id.into_inner()).await?))
 }
 
 #[utoipa::path(put, path = "/api/v1/customer-mgmt/customers/{id}", tag = "customer management",
@@ -162,8 +114,7 @@ pub async fn update_customer(
     };
     let changed = ChangedFields { name: body.name.is_some(), phone: phone.is_some(), tags: body.tags.is_some() };
     let changes = CustomerChanges { name: body.name, phone, tags: body.tags };
-    let customer = existing_customer(&state, id.into_inner()).await?;
-    let saved = customer_edit(&state, customer, |read| read.update_details(changes.clone(), now())).await?;
+    let saved = state.crm.customer_cases.update_details(id.into_inner(), changes).await?;
     // Echo only what the request changed.
     let tag = saved.entity_tag();
     Ok(ok(CustomerDetailsChanged::of(saved, changed)).tagged(&tag))
@@ -175,6 +126,6 @@ pub async fn update_customer(
               (status = 403, description = "Lacks customers:delete"), (status = 404, description = "CUSTOMER_NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn delete_customer(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    state.crm.customers.soft_delete(id.into_inner(), now()).await.map_err(customer_write_error)?;
+    state.crm.customer_cases.delete(id.into_inner()).await?;
     Ok(no_content())
 }

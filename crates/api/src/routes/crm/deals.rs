@@ -2,16 +2,14 @@
 //! Stage moves (`/stage`, `/win`, `/lose`) are in `deal_stages.rs`.
 
 use actix_web::{web, HttpResponse};
-use crm_domain::{Deal, DealError, DealFilter, DealStage, NewDeal};
+use crm_domain::{DealFilter, DealStage, NewDeal};
 use uuid::Uuid;
 
 use super::change_views::{DealBasicInfoChanged, DealValueChanged, PipelineStats, WonStats};
 use super::requests::{BasicInfoBody, CreateDealBody, DealListQuery, DealStageName, ValueBody};
 use super::responses::DealView;
-use super::wire::{ensure_active_user, existing_customer, now};
 use crate::app::AppState;
 use crate::http::conditional::{created_tagged, ok_tagged, Tagged};
-use crate::http::retry::{settle_edit, Attempt};
 use crate::http::{list, no_content, ok, ApiError, Json, PageQuery};
 use crate::routes::reference::active_currency;
 
@@ -23,34 +21,6 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(web::resource("/deals/{id}").route(web::get().to(get_deal)).route(web::delete().to(delete_deal)))
         .service(web::resource("/deals/{id}/basic-info").route(web::put().to(update_basic_info)))
         .service(web::resource("/deals/{id}/value").route(web::put().to(update_value)));
-}
-
-pub(crate) fn deal_error(error: DealError) -> ApiError {
-    ApiError::from_domain_field(&error, error.field())
-}
-
-pub(crate) async fn existing_deal(state: &AppState, id: Uuid) -> Result<Deal, ApiError> {
-    let found = state.crm.deals.find_by_id(id).await.map_err(ApiError::from)?;
-    found.ok_or_else(|| ApiError::not_found("no such deal"))
-}
-
-/// Saves the edit `decide` makes of the open deal `read`, over the version it was read at; a change
-/// made meanwhile is re-read and the edit decided again (a deal closed meanwhile is `DEAL_CLOSED`).
-async fn edit_open(
-    state: &AppState,
-    read: Deal,
-    decide: impl Fn(&Deal) -> Result<Deal, DealError>,
-) -> Result<Deal, ApiError> {
-    let (id, decide) = (read.id, &decide);
-    settle_edit(
-        read,
-        || existing_deal(state, id),
-        |deal| async move {
-            let saved = state.crm.deals.update_open(&decide(&deal).map_err(deal_error)?).await;
-            Attempt::of(saved, |error| ApiError::storage_or(error, || ApiError::not_found("no such deal")))
-        },
-    )
-    .await
 }
 
 fn parse_id(field: &str, raw: &Option<String>) -> Result<Option<Uuid>, ApiError> {
@@ -86,11 +56,7 @@ pub async fn create_deal(
         expected_close_date: body.expected_close_date,
         tags: body.tags,
     };
-    let created_deal = Deal::new(input, now()).map_err(deal_error)?;
-    existing_customer(&state, body.customer_id).await?;
-    ensure_active_user(&state, body.assigned_to, "assigned_to").await?;
-    let saved = state.crm.deals.create(&created_deal).await.map_err(ApiError::from)?;
-    state.outbox.notify();
+    let saved = state.crm.deal_cases.create(input).await?;
     Ok(created_tagged::<DealView, _>(saved))
 }
 
@@ -157,14 +123,14 @@ pub async fn won_stats(state: web::Data<AppState>) -> Result<HttpResponse, ApiEr
     responses((status = 200, body = DealView), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn get_deal(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    Ok(ok_tagged::<DealView, _>(existing_deal(&state, id.into_inner()).await?))
+    Ok(ok_tagged::<DealView, _>(state.crm.deal_cases.get(id.into_inner()).await?))
 }
 
 #[utoipa::path(delete, path = "/api/v1/customer-mgmt/deals/{id}", tag = "customer management", params(("id" = Uuid, Path)),
     responses((status = 204, description = "Soft-deleted"), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn delete_deal(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    state.crm.deals.soft_delete(id.into_inner(), now()).await.map_err(ApiError::from)?;
+    state.crm.deal_cases.delete(id.into_inner()).await?;
     Ok(no_content())
 }
 
@@ -179,11 +145,8 @@ pub async fn update_basic_info(
     id: web::Path<Uuid>,
     Json(body): Json<BasicInfoBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let deal = existing_deal(&state, id.into_inner()).await?;
     let (name_changed, date_changed) = (body.name.is_some(), body.expected_close_date.is_some());
-    let saved =
-        edit_open(&state, deal, |read| read.update_basic_info(body.name.clone(), body.expected_close_date, now()))
-            .await?;
+    let saved = state.crm.deal_cases.update_basic_info(id.into_inner(), body.name, body.expected_close_date).await?;
     Ok(ok(DealBasicInfoChanged::of(&saved, name_changed, date_changed)).tagged(&saved))
 }
 
@@ -202,8 +165,6 @@ pub async fn update_value(
         Some(code) => Some(active_currency(&state, "currency", code.as_str()).await?),
         None => None,
     };
-    let deal = existing_deal(&state, id.into_inner()).await?;
-    let saved =
-        edit_open(&state, deal, |read| read.update_value(body.value, currency.unwrap_or(read.currency), now())).await?;
+    let saved = state.crm.deal_cases.update_value(id.into_inner(), body.value, currency).await?;
     Ok(ok(DealValueChanged::from(&saved)).tagged(&saved))
 }

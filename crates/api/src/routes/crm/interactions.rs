@@ -2,12 +2,11 @@
 //! Edits of a logged interaction are in `interaction_edits.rs`.
 
 use actix_web::{web, HttpResponse};
-use crm_domain::{FollowUpFilter, Interaction, InteractionError, InteractionFilter, InteractionType, NewInteraction};
+use crm_domain::{FollowUpFilter, InteractionFilter, InteractionType, NewInteraction};
 use uuid::Uuid;
 
 use super::requests::{CreateInteractionBody, FollowUpQuery, InteractionTypeName};
 use super::responses::{InteractionListItem, InteractionView};
-use super::wire::{existing_company, existing_customer, now};
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::http::conditional::{created_tagged, ok_tagged};
@@ -27,15 +26,6 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route(web::get().to(get_interaction))
                 .route(web::delete().to(delete_interaction)),
         );
-}
-
-pub(crate) fn interaction_error(error: InteractionError) -> ApiError {
-    ApiError::from_domain_field(&error, error.field())
-}
-
-pub(crate) async fn existing_interaction(state: &AppState, id: Uuid) -> Result<Interaction, ApiError> {
-    let found = state.crm.interactions.find_by_id(id).await.map_err(ApiError::from)?;
-    found.ok_or_else(|| ApiError::not_found("no such interaction"))
 }
 
 async fn listed(state: &AppState, filter: InteractionFilter, page: &PageQuery) -> Result<HttpResponse, ApiError> {
@@ -64,15 +54,7 @@ pub async fn create_interaction(
         attendees: body.attendees,
         started_at: body.started_at,
     };
-    let mut interaction = Interaction::new(input, now()).map_err(interaction_error)?;
-    let customer = existing_customer(&state, interaction.customer_id).await?;
-    match interaction.company_id {
-        Some(company) => {
-            existing_company(&state, company).await?;
-        }
-        None => interaction.company_id = customer.company_id,
-    }
-    let saved = state.crm.interactions.create(&interaction).await.map_err(ApiError::from)?;
+    let saved = state.crm.interaction_cases.create(input).await?;
     Ok(created_tagged::<InteractionView, _>(saved))
 }
 
@@ -95,8 +77,8 @@ pub async fn by_customer(
     id: web::Path<Uuid>,
     page: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let customer = existing_customer(&state, id.into_inner()).await?;
-    listed(&state, InteractionFilter { customer_id: Some(customer.id), ..InteractionFilter::default() }, &page).await
+    let rows = state.crm.interaction_cases.of_customer(id.into_inner(), page.request()?).await?;
+    Ok(list(rows.map(InteractionListItem::from)))
 }
 
 #[utoipa::path(get, path = "/api/v1/customer-mgmt/interactions/company/{id}", tag = "customer management",
@@ -108,8 +90,8 @@ pub async fn by_company(
     id: web::Path<Uuid>,
     page: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let company = existing_company(&state, id.into_inner()).await?;
-    listed(&state, InteractionFilter { company_id: Some(company.id), ..InteractionFilter::default() }, &page).await
+    let rows = state.crm.interaction_cases.of_company(id.into_inner(), page.request()?).await?;
+    Ok(list(rows.map(InteractionListItem::from)))
 }
 
 #[utoipa::path(get, path = "/api/v1/customer-mgmt/interactions/type/{type}", tag = "customer management",
@@ -163,7 +145,7 @@ pub async fn follow_ups(
     responses((status = 200, body = InteractionView), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn get_interaction(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    Ok(ok_tagged::<InteractionView, _>(existing_interaction(&state, id.into_inner()).await?))
+    Ok(ok_tagged::<InteractionView, _>(state.crm.interaction_cases.get(id.into_inner()).await?))
 }
 
 #[utoipa::path(delete, path = "/api/v1/customer-mgmt/interactions/{id}", tag = "customer management",
@@ -171,6 +153,6 @@ pub async fn get_interaction(state: web::Data<AppState>, id: web::Path<Uuid>) ->
     responses((status = 204, description = "Soft-deleted"), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn delete_interaction(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    state.crm.interactions.soft_delete(id.into_inner(), now()).await.map_err(ApiError::from)?;
+    state.crm.interaction_cases.delete(id.into_inner()).await?;
     Ok(no_content())
 }

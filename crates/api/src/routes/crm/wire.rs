@@ -1,14 +1,13 @@
-//! Helpers shared by the customer-management routes: error mapping, reference checks, phone numbers,
-//! dates and "field present" deserialisation.
+//! Helpers shared by the customer-management routes' parse and map steps: phone numbers, dates,
+//! "field present" deserialisation. Reference checks are the use cases' (`crm_domain::application`).
+//!
+//! Phone numbers are parsed and normalised here, in the parse step, with `phonenumber` (the rule has no
+//! I/O, but the library is the api's; the use cases take an E.164 number already checked).
 
 use actix_web::http::StatusCode;
-use crm_domain::{Company, Customer};
-use identity_domain::UserStatus;
 use serde::{Deserialize, Deserializer};
 use time::OffsetDateTime;
-use uuid::Uuid;
 
-use crate::app::AppState;
 use crate::http::ApiError;
 
 // `YYYY-MM-DD` in and out (`time`'s own serde form for dates is a tuple). In a body, a year outside
@@ -18,10 +17,6 @@ pub use shared_kernel::bounds::date as day;
 /// For `Option<Option<T>>` fields: absent stays `None`, `null` becomes `Some(None)`.
 pub fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
     T::deserialize(d).map(Some)
-}
-
-pub fn now() -> OffsetDateTime {
-    OffsetDateTime::now_utc()
 }
 
 /// RFC 3339 in UTC, as every response writes instants.
@@ -37,36 +32,6 @@ pub fn required(field: &str) -> ApiError {
 
 pub fn customer_not_found() -> ApiError {
     ApiError::new(StatusCode::NOT_FOUND, "CUSTOMER_NOT_FOUND", "no such customer")
-}
-
-fn user_not_found(field: &str) -> ApiError {
-    ApiError::new(StatusCode::NOT_FOUND, "USER_NOT_FOUND", "no such active user").on_field(field)
-}
-
-/// The customer, or 404 `CUSTOMER_NOT_FOUND`.
-pub async fn existing_customer(state: &AppState, id: Uuid) -> Result<Customer, ApiError> {
-    state.crm.customers.find_by_id(id).await.map_err(ApiError::from)?.ok_or_else(customer_not_found)
-}
-
-/// The company, or 404 `NOT_FOUND` naming `company_id`.
-pub async fn existing_company(state: &AppState, id: Uuid) -> Result<Company, ApiError> {
-    let found = state.crm.companies.find_by_id(id).await.map_err(ApiError::from)?;
-    found.ok_or_else(|| ApiError::not_found("no such company").on_field("company_id"))
-}
-
-/// `id` names an active user, or 404 `USER_NOT_FOUND` naming `field`.
-pub async fn ensure_active_user(state: &AppState, id: Uuid, field: &str) -> Result<(), ApiError> {
-    let user = state.identity.users.find_by_id(id).await.map_err(|e| ApiError::from_domain(&e))?;
-    match user {
-        Some(user) if user.status == UserStatus::Active => Ok(()),
-        _ => Err(user_not_found(field)),
-    }
-}
-
-/// `id` names a user (any status), or 404 `USER_NOT_FOUND` naming `field`.
-pub async fn ensure_user(state: &AppState, id: Uuid, field: &str) -> Result<(), ApiError> {
-    let user = state.identity.users.find_by_id(id).await.map_err(|e| ApiError::from_domain(&e))?;
-    user.map(|_| ()).ok_or_else(|| user_not_found(field))
 }
 
 /// A phone number in E.164 form: must start with `+` and be valid for its country code.

@@ -1,0 +1,115 @@
+//! Customer use cases: create, read, edit the plain fields, assign, tag, delete. The status and tier
+//! moves are in `customer_lifecycle.rs`.
+
+use std::sync::Arc;
+
+use shared_kernel::application::{settle_edit, Attempt, Clock};
+use uuid::Uuid;
+
+use super::error::or_missing;
+use super::{active_user, any_user, CrmError, CrmPorts};
+use crate::customer::{Customer, CustomerChanges, CustomerError, NewCustomer};
+use crate::ports::{CompanyRepository, CustomerRepository, UserDirectory};
+
+/// The customer use cases.
+#[derive(Clone)]
+pub struct CustomerService {
+    pub(super) customers: Arc<dyn CustomerRepository>,
+    companies: Arc<dyn CompanyRepository>,
+    users: Arc<dyn UserDirectory>,
+    pub(super) clock: Arc<dyn Clock>,
+}
+
+impl CustomerService {
+    /// The service over `ports`.
+    pub fn new(ports: &CrmPorts) -> Self {
+        Self {
+            customers: ports.customers.clone(),
+            companies: ports.companies.clone(),
+            users: ports.users.clone(),
+            clock: ports.clock.clone(),
+        }
+    }
+
+    /// Creates a customer: the aggregate's rules first, then the references it names in this order:
+    /// its company (`NOT_FOUND` naming `company_id`), its sales rep (an active user, `assigned_to`),
+    /// its user account (`user_id`). The row, its first history row and `customer.created` are saved
+    /// together; a taken email is `Conflict { field: "email" }`. `input.phone` must already be E.164.
+    #[tracing::instrument(skip_all, fields(company_id = ?input.company_id, user_id = ?input.user_id))]
+    pub async fn create(&self, input: NewCustomer) -> Result<Customer, CrmError> {
+        let created = Customer::new(input, self.clock.now())?;
+        let customer = &created.customer;
+        if let Some(company) = customer.company_id {
+            if self.companies.find_by_id(company).await?.is_none() {
+                return Err(CrmError::CompanyNotFound { field: Some("company_id") });
+            }
+        }
+        if let Some(rep) = customer.assigned_to {
+            active_user(&*self.users, rep, "assigned_to").await?;
+        }
+        if let Some(user) = customer.user_id {
+            any_user(&*self.users, user, "user_id").await?;
+        }
+        Ok(self.customers.create(&created).await?)
+    }
+
+    /// The live customer `id`, or `CustomerNotFound`.
+    #[tracing::instrument(skip_all, fields(customer_id = %id))]
+    pub async fn get(&self, id: Uuid) -> Result<Customer, CrmError> {
+        self.customers.find_by_id(id).await?.ok_or(CrmError::CustomerNotFound)
+    }
+
+    /// Edits the name, phone (already E.164) and tags; absent changes keep their field.
+    #[tracing::instrument(skip_all, fields(customer_id = %id))]
+    pub async fn update_details(&self, id: Uuid, changes: CustomerChanges) -> Result<Customer, CrmError> {
+        let read = self.get(id).await?;
+        self.edit(read, |customer, now| customer.update_details(changes.clone(), now)).await
+    }
+
+    /// Puts `rep` (an active user) in charge, or nobody: the customer is checked first, then the rep.
+    #[tracing::instrument(skip_all, fields(customer_id = %id, assigned_to = ?rep))]
+    pub async fn assign(&self, id: Uuid, rep: Option<Uuid>) -> Result<Customer, CrmError> {
+        let read = self.get(id).await?;
+        if let Some(rep) = rep {
+            active_user(&*self.users, rep, "assigned_to").await?;
+        }
+        self.edit(read, |customer, now| Ok(customer.assign(rep, now))).await
+    }
+
+    /// Replaces the tags.
+    #[tracing::instrument(skip_all, fields(customer_id = %id))]
+    pub async fn set_tags(&self, id: Uuid, tags: Vec<String>) -> Result<Customer, CrmError> {
+        let read = self.get(id).await?;
+        self.edit(read, |customer, now| customer.set_tags(tags.clone(), now)).await
+    }
+
+    /// Soft-deletes the customer (its email is free again).
+    #[tracing::instrument(skip_all, fields(customer_id = %id))]
+    pub async fn delete(&self, id: Uuid) -> Result<(), CrmError> {
+        let now = self.clock.now();
+        self.customers.soft_delete(id, now).await.map_err(or_missing(CrmError::CustomerNotFound))
+    }
+
+    /// Saves the plain fields `decide` makes of `read` over the version it was read at; a change made
+    /// meanwhile is re-read and the edit decided again, so a concurrent edit of another field (an
+    /// assignment racing a rename) is never undone.
+    async fn edit(
+        &self,
+        read: Customer,
+        decide: impl Fn(&Customer, time::OffsetDateTime) -> Result<Customer, CustomerError>,
+    ) -> Result<Customer, CrmError> {
+        let (id, decide) = (read.id, &decide);
+        settle_edit(
+            read,
+            || self.get(id),
+            |customer| async move {
+                let next = decide(&customer, self.clock.now())?;
+                match self.customers.update(&next).await {
+                    Err(crate::RepoError::NotFound) => Err(CrmError::CustomerNotFound),
+                    saved => Attempt::of(saved),
+                }
+            },
+        )
+        .await
+    }
+}

@@ -1,0 +1,230 @@
+//! The use cases on the in-memory adapters: each rule's happy path, its refusals in the order the
+//! API answers them, and a lost race decided again.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use shared_kernel::application::{block_on, FixedClock};
+use shared_kernel::{Page, PageRequest};
+use time::macros::{date, datetime};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::*;
+use crate::customer::{Customer, CustomerCreated, CustomerError, NewCustomer, StatusTransition, TierChange};
+use crate::memory::{InMemoryCrm, InMemoryUsers};
+use crate::ports::{EmailScope, UserCustomerPlan};
+use crate::query::CustomerFilter;
+use crate::{CustomerStatus, DealError, DealStage, Email, NewDeal, RepoError};
+
+const NOW: OffsetDateTime = datetime!(2026-03-01 10:00 UTC);
+const REP: Uuid = Uuid::from_u128(1);
+const RETIRED: Uuid = Uuid::from_u128(2);
+
+fn setup() -> (InMemoryCrm, CrmPorts) {
+    let store = InMemoryCrm::new();
+    let users = InMemoryUsers::new();
+    users.add(REP, UserStanding::Active);
+    users.add(RETIRED, UserStanding::Inactive);
+    let ports = CrmPorts::in_memory(&store, Arc::new(users), Arc::new(FixedClock(NOW)));
+    (store, ports)
+}
+
+fn ada() -> NewCustomer {
+    NewCustomer { name: "Ada".into(), email: "ada@example.com".into(), ..NewCustomer::default() }
+}
+
+#[test]
+fn a_customer_is_created_after_its_references_are_checked_in_order() {
+    let (_, ports) = setup();
+    let customers = CustomerService::new(&ports);
+    let unknown = Uuid::from_u128(99);
+    let both_wrong = NewCustomer { company_id: Some(unknown), assigned_to: Some(RETIRED), ..ada() };
+    assert_eq!(block_on(customers.create(both_wrong)), Err(CrmError::CompanyNotFound { field: Some("company_id") }));
+    let retired_rep = NewCustomer { assigned_to: Some(RETIRED), user_id: Some(unknown), ..ada() };
+    assert_eq!(block_on(customers.create(retired_rep)), Err(CrmError::UserNotFound { field: "assigned_to" }));
+    let no_user = NewCustomer { user_id: Some(unknown), ..ada() };
+    assert_eq!(block_on(customers.create(no_user)), Err(CrmError::UserNotFound { field: "user_id" }));
+    let bad_email = NewCustomer { email: "nope".into(), company_id: Some(unknown), ..ada() };
+    assert_eq!(block_on(customers.create(bad_email)), Err(CrmError::Customer(CustomerError::InvalidEmail)));
+
+    let created = block_on(customers.create(NewCustomer { assigned_to: Some(REP), ..ada() })).expect("created");
+    assert_eq!((created.status, created.created_at), (CustomerStatus::Lead, NOW));
+    assert_eq!(block_on(customers.create(ada())), Err(CrmError::Storage(RepoError::Conflict { field: "email" })));
+}
+
+#[test]
+fn status_moves_follow_the_state_machine_and_missing_customers_have_their_code() {
+    let (store, ports) = setup();
+    let customers = CustomerService::new(&ports);
+    let id = block_on(customers.create(ada())).expect("created").id;
+    assert!(matches!(
+        block_on(customers.convert(id)),
+        Err(CrmError::Customer(CustomerError::InvalidStatusTransition { .. }))
+    ));
+    assert_eq!(block_on(customers.qualify(id)).expect("qualified").status, CustomerStatus::Prospect);
+    assert_eq!(
+        block_on(customers.set_status(id, CustomerStatus::Customer, None)).expect("converted").status,
+        CustomerStatus::Customer
+    );
+    let names: Vec<String> = store.events().into_iter().map(|e| e.name).collect();
+    assert!(names.contains(&"customer.converted".to_owned()), "{names:?}");
+    assert!(matches!(
+        block_on(customers.change_tier(id, crate::Tier::Free)),
+        Err(CrmError::Customer(CustomerError::InvalidTierChange { .. }))
+    ));
+    assert_eq!(block_on(customers.change_tier(id, crate::Tier::Pro)).expect("upgraded").tier, crate::Tier::Pro);
+    assert_eq!(block_on(customers.assign(id, Some(RETIRED))), Err(CrmError::UserNotFound { field: "assigned_to" }));
+    assert_eq!(block_on(customers.assign(id, Some(REP))).expect("assigned").assigned_to, Some(REP));
+    block_on(customers.delete(id)).expect("deleted");
+    assert_eq!(block_on(customers.qualify(id)), Err(CrmError::CustomerNotFound));
+    assert_eq!(block_on(customers.delete(id)), Err(CrmError::CustomerNotFound));
+}
+
+/// A customer store where another writer qualifies the customer just before this one's first save.
+struct Racing {
+    inner: InMemoryCrm,
+    raced: AtomicBool,
+}
+
+#[async_trait]
+impl crate::ports::CustomerRepository for Racing {
+    async fn create(&self, created: &CustomerCreated) -> Result<Customer, RepoError> {
+        crate::ports::CustomerRepository::create(&self.inner, created).await
+    }
+    async fn find_by_id(&self, id: Uuid) -> Result<Option<Customer>, RepoError> {
+        crate::ports::CustomerRepository::find_by_id(&self.inner, id).await
+    }
+    async fn find_by_email(&self, email: &Email, scope: EmailScope) -> Result<Option<Customer>, RepoError> {
+        self.inner.find_by_email(email, scope).await
+    }
+    async fn find_by_user_id(&self, user_id: Uuid) -> Result<Option<Customer>, RepoError> {
+        self.inner.find_by_user_id(user_id).await
+    }
+    async fn list(&self, filter: &CustomerFilter, page: PageRequest) -> Result<Page<Customer>, RepoError> {
+        crate::ports::CustomerRepository::list(&self.inner, filter, page).await
+    }
+    async fn update(&self, customer: &Customer) -> Result<Customer, RepoError> {
+        crate::ports::CustomerRepository::update(&self.inner, customer).await
+    }
+    async fn save_transition(&self, transition: &StatusTransition) -> Result<Customer, RepoError> {
+        if !self.raced.swap(true, Ordering::SeqCst) {
+            let rival = transition.customer.clone();
+            let stored = crate::ports::CustomerRepository::find_by_id(&self.inner, rival.id).await?.expect("stored");
+            self.inner.save_transition(&stored.qualify(NOW).expect("lead")).await?;
+        }
+        self.inner.save_transition(transition).await
+    }
+    async fn save_tier_change(&self, change: &TierChange) -> Result<Customer, RepoError> {
+        self.inner.save_tier_change(change).await
+    }
+    async fn soft_delete(&self, id: Uuid, at: OffsetDateTime) -> Result<(), RepoError> {
+        crate::ports::CustomerRepository::soft_delete(&self.inner, id, at).await
+    }
+}
+
+#[test]
+fn a_move_that_lost_its_race_is_decided_again_on_the_fresh_state() {
+    let (store, mut ports) = setup();
+    ports.customers = Arc::new(Racing { inner: store, raced: AtomicBool::new(false) });
+    let customers = CustomerService::new(&ports);
+    let id = block_on(customers.create(ada())).expect("created").id;
+    // The rival qualified it first: qualifying again is now refused with the precise code.
+    let refused = block_on(customers.qualify(id));
+    assert!(matches!(refused, Err(CrmError::Customer(CustomerError::InvalidStatusTransition { .. }))), "{refused:?}");
+    assert_eq!(block_on(customers.get(id)).expect("read").status, CustomerStatus::Prospect);
+}
+
+#[test]
+fn deals_check_their_customer_then_their_rep_and_close_for_good() {
+    let (_, ports) = setup();
+    let (customers, deals) = (CustomerService::new(&ports), DealService::new(&ports));
+    let customer = block_on(customers.create(ada())).expect("created");
+    let input = |customer_id, assigned_to| NewDeal {
+        customer_id,
+        assigned_to,
+        name: "Plan".into(),
+        value: 100,
+        currency: None,
+        source: None,
+        expected_close_date: date!(2026 - 06 - 30),
+        tags: vec![],
+    };
+    assert_eq!(block_on(deals.create(input(Uuid::from_u128(9), RETIRED))), Err(CrmError::CustomerNotFound));
+    assert_eq!(
+        block_on(deals.create(input(customer.id, RETIRED))),
+        Err(CrmError::UserNotFound { field: "assigned_to" })
+    );
+    let deal = block_on(deals.create(input(customer.id, REP))).expect("opened");
+    let same = block_on(deals.move_stage(deal.id, DealStage::Lead)).expect("no-op");
+    assert_eq!(same.version, deal.version, "a move to the current stage changes nothing");
+    block_on(deals.win(deal.id, date!(2026 - 03 - 01))).expect("won");
+    assert!(matches!(
+        block_on(deals.move_stage(deal.id, DealStage::Lead)),
+        Err(CrmError::Deal(DealError::MoveStageFailed { .. }))
+    ));
+    assert!(matches!(block_on(deals.update_value(deal.id, 5, None)), Err(CrmError::Deal(DealError::Closed { .. }))));
+    assert_eq!(block_on(deals.get(Uuid::from_u128(5))), Err(CrmError::DealNotFound));
+}
+
+#[test]
+fn interactions_take_their_customers_company_and_check_attendees() {
+    let (_, ports) = setup();
+    let (companies, customers) = (CompanyService::new(&ports), CustomerService::new(&ports));
+    let interactions = InteractionService::new(&ports);
+    let company =
+        block_on(companies.create(crate::NewCompany { name: "Co".into(), ..Default::default() })).expect("co");
+    let customer = block_on(customers.create(NewCustomer { company_id: Some(company.id), ..ada() })).expect("created");
+    let input = crate::NewInteraction {
+        customer_id: customer.id,
+        company_id: None,
+        interaction_type: crate::InteractionType::Call,
+        direction: crate::Direction::Inbound,
+        subject: "Hello".into(),
+        description: None,
+        created_by: REP,
+        attendees: vec![],
+        started_at: NOW,
+    };
+    let call = block_on(interactions.create(input.clone())).expect("logged");
+    assert_eq!(call.company_id, Some(company.id));
+    let elsewhere = crate::NewInteraction { company_id: Some(Uuid::from_u128(3)), ..input };
+    assert_eq!(block_on(interactions.create(elsewhere)), Err(CrmError::CompanyNotFound { field: Some("company_id") }));
+    assert_eq!(
+        block_on(interactions.add_attendee(call.id, Uuid::from_u128(4))),
+        Err(CrmError::UserNotFound { field: "attendee_id" })
+    );
+    assert_eq!(block_on(interactions.add_attendee(call.id, RETIRED)).expect("added").attendees, vec![RETIRED]);
+    block_on(interactions.end(call.id, NOW)).expect("ended");
+    let again = block_on(interactions.end(call.id, NOW));
+    assert_eq!(again, Err(CrmError::Interaction(crate::InteractionError::AlreadyEnded)));
+    assert_eq!(
+        block_on(interactions.of_company(Uuid::from_u128(3), PageRequest::default())).map(|p| p.total),
+        Err(CrmError::CompanyNotFound { field: Some("company_id") })
+    );
+}
+
+#[test]
+fn a_registered_user_becomes_a_customer_once_or_is_linked_by_email() {
+    let store = InMemoryCrm::new();
+    let service = CustomerFromUserService::new(Arc::new(store.clone()), Arc::new(FixedClock(NOW)));
+    let user = |n: u128, email: &str| RegisteredUser {
+        user_id: Uuid::from_u128(n),
+        name: "Reg".into(),
+        email: Email::parse(email).expect("valid"),
+    };
+    let event = Uuid::from_u128(100);
+    let made = block_on(service.customer_from_user(event, user(10, "new@example.com"))).expect("settled");
+    assert!(matches!(made, Some(UserCustomerPlan::Create(_))));
+    assert_eq!(block_on(service.customer_from_user(event, user(10, "new@example.com"))), Ok(None), "redelivered");
+    let other_event = block_on(service.customer_from_user(Uuid::from_u128(101), user(10, "new@example.com")));
+    assert_eq!(other_event, Ok(Some(UserCustomerPlan::Nothing)));
+
+    let known =
+        CustomerService::new(&CrmPorts::in_memory(&store, Arc::new(InMemoryUsers::new()), Arc::new(FixedClock(NOW))));
+    let existing = block_on(known.create(NewCustomer { email: "known@example.com".into(), ..ada() })).expect("created");
+    let linked = block_on(service.customer_from_user(Uuid::from_u128(102), user(11, "known@example.com"))).expect("ok");
+    assert!(matches!(linked, Some(UserCustomerPlan::Link { customer_id, .. }) if customer_id == existing.id));
+    assert_eq!(block_on(known.get(existing.id)).expect("read").user_id, Some(Uuid::from_u128(11)));
+}
