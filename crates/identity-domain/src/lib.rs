@@ -98,6 +98,7 @@
 #![deny(missing_docs)]
 
 pub mod api_key;
+pub mod application;
 pub mod authz;
 pub mod contact;
 pub mod credentials;
@@ -113,6 +114,6 @@ pub use authz::{
     may_act_on_self, may_administer, AccountAction, PermissionName, PermissionSet, RoleName, SUPERADMIN, SYSTEM_ROLES,
 };
 pub use credentials::{Email, Password};
-pub use error::IdentityError;
+pub use error::{IdentityError, Missing, Refusal, Taken};
 pub use sessions::{Rotation, TokenRef, TokenRevocations};
 pub use user::{StatusChange, UserStatus};
