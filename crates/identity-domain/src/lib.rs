@@ -101,9 +101,13 @@ pub mod api_key;
 pub mod application;
 pub mod authz;
 pub mod contact;
+#[cfg(feature = "contract")]
+pub mod contract;
 pub mod credentials;
 pub mod error;
 pub mod events;
+#[cfg(feature = "memory")]
+pub mod memory;
 pub mod ports;
 pub mod profile;
 pub mod roles;
