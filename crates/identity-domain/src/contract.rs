@@ -240,6 +240,11 @@ pub async fn profiles(profiles: &dyn ProfileRepository, users: &dyn UserReposito
     assert!(matches!(profiles.create(create()).await, Ok(ProfileCreation::Banned)), "a ban outlives the profile");
 }
 
+/// A fresh key hash of 32 bytes, a sha256's length (the PostgreSQL table checks it).
+fn key_hash() -> Vec<u8> {
+    [shared_kernel::new_id().into_bytes(), shared_kernel::new_id().into_bytes()].concat()
+}
+
 fn key(owner: Uuid, now: OffsetDateTime) -> ApiKeyRecord {
     ApiKeyRecord {
         id: shared_kernel::new_id(),
@@ -258,15 +263,15 @@ fn key(owner: Uuid, now: OffsetDateTime) -> ApiKeyRecord {
 pub async fn api_keys(keys: &dyn ApiKeyRepository, users: &dyn UserRepository) {
     let owner = new_user(users).await;
     let now = OffsetDateTime::from_unix_timestamp(OffsetDateTime::now_utc().unix_timestamp()).expect("a time");
-    let hash = shared_kernel::new_id().as_bytes().to_vec();
+    let hash = key_hash();
     let first = keys.create(&key(owner, now), &hash).await.expect("create").expect("under the limit");
     assert_eq!(keys.find(first.id).await.expect("find").map(|k| k.user_id), Some(owner));
     assert_eq!(keys.find_by_hash(&hash).await.expect("find").map(|k| k.id), Some(first.id));
     for _ in 1..MAX_LIVE_KEYS_PER_USER {
-        let hash = shared_kernel::new_id().as_bytes().to_vec();
+        let hash = key_hash();
         keys.create(&key(owner, now), &hash).await.expect("create").expect("under the limit");
     }
-    let over = shared_kernel::new_id().as_bytes().to_vec();
+    let over = key_hash();
     assert_eq!(keys.create(&key(owner, now), &over).await, Ok(None), "the limit");
     let page = PageRequest::new(Some(1), Some(100)).expect("a page");
     assert_eq!(keys.list(Some(owner), page).await.expect("list").total, MAX_LIVE_KEYS_PER_USER);
