@@ -250,7 +250,7 @@ fn key(owner: Uuid, now: OffsetDateTime) -> ApiKeyRecord {
         id: shared_kernel::new_id(),
         user_id: owner,
         name: "contract".into(),
-        prefix: "tly_contract".into(),
+        prefix: "tly_c0ffee00".into(),
         permissions: vec!["customers:read".into()],
         created_at: now,
         last_used_at: None,
