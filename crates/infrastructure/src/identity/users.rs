@@ -417,60 +417,57 @@ impl UserRepository for PgUserRepository {
         existing: ExistingAccount,
         events: Vec<EventEnvelope>,
     ) -> Result<AdminProvision, RepoError> {
-        let written: Result<AdminProvision, RepoError> = async {
-            let mut conn = connect(&self.pool).await?;
-            transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<AdminProvision, diesel::result::Error> {
-                let inserted: Option<IdRow> = diesel::sql_query(
-                    "INSERT INTO users (id, email, name, password_hash) VALUES ($1, $2, $3, $4) \
-                     ON CONFLICT (email) WHERE deleted_at IS NULL DO NOTHING RETURNING id",
-                )
-                .bind::<SqlUuid, _>(user.id)
-                .bind::<Text, _>(&user.email)
-                .bind::<Text, _>(&user.name)
-                .bind::<Text, _>(&user.password_hash)
-                .get_result(&mut conn)
-                .await
-                .optional()?;
-                if let Some(row) = inserted {
-                    record_event(conn, &events).await?;
-                    grant_roles(conn, row.id, roles).await?;
-                    return Ok(AdminProvision::Created(row.id));
-                }
-                // The row lock keeps a concurrent role change from slipping between check and promotion.
-                let found: AdminCheckRow = diesel::sql_query(
-                    "SELECT u.id, EXISTS (SELECT 1 FROM user_roles ur JOIN roles r ON r.id = ur.role_id \
-                         WHERE ur.user_id = u.id AND r.name IN ('admin', 'superadmin') AND r.deleted_at IS NULL) AS is_admin \
-                     FROM users u WHERE u.email = $1 AND u.deleted_at IS NULL FOR UPDATE OF u",
-                )
-                .bind::<Text, _>(&user.email)
-                .get_result(&mut conn)
-                .await?;
-                match existing {
-                    // Decisions §13.2: an existing account is left exactly as it is, so a ban, a
-                    // demotion or a new password made since is never undone by a restart.
-                    ExistingAccount::Refuse if found.is_admin => Ok(AdminProvision::AlreadyAdmin(found.id)),
-                    ExistingAccount::Refuse => Ok(AdminProvision::RefusedNotAdmin),
-                    ExistingAccount::Promote => {
-                        Prepared(diesel::update(users::table.filter(users::id.eq(found.id)))
-                            .set((
-                                users::status.eq("active"),
-                                users::password_hash.eq(&user.password_hash),
-                                users::token_version.eq(users::token_version + 1),
-                                users::failed_login_count.eq(0),
-                                users::locked_until.eq(None::<OffsetDateTime>),
-                                users::updated_at.eq(diesel::dsl::now),
-                            )))
-                            .execute(&mut conn)
-                            .await?;
-                        grant_roles(conn, found.id, roles).await?;
-                        Ok(AdminProvision::Promoted(found.id))
-                    }
-                }
-            })
+        // No request woke the relay for the first admin before: its events wait for the next poll.
+        let mut conn = connect(&self.pool).await?;
+        transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<AdminProvision, diesel::result::Error> {
+            let inserted: Option<IdRow> = diesel::sql_query(
+                "INSERT INTO users (id, email, name, password_hash) VALUES ($1, $2, $3, $4) \
+                 ON CONFLICT (email) WHERE deleted_at IS NULL DO NOTHING RETURNING id",
+            )
+            .bind::<SqlUuid, _>(user.id)
+            .bind::<Text, _>(&user.email)
+            .bind::<Text, _>(&user.name)
+            .bind::<Text, _>(&user.password_hash)
+            .get_result(&mut conn)
             .await
-            .map_err(from_diesel)
-        }
-        .await;
-        super::woken(&self.pool, written)
+            .optional()?;
+            if let Some(row) = inserted {
+                record_event(conn, &events).await?;
+                grant_roles(conn, row.id, roles).await?;
+                return Ok(AdminProvision::Created(row.id));
+            }
+            // The row lock keeps a concurrent role change from slipping between check and promotion.
+            let found: AdminCheckRow = diesel::sql_query(
+                "SELECT u.id, EXISTS (SELECT 1 FROM user_roles ur JOIN roles r ON r.id = ur.role_id \
+                     WHERE ur.user_id = u.id AND r.name IN ('admin', 'superadmin') AND r.deleted_at IS NULL) AS is_admin \
+                 FROM users u WHERE u.email = $1 AND u.deleted_at IS NULL FOR UPDATE OF u",
+            )
+            .bind::<Text, _>(&user.email)
+            .get_result(&mut conn)
+            .await?;
+            match existing {
+                // Decisions §13.2: an existing account is left exactly as it is, so a ban, a
+                // demotion or a new password made since is never undone by a restart.
+                ExistingAccount::Refuse if found.is_admin => Ok(AdminProvision::AlreadyAdmin(found.id)),
+                ExistingAccount::Refuse => Ok(AdminProvision::RefusedNotAdmin),
+                ExistingAccount::Promote => {
+                    Prepared(diesel::update(users::table.filter(users::id.eq(found.id)))
+                        .set((
+                            users::status.eq("active"),
+                            users::password_hash.eq(&user.password_hash),
+                            users::token_version.eq(users::token_version + 1),
+                            users::failed_login_count.eq(0),
+                            users::locked_until.eq(None::<OffsetDateTime>),
+                            users::updated_at.eq(diesel::dsl::now),
+                        )))
+                        .execute(&mut conn)
+                        .await?;
+                    grant_roles(conn, found.id, roles).await?;
+                    Ok(AdminProvision::Promoted(found.id))
+                }
+            }
+        })
+        .await
+        .map_err(from_diesel)
     }
 }
