@@ -69,12 +69,43 @@ pub struct IdentityServices {
     /// `None` when `RATE_LIMIT_ENABLED=false`.
     pub rate_limiter: Option<SharedLimiter>,
     pub trusted_proxies: TrustedProxies,
+    /// The identity use cases, over the adapters above.
+    pub app: identity_domain::application::IdentityApplication,
 }
 
 impl IdentityServices {
     pub fn new(settings: &Settings, pool: &DbPool, kv: Arc<dyn KeyValueStore>) -> Self {
         let users: Arc<dyn UserRepository> = Arc::new(PgUserRepository::new(pool.clone()));
         let live = Arc::new(LiveAuth::default());
+        // Redis when configured (shared by instances), otherwise PostgreSQL,
+        // so a restart never brings a revoked token back.
+        let revocations: Arc<dyn identity_domain::TokenRevocations> = match settings.redis_url {
+            Some(_) => Arc::new(infrastructure::identity::KvTokenRevocations::new(kv.clone())),
+            None => Arc::new(LiveRevocations::new(
+                Arc::new(infrastructure::identity::PgTokenRevocations::new(pool.clone())),
+                live.clone(),
+            )),
+        };
+        let access = AccessCache::new(kv, settings.redis_url.is_some(), users.clone(), live.clone());
+        let ports = identity_domain::application::IdentityPorts {
+            users,
+            roles: Arc::new(infrastructure::identity::PgRoleRepository::new(pool.clone())),
+            contacts: Arc::new(infrastructure::identity::PgContactRepository::new(pool.clone())),
+            profiles: Arc::new(infrastructure::identity::PgProfileRepository::new(pool.clone())),
+            api_keys: Arc::new(infrastructure::identity::PgApiKeyRepository::new(pool.clone())),
+            revocations,
+            hasher: Arc::new(crate::auth::passwords::BcryptHasher::new(settings.bcrypt_cost)),
+            access: Arc::new(access.clone()),
+            secrets: Arc::new(crate::auth::api_keys::RandomKeySecrets),
+            phones: Arc::new(routes::identity::contacts::LibPhoneNumbers),
+            clock: Arc::new(shared_kernel::application::SystemClock),
+        };
+        let policy = identity_domain::application::AccountPolicy {
+            registration_open: settings.registration_open,
+            max_failed_logins: settings.login_max_failed_attempts,
+            lock_for: settings.login_lock_duration,
+            refresh_ttl: crate::auth::tokens::REFRESH_TTL,
+        };
         Self {
             // `serve` refuses to start without a secret; other callers
             // (tests, tools) get an unusable random one.
@@ -82,25 +113,18 @@ impl IdentityServices {
                 settings.jwt_secret.as_deref().unwrap_or(&shared_kernel::new_id().to_string()),
                 &settings.jwt_issuer,
             ),
-            // Redis when configured (shared by instances), otherwise PostgreSQL,
-            // so a restart never brings a revoked token back.
-            revocations: match settings.redis_url {
-                Some(_) => Arc::new(infrastructure::identity::KvTokenRevocations::new(kv.clone())),
-                None => Arc::new(LiveRevocations::new(
-                    Arc::new(infrastructure::identity::PgTokenRevocations::new(pool.clone())),
-                    live.clone(),
-                )),
-            },
-            access: AccessCache::new(kv, settings.redis_url.is_some(), users.clone(), live.clone()),
+            access,
             live,
-            roles: Arc::new(infrastructure::identity::PgRoleRepository::new(pool.clone())),
             rate_limiter: settings.rate_limit_enabled.then(|| rate_limiter(settings)),
             // Validated when the settings were read.
             trusted_proxies: TrustedProxies::parse(&settings.trusted_proxies).unwrap_or_default(),
-            contacts: Arc::new(infrastructure::identity::PgContactRepository::new(pool.clone())),
-            profiles: Arc::new(infrastructure::identity::PgProfileRepository::new(pool.clone())),
-            api_keys: Arc::new(infrastructure::identity::PgApiKeyRepository::new(pool.clone())),
-            users,
+            users: ports.users.clone(),
+            roles: ports.roles.clone(),
+            contacts: ports.contacts.clone(),
+            profiles: ports.profiles.clone(),
+            api_keys: ports.api_keys.clone(),
+            revocations: ports.revocations.clone(),
+            app: identity_domain::application::IdentityApplication::new(ports, policy),
         }
     }
 }

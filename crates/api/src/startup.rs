@@ -430,7 +430,7 @@ async fn ensure_admin(
         .map_err(|e| StartupError::Other(format!("admin password: {}", e.message)))?;
     let id = shared_kernel::new_id();
     let name = account.name.map(str::trim).filter(|n| !n.is_empty()).unwrap_or("Administrator").to_owned();
-    let registered = crate::routes::identity::users::registered_event(id, &email, &name);
+    let registered = identity_domain::application::registered_event(id, &email, &name, time::OffsetDateTime::now_utc());
     let user = identity_domain::ports::NewUser { id, email: email.as_str().to_owned(), name, password_hash };
     let outcome = identity
         .users

@@ -98,11 +98,16 @@
 #![deny(missing_docs)]
 
 pub mod api_key;
+pub mod application;
 pub mod authz;
 pub mod contact;
+#[cfg(feature = "contract")]
+pub mod contract;
 pub mod credentials;
 pub mod error;
 pub mod events;
+#[cfg(feature = "memory")]
+pub mod memory;
 pub mod ports;
 pub mod profile;
 pub mod roles;
@@ -113,6 +118,6 @@ pub use authz::{
     may_act_on_self, may_administer, AccountAction, PermissionName, PermissionSet, RoleName, SUPERADMIN, SYSTEM_ROLES,
 };
 pub use credentials::{Email, Password};
-pub use error::IdentityError;
+pub use error::{IdentityError, Missing, Refusal, Taken};
 pub use sessions::{Rotation, TokenRef, TokenRevocations};
 pub use user::{StatusChange, UserStatus};

@@ -44,3 +44,12 @@ pub(crate) static CONSTRAINTS: Constraints = Constraints::new(&[
 pub(crate) fn from_diesel(error: DieselError) -> RepoError {
     CONSTRAINTS.map(error)
 }
+
+/// A write's outcome, once the relay was woken for the events it recorded (it claims them from the
+/// outbox; docs/events.md).
+pub(crate) fn woken<T>(pool: &crate::DbPool, written: Result<T, RepoError>) -> Result<T, RepoError> {
+    if written.is_ok() {
+        pool.wake_relay();
+    }
+    written
+}

@@ -18,6 +18,7 @@ mod event_contracts;
 mod handoff;
 mod health;
 mod identity;
+mod identity_contract;
 mod interactions;
 mod inventory;
 mod inventory_movements;

@@ -49,6 +49,20 @@ pub fn shown_prefix(secret: &str) -> String {
     secret.chars().take(SHOWN_CHARS).collect()
 }
 
+/// New keys from the operating system's randomness: the identity use cases' `KeySecrets` port.
+pub struct RandomKeySecrets;
+
+impl identity_domain::application::ports::KeySecrets for RandomKeySecrets {
+    fn generate(&self) -> Result<identity_domain::application::ports::KeySecret, identity_domain::IdentityError> {
+        let key = new_secret().map_err(|e| identity_domain::IdentityError::Credential(e.message))?;
+        Ok(identity_domain::application::ports::KeySecret {
+            shown_prefix: shown_prefix(&key),
+            hash: hash(&key).to_vec(),
+            key,
+        })
+    }
+}
+
 fn refusal(kind: KeyRefusal) -> ApiError {
     match kind {
         KeyRefusal::Revoked => ApiError::new(StatusCode::UNAUTHORIZED, "TOKEN_REVOKED", "the API key has been revoked"),

@@ -14,7 +14,10 @@ use infrastructure::request_tx;
 use std::sync::Arc;
 use std::time::Duration;
 
+use async_trait::async_trait;
+use identity_domain::application::ports::{AccessDirectory, SessionAccess};
 use identity_domain::ports::{AccessProfile, UserRepository};
+use identity_domain::IdentityError;
 use shared_kernel::ports::KeyValueStore;
 use uuid::Uuid;
 
@@ -140,5 +143,38 @@ impl AccessCache {
         if let Err(error) = self.kv.incr(EPOCH_KEY, 1, None).await {
             tracing::warn!(%error, "could not bump the access cache epoch");
         }
+    }
+}
+
+/// A cache failure as the use cases' error: only the database behind it fails (503 or 500), so the
+/// answer keeps its status.
+fn storage_failure(error: ApiError) -> IdentityError {
+    let cause = error.message;
+    let storage = if error.status == actix_web::http::StatusCode::SERVICE_UNAVAILABLE {
+        shared_kernel::StorageError::Unavailable(cause)
+    } else {
+        shared_kernel::StorageError::Unknown(cause)
+    };
+    IdentityError::Storage(storage)
+}
+
+/// The identity use cases read and clear the guard's cache through this port.
+#[async_trait]
+impl AccessDirectory for AccessCache {
+    async fn roles_of(&self, user_id: Uuid) -> Result<Vec<String>, IdentityError> {
+        Ok(self.get(user_id).await.map_err(storage_failure)?.map(|p| p.roles.to_vec()).unwrap_or_default())
+    }
+
+    async fn reload(&self, user_id: Uuid) -> Result<Option<SessionAccess>, IdentityError> {
+        let access = AccessCache::reload(self, user_id).await.map_err(storage_failure)?;
+        Ok(access.map(|a| SessionAccess { status: a.status, token_version: a.token_version, roles: a.roles.to_vec() }))
+    }
+
+    async fn forget_user(&self, user_id: Uuid) {
+        self.invalidate_user(user_id).await;
+    }
+
+    async fn forget_everyone(&self) {
+        self.invalidate_all().await;
     }
 }

@@ -290,6 +290,17 @@ impl From<crm_domain::application::CrmError> for ApiError {
     }
 }
 
+/// An identity use case's failure: storage as above, a refusal by its kind and code, with `details`
+/// naming the field a validation error concerns.
+impl From<identity_domain::IdentityError> for ApiError {
+    fn from(error: identity_domain::IdentityError) -> Self {
+        match error {
+            identity_domain::IdentityError::Storage(error) => error.into(),
+            other => Self::from_domain_field(&other, other.field()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

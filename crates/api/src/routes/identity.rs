@@ -1,9 +1,8 @@
-//! Identity routes: users and tokens (more areas join here).
+//! Identity routes: thin adapters over `identity_domain::application` (parse, call, map).
 
 pub mod api_keys;
 pub mod auth;
 pub mod contacts;
-mod guard;
 pub mod permissions;
 pub mod profiles;
 pub mod requests;
@@ -12,6 +11,9 @@ pub mod roles;
 pub mod users;
 
 use actix_web::web;
+use identity_domain::application::Actor;
+
+use crate::auth::Caller;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     auth::configure(cfg);
@@ -22,4 +24,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     users::configure(cfg);
     contacts::configure(cfg);
     profiles::configure(cfg);
+}
+
+/// Who a use case acts for: the caller, with the roles and permissions the gate read.
+pub(crate) fn actor(caller: &Caller) -> Actor<'_> {
+    Actor { user_id: caller.user_id, roles: &caller.roles, permissions: &caller.permissions }
 }

@@ -61,6 +61,7 @@ impl PgApiKeyRepository {
 
 #[async_trait]
 impl ApiKeyRepository for PgApiKeyRepository {
+    #[tracing::instrument(skip_all)]
     async fn create(&self, key: &ApiKeyRecord, key_hash: &[u8]) -> Result<Option<ApiKeyRecord>, RepoError> {
         let mut conn = connect(&self.pool).await?;
         transaction(
@@ -100,6 +101,7 @@ impl ApiKeyRepository for PgApiKeyRepository {
         .map_err(from_diesel)
     }
 
+    #[tracing::instrument(skip_all, fields(owner = ?owner))]
     async fn list(&self, owner: Option<Uuid>, page: PageRequest) -> Result<Page<ApiKeyRecord>, RepoError> {
         let conn = connect(&self.pool).await?;
         let filtered = || {
@@ -124,6 +126,7 @@ impl ApiKeyRepository for PgApiKeyRepository {
         Ok(Page::new(rows.into_iter().map(ApiKeyRecord::from).collect(), total, page))
     }
 
+    #[tracing::instrument(skip_all, fields(id = %id, owner = ?owner))]
     async fn revoke(&self, id: Uuid, owner: Option<Uuid>, at: OffsetDateTime) -> Result<ApiKeyRecord, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let mine = || {
@@ -166,6 +169,7 @@ impl ApiKeyRepository for PgApiKeyRepository {
         }
     }
 
+    #[tracing::instrument(skip_all, fields(id = %id))]
     async fn find(&self, id: Uuid) -> Result<Option<ApiKeyRecord>, RepoError> {
         let mut conn = connect(&self.pool).await?;
         api_keys::table
@@ -178,6 +182,7 @@ impl ApiKeyRepository for PgApiKeyRepository {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(skip_all)]
     async fn find_by_hash(&self, key_hash: &[u8]) -> Result<Option<ApiKeyRecord>, RepoError> {
         let mut conn = connect(&self.pool).await?;
         // One statement: the look-up, and the use recorded when the last one is a minute old.

@@ -249,53 +249,59 @@ fn is_primary_race(error: &RepoError) -> bool {
 
 #[async_trait]
 impl ContactRepository for PgContactRepository {
+    #[tracing::instrument(skip_all)]
     async fn create(&self, contact: NewContact) -> Result<ContactRecord, RepoError> {
-        let mut conn = connect(&self.pool).await?;
-        let kind = contact.value.kind();
-        let columns = ValueColumns::from(&contact.value);
-        let row = NewContactRow {
-            id: contact.id,
-            user_id: contact.user_id,
-            contact_type: kind.as_str(),
-            label: &contact.label,
-            email: columns.email,
-            phone: columns.phone,
-            street: columns.street,
-            city: columns.city,
-            state: columns.state,
-            postal_code: columns.postal_code,
-            country: columns.country,
-            is_primary: contact.is_primary,
-            is_public: contact.is_public,
-        };
-        let mut attempt = 1;
-        loop {
-            let outcome = transaction(
-                &mut conn,
-                async |mut conn: &AsyncPgConnection| -> Result<ContactRecord, diesel::result::Error> {
-                    if contact.is_primary {
-                        make_room_for_primary(conn, contact.user_id, kind, contact.id).await?;
-                    }
-                    // Not kept prepared (`crate::prepared`): its text varies with the optional fields given.
-                    let created: ContactRecord = diesel::insert_into(contacts::table)
-                        .values(&row)
-                        .returning(ContactRow::as_returning())
-                        .get_result(&mut conn)
-                        .await
-                        .map(ContactRecord::from)?;
-                    record_event(conn, &[created.event(events::CONTACT_CREATED)]).await?;
-                    Ok(created)
-                },
-            )
-            .await
-            .map_err(from_diesel);
-            match outcome {
-                Err(error) if is_primary_race(&error) && attempt < PRIMARY_RACE_ATTEMPTS => attempt += 1,
-                other => return other,
+        let written: Result<ContactRecord, RepoError> = async {
+            let mut conn = connect(&self.pool).await?;
+            let kind = contact.value.kind();
+            let columns = ValueColumns::from(&contact.value);
+            let row = NewContactRow {
+                id: contact.id,
+                user_id: contact.user_id,
+                contact_type: kind.as_str(),
+                label: &contact.label,
+                email: columns.email,
+                phone: columns.phone,
+                street: columns.street,
+                city: columns.city,
+                state: columns.state,
+                postal_code: columns.postal_code,
+                country: columns.country,
+                is_primary: contact.is_primary,
+                is_public: contact.is_public,
+            };
+            let mut attempt = 1;
+            loop {
+                let outcome = transaction(
+                    &mut conn,
+                    async |mut conn: &AsyncPgConnection| -> Result<ContactRecord, diesel::result::Error> {
+                        if contact.is_primary {
+                            make_room_for_primary(conn, contact.user_id, kind, contact.id).await?;
+                        }
+                        // Not kept prepared (`crate::prepared`): its text varies with the optional fields given.
+                        let created: ContactRecord = diesel::insert_into(contacts::table)
+                            .values(&row)
+                            .returning(ContactRow::as_returning())
+                            .get_result(&mut conn)
+                            .await
+                            .map(ContactRecord::from)?;
+                        record_event(conn, &[created.event(events::CONTACT_CREATED)]).await?;
+                        Ok(created)
+                    },
+                )
+                .await
+                .map_err(from_diesel);
+                match outcome {
+                    Err(error) if is_primary_race(&error) && attempt < PRIMARY_RACE_ATTEMPTS => attempt += 1,
+                    other => return other,
+                }
             }
         }
+        .await;
+        super::woken(&self.pool, written)
     }
 
+    #[tracing::instrument(skip_all, fields(user_id = %user_id))]
     async fn list(&self, user_id: Uuid, filter: ContactFilter) -> Result<Vec<ContactRecord>, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let mut query =
@@ -315,105 +321,149 @@ impl ContactRepository for PgContactRepository {
         Ok(rows.into_iter().map(ContactRecord::from).collect())
     }
 
+    #[tracing::instrument(skip_all, fields(id = %id, user_id = %user_id))]
     async fn find(&self, user_id: Uuid, id: Uuid) -> Result<Option<ContactRecord>, RepoError> {
         let conn = connect(&self.pool).await?;
         load(&conn, user_id, id).await.optional().map_err(from_diesel)
     }
 
+    #[tracing::instrument(skip_all, fields(id = %id, user_id = %user_id))]
     async fn update(&self, user_id: Uuid, id: Uuid, changes: ContactChanges) -> Result<ContactRecord, RepoError> {
-        let mut conn = connect(&self.pool).await?;
-        transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<ContactRecord, diesel::result::Error> {
-            let kind = load(conn, user_id, id).await?.contact_type;
-            if changes.value.as_ref().is_some_and(|v| v.kind() != kind) {
-                return Err(diesel::result::Error::NotFound);
-            }
-            if changes.is_primary == Some(true) {
-                // Locks the type's contacts, this one included, in id order.
-                make_room_for_primary(conn, user_id, kind, id).await?;
-            }
-            // The row as it is now and stays until commit: whether the value
-            // changes (and verification goes) is decided on it, so a
-            // concurrent change or verification cannot slip in between.
-            let current = load_for_update(conn, user_id, id).await?;
-            let changeset = ContactChangeset::new(&changes, changes.clears_verification(&current));
-            // Not kept prepared (`crate::prepared`): its text varies with the optional fields given.
-            let updated: ContactRecord = diesel::update(contacts::table)
-                .filter(contacts::id.eq(id).and(contacts::user_id.eq(user_id)).and(contacts::deleted_at.is_null()))
-                .set((&changeset, contacts::updated_at.eq(diesel::dsl::now)))
-                .returning(ContactRow::as_returning())
+        let written: Result<ContactRecord, RepoError> = async {
+            let mut conn = connect(&self.pool).await?;
+            transaction(
+                &mut conn,
+                async |mut conn: &AsyncPgConnection| -> Result<ContactRecord, diesel::result::Error> {
+                    let kind = load(conn, user_id, id).await?.contact_type;
+                    if changes.value.as_ref().is_some_and(|v| v.kind() != kind) {
+                        return Err(diesel::result::Error::NotFound);
+                    }
+                    if changes.is_primary == Some(true) {
+                        // Locks the type's contacts, this one included, in id order.
+                        make_room_for_primary(conn, user_id, kind, id).await?;
+                    }
+                    // The row as it is now and stays until commit: whether the value
+                    // changes (and verification goes) is decided on it, so a
+                    // concurrent change or verification cannot slip in between.
+                    let current = load_for_update(conn, user_id, id).await?;
+                    let changeset = ContactChangeset::new(&changes, changes.clears_verification(&current));
+                    // Not kept prepared (`crate::prepared`): its text varies with the optional fields given.
+                    let updated: ContactRecord = diesel::update(contacts::table)
+                        .filter(
+                            contacts::id.eq(id).and(contacts::user_id.eq(user_id)).and(contacts::deleted_at.is_null()),
+                        )
+                        .set((&changeset, contacts::updated_at.eq(diesel::dsl::now)))
+                        .returning(ContactRow::as_returning())
+                        .get_result(&mut conn)
+                        .await
+                        .map(ContactRecord::from)?;
+                    record_event(conn, &[updated.event(events::CONTACT_UPDATED)]).await?;
+                    Ok(updated)
+                },
+            )
+            .await
+            .map_err(from_diesel)
+        }
+        .await;
+        super::woken(&self.pool, written)
+    }
+
+    #[tracing::instrument(skip_all, fields(id = %id, user_id = %user_id))]
+    async fn set_primary(&self, user_id: Uuid, id: Uuid) -> Result<ContactRecord, RepoError> {
+        let written: Result<ContactRecord, RepoError> = async {
+            let mut conn = connect(&self.pool).await?;
+            transaction(
+                &mut conn,
+                async |mut conn: &AsyncPgConnection| -> Result<ContactRecord, diesel::result::Error> {
+                    let current = load(conn, user_id, id).await?;
+                    make_room_for_primary(conn, user_id, current.contact_type, id).await?;
+                    let updated: ContactRecord = Prepared(
+                        diesel::update(contacts::table)
+                            .filter(
+                                contacts::id
+                                    .eq(id)
+                                    .and(contacts::user_id.eq(user_id))
+                                    .and(contacts::deleted_at.is_null()),
+                            )
+                            .set((contacts::is_primary.eq(true), contacts::updated_at.eq(diesel::dsl::now)))
+                            .returning(ContactRow::as_returning()),
+                    )
+                    .get_result(&mut conn)
+                    .await
+                    .map(ContactRecord::from)?;
+                    record_event(conn, &[updated.event(events::CONTACT_UPDATED)]).await?;
+                    Ok(updated)
+                },
+            )
+            .await
+            .map_err(from_diesel)
+        }
+        .await;
+        super::woken(&self.pool, written)
+    }
+
+    #[tracing::instrument(skip_all, fields(id = %id, user_id = %user_id))]
+    async fn verify(&self, user_id: Uuid, id: Uuid) -> Result<ContactRecord, RepoError> {
+        let written: Result<ContactRecord, RepoError> = async {
+            let mut conn = connect(&self.pool).await?;
+            transaction(
+                &mut conn,
+                async |mut conn: &AsyncPgConnection| -> Result<ContactRecord, diesel::result::Error> {
+                    let verified: Option<ContactRecord> = Prepared(
+                        diesel::update(contacts::table)
+                            .filter(
+                                contacts::id
+                                    .eq(id)
+                                    .and(contacts::user_id.eq(user_id))
+                                    .and(contacts::deleted_at.is_null()),
+                            )
+                            .filter(contacts::is_verified.eq(false))
+                            .set((contacts::is_verified.eq(true), contacts::updated_at.eq(diesel::dsl::now)))
+                            .returning(ContactRow::as_returning()),
+                    )
+                    .get_result(&mut conn)
+                    .await
+                    .optional()?
+                    .map(ContactRecord::from);
+                    match verified {
+                        Some(contact) => {
+                            record_event(conn, &[contact.event(events::CONTACT_VERIFIED)]).await?;
+                            Ok(contact)
+                        }
+                        // Already verified (or missing: `load` says which).
+                        None => load(conn, user_id, id).await,
+                    }
+                },
+            )
+            .await
+            .map_err(from_diesel)
+        }
+        .await;
+        super::woken(&self.pool, written)
+    }
+
+    #[tracing::instrument(skip_all, fields(id = %id, user_id = %user_id))]
+    async fn delete(&self, user_id: Uuid, id: Uuid) -> Result<(), RepoError> {
+        let written: Result<(), RepoError> = async {
+            let mut conn = connect(&self.pool).await?;
+            transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<(), diesel::result::Error> {
+                let deleted: ContactRecord = Prepared(
+                    diesel::update(contacts::table)
+                        .filter(
+                            contacts::id.eq(id).and(contacts::user_id.eq(user_id)).and(contacts::deleted_at.is_null()),
+                        )
+                        .set((contacts::deleted_at.eq(diesel::dsl::now), contacts::updated_at.eq(diesel::dsl::now)))
+                        .returning(ContactRow::as_returning()),
+                )
                 .get_result(&mut conn)
                 .await
                 .map(ContactRecord::from)?;
-            record_event(conn, &[updated.event(events::CONTACT_UPDATED)]).await?;
-            Ok(updated)
-        })
-        .await
-        .map_err(from_diesel)
-    }
-
-    async fn set_primary(&self, user_id: Uuid, id: Uuid) -> Result<ContactRecord, RepoError> {
-        let mut conn = connect(&self.pool).await?;
-        transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<ContactRecord, diesel::result::Error> {
-            let current = load(conn, user_id, id).await?;
-            make_room_for_primary(conn, user_id, current.contact_type, id).await?;
-            let updated: ContactRecord = Prepared(
-                diesel::update(contacts::table)
-                    .filter(contacts::id.eq(id).and(contacts::user_id.eq(user_id)).and(contacts::deleted_at.is_null()))
-                    .set((contacts::is_primary.eq(true), contacts::updated_at.eq(diesel::dsl::now)))
-                    .returning(ContactRow::as_returning()),
-            )
-            .get_result(&mut conn)
+                record_event(conn, &[deleted.event(events::CONTACT_DELETED)]).await
+            })
             .await
-            .map(ContactRecord::from)?;
-            record_event(conn, &[updated.event(events::CONTACT_UPDATED)]).await?;
-            Ok(updated)
-        })
-        .await
-        .map_err(from_diesel)
-    }
-
-    async fn verify(&self, user_id: Uuid, id: Uuid) -> Result<ContactRecord, RepoError> {
-        let mut conn = connect(&self.pool).await?;
-        transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<ContactRecord, diesel::result::Error> {
-            let verified: Option<ContactRecord> = Prepared(
-                diesel::update(contacts::table)
-                    .filter(contacts::id.eq(id).and(contacts::user_id.eq(user_id)).and(contacts::deleted_at.is_null()))
-                    .filter(contacts::is_verified.eq(false))
-                    .set((contacts::is_verified.eq(true), contacts::updated_at.eq(diesel::dsl::now)))
-                    .returning(ContactRow::as_returning()),
-            )
-            .get_result(&mut conn)
-            .await
-            .optional()?
-            .map(ContactRecord::from);
-            match verified {
-                Some(contact) => {
-                    record_event(conn, &[contact.event(events::CONTACT_VERIFIED)]).await?;
-                    Ok(contact)
-                }
-                // Already verified (or missing: `load` says which).
-                None => load(conn, user_id, id).await,
-            }
-        })
-        .await
-        .map_err(from_diesel)
-    }
-
-    async fn delete(&self, user_id: Uuid, id: Uuid) -> Result<(), RepoError> {
-        let mut conn = connect(&self.pool).await?;
-        transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<(), diesel::result::Error> {
-            let deleted: ContactRecord = Prepared(
-                diesel::update(contacts::table)
-                    .filter(contacts::id.eq(id).and(contacts::user_id.eq(user_id)).and(contacts::deleted_at.is_null()))
-                    .set((contacts::deleted_at.eq(diesel::dsl::now), contacts::updated_at.eq(diesel::dsl::now)))
-                    .returning(ContactRow::as_returning()),
-            )
-            .get_result(&mut conn)
-            .await
-            .map(ContactRecord::from)?;
-            record_event(conn, &[deleted.event(events::CONTACT_DELETED)]).await
-        })
-        .await
-        .map_err(from_diesel)
+            .map_err(from_diesel)
+        }
+        .await;
+        super::woken(&self.pool, written)
     }
 }

@@ -271,38 +271,45 @@ async fn insert_unless_banned(
 
 #[async_trait]
 impl ProfileRepository for PgProfileRepository {
+    #[tracing::instrument(skip_all)]
     async fn create(&self, profile: NewProfile) -> Result<ProfileCreation, RepoError> {
-        let mut conn = connect(&self.pool).await?;
-        let row = NewProfileRow::new(&profile);
-        let created = transaction(
-            &mut conn,
-            async |conn: &AsyncPgConnection| -> Result<Option<ProfileRecord>, diesel::result::Error> {
-                let Some(created) = insert_unless_banned(conn, &row).await? else { return Ok(None) };
-                record_event(conn, &[created.event(events::PROFILE_CREATED)]).await?;
-                Ok(Some(created))
-            },
-        )
-        .await
-        .map_err(from_diesel)?;
-        // Give the connection back before the look-up takes one (in a request transaction it is
-        // the same connection).
-        drop(conn);
-        match created {
-            Some(created) => Ok(ProfileCreation::Created(Box::new(created))),
-            // Refused: a banned profile exists. If it is still live, the
-            // caller simply already has a profile.
-            None => match self.find_by_user(profile.user_id).await? {
-                Some(_) => Err(RepoError::Conflict { field: "user_id" }),
-                None => Ok(ProfileCreation::Banned),
-            },
+        let written: Result<ProfileCreation, RepoError> = async {
+            let mut conn = connect(&self.pool).await?;
+            let row = NewProfileRow::new(&profile);
+            let created = transaction(
+                &mut conn,
+                async |conn: &AsyncPgConnection| -> Result<Option<ProfileRecord>, diesel::result::Error> {
+                    let Some(created) = insert_unless_banned(conn, &row).await? else { return Ok(None) };
+                    record_event(conn, &[created.event(events::PROFILE_CREATED)]).await?;
+                    Ok(Some(created))
+                },
+            )
+            .await
+            .map_err(from_diesel)?;
+            // Give the connection back before the look-up takes one (in a request transaction it is
+            // the same connection).
+            drop(conn);
+            match created {
+                Some(created) => Ok(ProfileCreation::Created(Box::new(created))),
+                // Refused: a banned profile exists. If it is still live, the
+                // caller simply already has a profile.
+                None => match self.find_by_user(profile.user_id).await? {
+                    Some(_) => Err(RepoError::Conflict { field: "user_id" }),
+                    None => Ok(ProfileCreation::Banned),
+                },
+            }
         }
+        .await;
+        super::woken(&self.pool, written)
     }
 
+    #[tracing::instrument(skip_all, fields(id = %id))]
     async fn find_by_id(&self, id: Uuid) -> Result<Option<ProfileRecord>, RepoError> {
         let conn = connect_shared(&self.pool).await?;
         load(&conn, id).await.optional().map_err(from_diesel)
     }
 
+    #[tracing::instrument(skip_all, fields(user_id = %user_id))]
     async fn find_by_user(&self, user_id: Uuid) -> Result<Option<ProfileRecord>, RepoError> {
         let conn = connect_shared(&self.pool).await?;
         profiles::table
@@ -315,85 +322,111 @@ impl ProfileRepository for PgProfileRepository {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(skip_all, fields(id = %id, owner = %owner))]
     async fn update(&self, owner: Uuid, id: Uuid, fields: ProfileFields) -> Result<ProfileRecord, RepoError> {
-        let mut conn = connect(&self.pool).await?;
-        let changeset = ProfileChangeset::new(&fields);
-        transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<ProfileRecord, diesel::result::Error> {
-            // Not kept prepared (`crate::prepared`): its text varies with the optional fields given.
-            let updated: ProfileRecord = diesel::update(profiles::table)
-                .filter(profiles::id.eq(id).and(profiles::user_id.eq(owner)).and(profiles::deleted_at.is_null()))
-                .set((&changeset, profiles::updated_at.eq(diesel::dsl::now)))
-                .returning(ProfileRow::as_returning())
+        let written: Result<ProfileRecord, RepoError> = async {
+            let mut conn = connect(&self.pool).await?;
+            let changeset = ProfileChangeset::new(&fields);
+            transaction(
+                &mut conn,
+                async |mut conn: &AsyncPgConnection| -> Result<ProfileRecord, diesel::result::Error> {
+                    // Not kept prepared (`crate::prepared`): its text varies with the optional fields given.
+                    let updated: ProfileRecord = diesel::update(profiles::table)
+                        .filter(
+                            profiles::id.eq(id).and(profiles::user_id.eq(owner)).and(profiles::deleted_at.is_null()),
+                        )
+                        .set((&changeset, profiles::updated_at.eq(diesel::dsl::now)))
+                        .returning(ProfileRow::as_returning())
+                        .get_result(&mut conn)
+                        .await
+                        .map(ProfileRecord::from)?;
+                    record_event(conn, &[updated.event(events::PROFILE_UPDATED)]).await?;
+                    Ok(updated)
+                },
+            )
+            .await
+            .map_err(from_diesel)
+        }
+        .await;
+        super::woken(&self.pool, written)
+    }
+
+    #[tracing::instrument(skip_all, fields(id = %id, owner = %owner))]
+    async fn delete(&self, owner: Uuid, id: Uuid) -> Result<(), RepoError> {
+        let written: Result<(), RepoError> = async {
+            let mut conn = connect(&self.pool).await?;
+            transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<(), diesel::result::Error> {
+                let deleted: ProfileRecord = Prepared(
+                    diesel::update(profiles::table)
+                        .filter(
+                            profiles::id.eq(id).and(profiles::user_id.eq(owner)).and(profiles::deleted_at.is_null()),
+                        )
+                        .set((profiles::deleted_at.eq(diesel::dsl::now), profiles::updated_at.eq(diesel::dsl::now)))
+                        .returning(ProfileRow::as_returning()),
+                )
                 .get_result(&mut conn)
                 .await
                 .map(ProfileRecord::from)?;
-            record_event(conn, &[updated.event(events::PROFILE_UPDATED)]).await?;
-            Ok(updated)
-        })
-        .await
-        .map_err(from_diesel)
-    }
-
-    async fn delete(&self, owner: Uuid, id: Uuid) -> Result<(), RepoError> {
-        let mut conn = connect(&self.pool).await?;
-        transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<(), diesel::result::Error> {
-            let deleted: ProfileRecord = Prepared(
-                diesel::update(profiles::table)
-                    .filter(profiles::id.eq(id).and(profiles::user_id.eq(owner)).and(profiles::deleted_at.is_null()))
-                    .set((profiles::deleted_at.eq(diesel::dsl::now), profiles::updated_at.eq(diesel::dsl::now)))
-                    .returning(ProfileRow::as_returning()),
-            )
-            .get_result(&mut conn)
+                record_event(conn, &[deleted.event(events::PROFILE_DELETED)]).await
+            })
             .await
-            .map(ProfileRecord::from)?;
-            record_event(conn, &[deleted.event(events::PROFILE_DELETED)]).await
-        })
-        .await
-        .map_err(from_diesel)
+            .map_err(from_diesel)
+        }
+        .await;
+        super::woken(&self.pool, written)
     }
 
+    #[tracing::instrument(skip_all, fields(id = %id))]
     async fn moderate(&self, id: Uuid, action: Moderation) -> Result<ProfileRecord, RepoError> {
-        let mut conn = connect(&self.pool).await?;
-        transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<ProfileRecord, diesel::result::Error> {
-            let target = profiles::table.filter(profiles::id.eq(id).and(profiles::deleted_at.is_null()));
-            let changed: Option<ProfileRow> = match action {
-                Moderation::Verify => {
-                    Prepared(
-                        diesel::update(target.filter(profiles::is_verified.eq(false)))
-                            .set((profiles::is_verified.eq(true), profiles::updated_at.eq(diesel::dsl::now)))
-                            .returning(ProfileRow::as_returning()),
-                    )
-                    .get_result(&mut conn)
-                    .await
-                }
-                Moderation::Ban => {
-                    Prepared(
-                        diesel::update(target.filter(profiles::is_banned.eq(false)))
-                            .set((profiles::is_banned.eq(true), profiles::updated_at.eq(diesel::dsl::now)))
-                            .returning(ProfileRow::as_returning()),
-                    )
-                    .get_result(&mut conn)
-                    .await
-                }
-            }
-            .optional()?;
-            match changed.map(ProfileRecord::from) {
-                Some(profile) => {
-                    let name = match action {
-                        Moderation::Verify => events::PROFILE_VERIFIED,
-                        Moderation::Ban => events::PROFILE_BANNED,
-                    };
-                    record_event(conn, &[profile.event(name)]).await?;
-                    Ok(profile)
-                }
-                // The flag was already set (or the profile is missing).
-                None => load(conn, id).await,
-            }
-        })
-        .await
-        .map_err(from_diesel)
+        let written: Result<ProfileRecord, RepoError> = async {
+            let mut conn = connect(&self.pool).await?;
+            transaction(
+                &mut conn,
+                async |mut conn: &AsyncPgConnection| -> Result<ProfileRecord, diesel::result::Error> {
+                    let target = profiles::table.filter(profiles::id.eq(id).and(profiles::deleted_at.is_null()));
+                    let changed: Option<ProfileRow> = match action {
+                        Moderation::Verify => {
+                            Prepared(
+                                diesel::update(target.filter(profiles::is_verified.eq(false)))
+                                    .set((profiles::is_verified.eq(true), profiles::updated_at.eq(diesel::dsl::now)))
+                                    .returning(ProfileRow::as_returning()),
+                            )
+                            .get_result(&mut conn)
+                            .await
+                        }
+                        Moderation::Ban => {
+                            Prepared(
+                                diesel::update(target.filter(profiles::is_banned.eq(false)))
+                                    .set((profiles::is_banned.eq(true), profiles::updated_at.eq(diesel::dsl::now)))
+                                    .returning(ProfileRow::as_returning()),
+                            )
+                            .get_result(&mut conn)
+                            .await
+                        }
+                    }
+                    .optional()?;
+                    match changed.map(ProfileRecord::from) {
+                        Some(profile) => {
+                            let name = match action {
+                                Moderation::Verify => events::PROFILE_VERIFIED,
+                                Moderation::Ban => events::PROFILE_BANNED,
+                            };
+                            record_event(conn, &[profile.event(name)]).await?;
+                            Ok(profile)
+                        }
+                        // The flag was already set (or the profile is missing).
+                        None => load(conn, id).await,
+                    }
+                },
+            )
+            .await
+            .map_err(from_diesel)
+        }
+        .await;
+        super::woken(&self.pool, written)
     }
 
+    #[tracing::instrument(skip_all)]
     async fn list_public(&self, page: PageRequest) -> Result<Page<ProfileRecord>, RepoError> {
         let conn = connect(&self.pool).await?;
         let query = || {

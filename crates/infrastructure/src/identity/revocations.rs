@@ -45,6 +45,7 @@ struct RotationRow {
 
 #[async_trait]
 impl TokenRevocations for PgTokenRevocations {
+    #[tracing::instrument(skip_all, fields(jti = %jti))]
     async fn revoke(&self, jti: Uuid, expires_at: OffsetDateTime) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         diesel::sql_query(
@@ -59,6 +60,7 @@ impl TokenRevocations for PgTokenRevocations {
         Ok(())
     }
 
+    #[tracing::instrument(skip_all)]
     async fn is_revoked(&self, token: &TokenRef) -> Result<bool, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let row: Flag = diesel::sql_query(
@@ -76,6 +78,7 @@ impl TokenRevocations for PgTokenRevocations {
         Ok(row.flag)
     }
 
+    #[tracing::instrument(skip_all, fields(jti = %jti, family = %family))]
     async fn rotate(
         &self,
         jti: Uuid,
@@ -113,6 +116,7 @@ impl TokenRevocations for PgTokenRevocations {
         })
     }
 
+    #[tracing::instrument(skip_all)]
     async fn sweep(&self) -> Result<u64, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let tokens = diesel::sql_query("DELETE FROM revoked_tokens WHERE expires_at < now()")
@@ -162,10 +166,12 @@ fn family_key(family: Uuid) -> String {
 
 #[async_trait]
 impl TokenRevocations for KvTokenRevocations {
+    #[tracing::instrument(skip_all, fields(jti = %jti))]
     async fn revoke(&self, jti: Uuid, expires_at: OffsetDateTime) -> Result<(), RepoError> {
         self.kv.set(&token_key(jti), "revoked", Some(ttl_until(expires_at))).await.map_err(unavailable)
     }
 
+    #[tracing::instrument(skip_all)]
     async fn is_revoked(&self, token: &TokenRef) -> Result<bool, RepoError> {
         // The token version is checked against the access cache, which Redis
         // shares between instances.
@@ -178,6 +184,7 @@ impl TokenRevocations for KvTokenRevocations {
         }
     }
 
+    #[tracing::instrument(skip_all, fields(jti = %jti, family = %family))]
     async fn rotate(
         &self,
         jti: Uuid,
@@ -201,6 +208,7 @@ impl TokenRevocations for KvTokenRevocations {
         Ok(Rotation::Reused)
     }
 
+    #[tracing::instrument(skip_all)]
     async fn sweep(&self) -> Result<u64, RepoError> {
         // Every entry carries its own TTL.
         Ok(0)

@@ -121,6 +121,7 @@ enum RoleKey<'a> {
 
 #[async_trait]
 impl RoleRepository for PgRoleRepository {
+    #[tracing::instrument(skip_all)]
     async fn create_role(&self, role: NewRole) -> Result<RoleRecord, RepoError> {
         let id = shared_kernel::new_id();
         {
@@ -138,18 +139,22 @@ impl RoleRepository for PgRoleRepository {
         self.find_role(id).await?.ok_or(RepoError::NotFound)
     }
 
+    #[tracing::instrument(skip_all)]
     async fn list_roles(&self) -> Result<Vec<RoleRecord>, RepoError> {
         self.role_where("", RoleKey::None).await
     }
 
+    #[tracing::instrument(skip_all, fields(id = %id))]
     async fn find_role(&self, id: Uuid) -> Result<Option<RoleRecord>, RepoError> {
         Ok(self.role_where("AND r.id = $1", RoleKey::Id(id)).await?.into_iter().next())
     }
 
+    #[tracing::instrument(skip_all)]
     async fn find_role_by_name(&self, name: &str) -> Result<Option<RoleRecord>, RepoError> {
         Ok(self.role_where("AND r.name = lower($1)", RoleKey::Name(name.trim())).await?.into_iter().next())
     }
 
+    #[tracing::instrument(skip_all, fields(id = %id))]
     async fn update_role(&self, id: Uuid, changes: RoleChanges) -> Result<RoleRecord, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let renamed = changes.name.as_ref().map(|n| n.as_str().to_owned());
@@ -181,6 +186,7 @@ impl RoleRepository for PgRoleRepository {
         }
     }
 
+    #[tracing::instrument(skip_all, fields(id = %id))]
     async fn delete_role(&self, id: Uuid) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<(), diesel::result::Error> {
@@ -202,6 +208,7 @@ impl RoleRepository for PgRoleRepository {
         .map_err(from_diesel)
     }
 
+    #[tracing::instrument(skip_all, fields(role_id = %role_id))]
     async fn grant_permissions(&self, role_id: Uuid, permission_ids: &[Uuid]) -> Result<usize, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let ids = permission_ids.to_vec();
@@ -228,6 +235,7 @@ impl RoleRepository for PgRoleRepository {
         .map_err(from_diesel)
     }
 
+    #[tracing::instrument(skip_all, fields(role_id = %role_id, permission_id = %permission_id))]
     async fn revoke_permission(&self, role_id: Uuid, permission_id: Uuid) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         let removed = diesel::delete(
@@ -245,6 +253,7 @@ impl RoleRepository for PgRoleRepository {
         }
     }
 
+    #[tracing::instrument(skip_all, fields(role_id = %role_id))]
     async fn role_permissions(&self, role_id: Uuid) -> Result<Vec<PermissionRecord>, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let rows = role_permissions::table
@@ -258,6 +267,7 @@ impl RoleRepository for PgRoleRepository {
         Ok(rows.into_iter().map(PermissionRecord::from).collect())
     }
 
+    #[tracing::instrument(skip_all, fields(user_id = %user_id, role_id = %role_id))]
     async fn assign_role(&self, user_id: Uuid, role_id: Uuid) -> Result<bool, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let user_exists: i64 = users::table
@@ -294,6 +304,7 @@ impl RoleRepository for PgRoleRepository {
         }
     }
 
+    #[tracing::instrument(skip_all, fields(user_id = %user_id, role_id = %role_id))]
     async fn unassign_role(&self, user_id: Uuid, role_id: Uuid) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         let removed = diesel::delete(
@@ -309,10 +320,12 @@ impl RoleRepository for PgRoleRepository {
         }
     }
 
+    #[tracing::instrument(skip_all, fields(user_id = %user_id))]
     async fn user_roles(&self, user_id: Uuid) -> Result<Vec<RoleRecord>, RepoError> {
         self.role_where("AND r.id IN (SELECT role_id FROM user_roles WHERE user_id = $1)", RoleKey::User(user_id)).await
     }
 
+    #[tracing::instrument(skip_all)]
     async fn create_permission(
         &self,
         name: PermissionName,
@@ -335,6 +348,7 @@ impl RoleRepository for PgRoleRepository {
         .map_err(from_diesel)
     }
 
+    #[tracing::instrument(skip_all)]
     async fn list_permissions(&self) -> Result<Vec<PermissionRecord>, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let rows = permissions::table
@@ -346,6 +360,7 @@ impl RoleRepository for PgRoleRepository {
         Ok(rows.into_iter().map(PermissionRecord::from).collect())
     }
 
+    #[tracing::instrument(skip_all, fields(id = %id))]
     async fn find_permission(&self, id: Uuid) -> Result<Option<PermissionRecord>, RepoError> {
         let mut conn = connect(&self.pool).await?;
         permissions::table
@@ -358,6 +373,7 @@ impl RoleRepository for PgRoleRepository {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(skip_all)]
     async fn find_permission_by_name(&self, name: &str) -> Result<Option<PermissionRecord>, RepoError> {
         let mut conn = connect(&self.pool).await?;
         permissions::table
@@ -370,6 +386,7 @@ impl RoleRepository for PgRoleRepository {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(skip_all, fields(id = %id))]
     async fn update_permission(
         &self,
         id: Uuid,
@@ -401,6 +418,7 @@ impl RoleRepository for PgRoleRepository {
         .map_err(from_diesel)
     }
 
+    #[tracing::instrument(skip_all, fields(id = %id))]
     async fn delete_permission(&self, id: Uuid) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         // `*:*` is what keeps administrators in charge: it cannot go.

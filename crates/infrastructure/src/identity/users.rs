@@ -130,30 +130,37 @@ struct IdRow {
 
 #[async_trait]
 impl UserRepository for PgUserRepository {
+    #[tracing::instrument(skip_all)]
     async fn create(&self, user: NewUser, events: Vec<EventEnvelope>) -> Result<UserRecord, RepoError> {
-        let mut conn = connect(&self.pool).await?;
-        transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<UserRecord, diesel::result::Error> {
-            Prepared(diesel::insert_into(users::table).values((
-                users::id.eq(user.id),
-                users::email.eq(&user.email),
-                users::name.eq(&user.name),
-                users::password_hash.eq(&user.password_hash),
-            )))
-            .execute(&mut conn)
-            .await?;
-            grant_roles(conn, user.id, &["user"]).await?;
-            record_event(conn, &events).await?;
-            load_user(conn, user.id).await
-        })
-        .await
-        .map_err(from_diesel)
+        let written: Result<UserRecord, RepoError> = async {
+            let mut conn = connect(&self.pool).await?;
+            transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<UserRecord, diesel::result::Error> {
+                Prepared(diesel::insert_into(users::table).values((
+                    users::id.eq(user.id),
+                    users::email.eq(&user.email),
+                    users::name.eq(&user.name),
+                    users::password_hash.eq(&user.password_hash),
+                )))
+                .execute(&mut conn)
+                .await?;
+                grant_roles(conn, user.id, &["user"]).await?;
+                record_event(conn, &events).await?;
+                load_user(conn, user.id).await
+            })
+            .await
+            .map_err(from_diesel)
+        }
+        .await;
+        super::woken(&self.pool, written)
     }
 
+    #[tracing::instrument(skip_all, fields(id = %id))]
     async fn find_by_id(&self, id: Uuid) -> Result<Option<UserRecord>, RepoError> {
         let conn = connect_shared(&self.pool).await?;
         load_user(&conn, id).await.optional().map_err(from_diesel)
     }
 
+    #[tracing::instrument(skip_all)]
     async fn find_by_email(&self, email: &str) -> Result<Option<UserRecord>, RepoError> {
         let mut conn = connect(&self.pool).await?;
         users::table
@@ -166,6 +173,7 @@ impl UserRepository for PgUserRepository {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(skip_all)]
     async fn list(&self, filter: &UserFilter, page: PageRequest) -> Result<Page<UserRecord>, RepoError> {
         let conn = connect(&self.pool).await?;
         let query = || {
@@ -199,6 +207,7 @@ impl UserRepository for PgUserRepository {
         Ok(Page::new(rows.into_iter().map(UserRecord::from).collect(), total, page))
     }
 
+    #[tracing::instrument(skip_all, fields(id = %id))]
     async fn record_failed_login(
         &self,
         id: Uuid,
@@ -235,6 +244,7 @@ impl UserRepository for PgUserRepository {
         })
     }
 
+    #[tracing::instrument(skip_all, fields(id = %id))]
     async fn record_successful_login(&self, id: Uuid) -> Result<bool, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let updated = Prepared(
@@ -254,49 +264,55 @@ impl UserRepository for PgUserRepository {
         Ok(updated == 1)
     }
 
+    #[tracing::instrument(skip_all, fields(id = %id))]
     async fn change_status(
         &self,
         id: Uuid,
         change: StatusChange,
         events: Vec<EventEnvelope>,
     ) -> Result<UserRecord, RepoError> {
-        let mut conn = connect(&self.pool).await?;
-        let bump = i32::from(change.revokes_tokens());
-        let outcome = transaction(
-            &mut conn,
-            async |mut conn: &AsyncPgConnection| -> Result<Option<UserRecord>, diesel::result::Error> {
-                let updated = Prepared(
-                    diesel::update(users::table)
-                        .filter(users::id.eq(id).and(users::deleted_at.is_null()))
-                        .filter(users::status.eq(change.from.as_str()))
-                        .set((
-                            users::status.eq(change.to.as_str()),
-                            users::token_version.eq(users::token_version + bump),
-                            users::updated_at.eq(diesel::dsl::now),
-                        ))
-                        .returning(UserRow::as_returning()),
-                )
-                .get_result(&mut conn)
-                .await
-                .optional()?;
-                if updated.is_some() {
-                    record_event(conn, &events).await?;
-                }
-                Ok(updated.map(UserRecord::from))
-            },
-        )
-        .await
-        .map_err(from_diesel)?;
-        // Give the connection back before looking again: holding it while
-        // taking another could exhaust the pool under concurrency.
-        drop(conn);
-        match outcome {
-            Some(user) => Ok(user),
-            None if self.find_by_id(id).await?.is_some() => Err(RepoError::Stale),
-            None => Err(RepoError::NotFound),
+        let written: Result<UserRecord, RepoError> = async {
+            let mut conn = connect(&self.pool).await?;
+            let bump = i32::from(change.revokes_tokens());
+            let outcome = transaction(
+                &mut conn,
+                async |mut conn: &AsyncPgConnection| -> Result<Option<UserRecord>, diesel::result::Error> {
+                    let updated = Prepared(
+                        diesel::update(users::table)
+                            .filter(users::id.eq(id).and(users::deleted_at.is_null()))
+                            .filter(users::status.eq(change.from.as_str()))
+                            .set((
+                                users::status.eq(change.to.as_str()),
+                                users::token_version.eq(users::token_version + bump),
+                                users::updated_at.eq(diesel::dsl::now),
+                            ))
+                            .returning(UserRow::as_returning()),
+                    )
+                    .get_result(&mut conn)
+                    .await
+                    .optional()?;
+                    if updated.is_some() {
+                        record_event(conn, &events).await?;
+                    }
+                    Ok(updated.map(UserRecord::from))
+                },
+            )
+            .await
+            .map_err(from_diesel)?;
+            // Give the connection back before looking again: holding it while
+            // taking another could exhaust the pool under concurrency.
+            drop(conn);
+            match outcome {
+                Some(user) => Ok(user),
+                None if self.find_by_id(id).await?.is_some() => Err(RepoError::Stale),
+                None => Err(RepoError::NotFound),
+            }
         }
+        .await;
+        super::woken(&self.pool, written)
     }
 
+    #[tracing::instrument(skip_all, fields(id = %id))]
     async fn change_password(
         &self,
         id: Uuid,
@@ -304,44 +320,49 @@ impl UserRepository for PgUserRepository {
         revoke_api_keys: bool,
         events: Vec<EventEnvelope>,
     ) -> Result<(), RepoError> {
-        let mut conn = connect(&self.pool).await?;
-        let changed =
-            transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<usize, diesel::result::Error> {
-                let changed = Prepared(
-                    diesel::update(users::table).filter(users::id.eq(id).and(users::deleted_at.is_null())).set((
-                        users::password_hash.eq(&password_hash),
-                        users::token_version.eq(users::token_version + 1),
-                        // A proven current password ends the run of failures, as a login does.
-                        users::failed_login_count.eq(0),
-                        users::updated_at.eq(diesel::dsl::now),
-                    )),
-                )
-                .execute(&mut conn)
-                .await?;
-                if changed == 1 {
-                    if revoke_api_keys {
-                        // With the password: nobody holds a key made with the old one after it is gone.
-                        Prepared(
-                            diesel::update(api_keys::table)
-                                .filter(api_keys::user_id.eq(id).and(api_keys::revoked_at.is_null()))
-                                .set(api_keys::revoked_at.eq(diesel::dsl::now)),
-                        )
-                        .execute(&mut conn)
-                        .await?;
+        let written: Result<(), RepoError> = async {
+            let mut conn = connect(&self.pool).await?;
+            let changed =
+                transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<usize, diesel::result::Error> {
+                    let changed = Prepared(
+                        diesel::update(users::table).filter(users::id.eq(id).and(users::deleted_at.is_null())).set((
+                            users::password_hash.eq(&password_hash),
+                            users::token_version.eq(users::token_version + 1),
+                            // A proven current password ends the run of failures, as a login does.
+                            users::failed_login_count.eq(0),
+                            users::updated_at.eq(diesel::dsl::now),
+                        )),
+                    )
+                    .execute(&mut conn)
+                    .await?;
+                    if changed == 1 {
+                        if revoke_api_keys {
+                            // With the password: nobody holds a key made with the old one after it is gone.
+                            Prepared(
+                                diesel::update(api_keys::table)
+                                    .filter(api_keys::user_id.eq(id).and(api_keys::revoked_at.is_null()))
+                                    .set(api_keys::revoked_at.eq(diesel::dsl::now)),
+                            )
+                            .execute(&mut conn)
+                            .await?;
+                        }
+                        record_event(conn, &events).await?;
                     }
-                    record_event(conn, &events).await?;
-                }
-                Ok(changed)
-            })
-            .await
-            .map_err(from_diesel)?;
-        if changed == 1 {
-            Ok(())
-        } else {
-            Err(RepoError::NotFound)
+                    Ok(changed)
+                })
+                .await
+                .map_err(from_diesel)?;
+            if changed == 1 {
+                Ok(())
+            } else {
+                Err(RepoError::NotFound)
+            }
         }
+        .await;
+        super::woken(&self.pool, written)
     }
 
+    #[tracing::instrument(skip_all, fields(id = %id))]
     async fn unlock(&self, id: Uuid) -> Result<UserRecord, RepoError> {
         let mut conn = connect(&self.pool).await?;
         Prepared(
@@ -360,6 +381,7 @@ impl UserRepository for PgUserRepository {
         .map_err(from_diesel)
     }
 
+    #[tracing::instrument(skip_all, fields(id = %id))]
     async fn access_profile(&self, id: Uuid) -> Result<Option<AccessProfile>, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let row: Option<AccessRow> = diesel::sql_query(
@@ -387,6 +409,7 @@ impl UserRepository for PgUserRepository {
         }))
     }
 
+    #[tracing::instrument(skip_all)]
     async fn ensure_admin(
         &self,
         user: NewUser,
@@ -394,6 +417,7 @@ impl UserRepository for PgUserRepository {
         existing: ExistingAccount,
         events: Vec<EventEnvelope>,
     ) -> Result<AdminProvision, RepoError> {
+        // No request woke the relay for the first admin before: its events wait for the next poll.
         let mut conn = connect(&self.pool).await?;
         transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<AdminProvision, diesel::result::Error> {
             let inserted: Option<IdRow> = diesel::sql_query(

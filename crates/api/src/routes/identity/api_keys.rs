@@ -3,19 +3,15 @@
 //! and making one asks for the person's password again (docs/identity.md).
 
 use actix_web::{web, HttpResponse};
-use identity_domain::api_key::{ApiKeyRecord, NewApiKey, MAX_LIVE_KEYS_PER_USER};
-use identity_domain::ports::RepoError;
-use identity_domain::AccountAction;
+use identity_domain::api_key::ApiKeyRecord;
+use identity_domain::application::KeyRequest;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::auth::confirm_password;
-use super::contacts::identity_error;
-use super::guard::{guard, Target};
+use super::actor;
 use crate::app::AppState;
-use crate::auth::api_keys::{hash, new_secret, shown_prefix};
 use crate::auth::Caller;
 use crate::http::envelope::success_body;
 use crate::http::idempotency::KeepInstead;
@@ -91,11 +87,6 @@ pub struct CreatedApiKeyView {
     pub key: String,
 }
 
-/// Whose keys the caller may see and revoke: their own; an administrator's, everyone's (`None`).
-fn owner_scope(caller: &Caller) -> Option<Uuid> {
-    (!caller.is_admin()).then_some(caller.user_id)
-}
-
 #[utoipa::path(post, path = "/api/v1/identity/api-keys", tag = "identity", request_body = CreateApiKeyBody,
     responses((status = 201, body = CreatedApiKeyView, description = "The key, shown this once"),
               (status = 400, description = "VALIDATION_ERROR: a field is missing or invalid, current_password included (details name each problem)"),
@@ -109,32 +100,14 @@ pub async fn create_key(
     caller: Caller,
     Json(body): Json<CreateApiKeyBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let now = OffsetDateTime::now_utc();
-    let key = NewApiKey::validate(&body.name, &body.permissions, body.expires_at, &caller.permissions, now)
-        .map_err(identity_error)?;
-    if body.current_password.is_empty() {
-        return Err(ApiError::field("current_password", "is required"));
-    }
-    confirm_password(&state, &caller, body.current_password).await?;
-    let secret = new_secret()?;
-    let record = ApiKeyRecord {
-        id: shared_kernel::new_id(),
-        user_id: caller.user_id,
-        name: key.name,
-        prefix: shown_prefix(&secret),
-        permissions: key.permissions.iter().map(|p| p.name()).collect(),
-        created_at: now,
-        last_used_at: None,
-        expires_at: key.expires_at,
-        revoked_at: None,
+    let request = KeyRequest {
+        name: body.name,
+        permissions: body.permissions,
+        expires_at: body.expires_at,
+        current_password: body.current_password,
     };
-    let saved = state.identity.api_keys.create(&record, &hash(&secret)).await.map_err(ApiError::from)?;
-    let saved = saved.ok_or_else(|| {
-        ApiError::conflict(
-            "TOO_MANY_API_KEYS",
-            format!("you hold {MAX_LIVE_KEYS_PER_USER} live API keys; revoke one before making another"),
-        )
-    })?;
+    let issued = state.identity.app.api_keys.create(&actor(&caller), request).await?;
+    let (saved, secret) = (issued.record, issued.key);
     let view = ApiKeyView::from(saved);
     // A retry with the same Idempotency-Key learns the key was made, not the key itself.
     let kept = success_body(&view);
@@ -151,8 +124,7 @@ pub async fn list_keys(
     caller: Caller,
     page: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let owner = owner_scope(&caller);
-    let keys = state.identity.api_keys.list(owner, page.request()?).await.map_err(ApiError::from)?;
+    let keys = state.identity.app.api_keys.list(&actor(&caller), page.request()?).await?;
     Ok(list(keys.map(ApiKeyView::from)))
 }
 
@@ -166,19 +138,6 @@ pub async fn revoke_key(
     caller: Caller,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = id.into_inner();
-    let owner = owner_scope(&caller);
-    if owner.is_none() {
-        // An administrator revokes anyone's key, but a superadmin's only as a superadmin.
-        let key = state.identity.api_keys.find(id).await.map_err(ApiError::from)?;
-        if let Some(key) = key.filter(|k| k.user_id != caller.user_id) {
-            guard(&state, &caller, Target::User(key.user_id), AccountAction::RevokeCredential).await?;
-        }
-    }
-    let revoked = state.identity.api_keys.revoke(id, owner, OffsetDateTime::now_utc()).await;
-    match revoked {
-        Ok(_) => Ok(no_content()),
-        Err(RepoError::NotFound) => Err(ApiError::not_found("no such API key")),
-        Err(other) => Err(ApiError::from(other)),
-    }
+    state.identity.app.api_keys.revoke(&actor(&caller), id.into_inner()).await?;
+    Ok(no_content())
 }

@@ -2,12 +2,10 @@
 //! per type. Someone else's contact is 404, as if it did not exist.
 
 use actix_web::{web, HttpResponse};
-use identity_domain::contact::{
-    parse_address, parse_label, Address, ContactChanges, ContactFilter, ContactRecord, ContactType, ContactValue,
-    NewContact,
-};
-use identity_domain::ports::RepoError;
-use identity_domain::{Email, IdentityError};
+use identity_domain::application::ports::PhoneNumbers;
+use identity_domain::application::{AddressInput, ContactInput};
+use identity_domain::contact::ContactRecord;
+use identity_domain::IdentityError;
 use uuid::Uuid;
 
 use super::requests::{AddressBody, ContactListQuery, CreateContactBody, UpdateContactBody, VerifyContactBody};
@@ -59,29 +57,6 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(web::resource("/contacts/{id}/primary").route(web::put().to(set_primary_contact)));
 }
 
-/// An identity rule violation, with `details` naming its field.
-pub(crate) fn identity_error(error: IdentityError) -> ApiError {
-    ApiError::from_domain_field(&error, error.field())
-}
-
-fn contact_not_found() -> ApiError {
-    ApiError::not_found("no such contact")
-}
-
-fn repo_error(error: RepoError) -> ApiError {
-    match error {
-        RepoError::NotFound => contact_not_found(),
-        RepoError::MissingReference { field: "country" } => {
-            ApiError::field("address.country", "must be a country code from the reference data")
-        }
-        other => ApiError::from(other),
-    }
-}
-
-fn parse_type(raw: &str) -> Result<ContactType, ApiError> {
-    ContactType::parse(raw).ok_or_else(|| ApiError::field("type", "must be email, phone or address"))
-}
-
 /// `+`, a country code and a number valid for it; stored as E.164.
 pub fn parse_phone(raw: &str) -> Result<String, IdentityError> {
     let raw = raw.trim();
@@ -95,52 +70,22 @@ pub fn parse_phone(raw: &str) -> Result<String, IdentityError> {
     Ok(number.format().mode(phonenumber::Mode::E164).to_string())
 }
 
-fn address(body: AddressBody) -> Result<Address, ApiError> {
-    let country = body.country.ok_or_else(|| ApiError::field("address.country", "is required"))?;
-    parse_address(Address {
+/// The phone-number library behind the contacts use cases' `PhoneNumbers` port.
+pub struct LibPhoneNumbers;
+
+impl PhoneNumbers for LibPhoneNumbers {
+    fn normalise(&self, raw: &str) -> Result<String, IdentityError> {
+        parse_phone(raw)
+    }
+}
+
+fn address(body: AddressBody) -> AddressInput {
+    AddressInput {
         street: body.street,
         city: body.city,
         state: body.state,
         postal_code: body.postal_code,
-        country,
-    })
-    .map_err(identity_error)
-}
-
-/// The value of a contact of `kind`: values of other types are rejected;
-/// the own one is parsed. `Ok(None)` when it is not given.
-fn value_of(
-    kind: ContactType,
-    email: Option<String>,
-    phone: Option<String>,
-    address_body: Option<AddressBody>,
-) -> Result<Option<ContactValue>, ApiError> {
-    for (field, given, of) in [
-        ("email", email.is_some(), ContactType::Email),
-        ("phone", phone.is_some(), ContactType::Phone),
-        ("address", address_body.is_some(), ContactType::Address),
-    ] {
-        if given && of != kind {
-            return Err(ApiError::field(field, format!("does not apply to a contact of type {}", kind.as_str())));
-        }
-    }
-    Ok(match kind {
-        ContactType::Email => email
-            .map(|e| Email::parse(&e).map(ContactValue::Email))
-            .transpose()
-            .map_err(|e| identity_error(e.into()))?,
-        ContactType::Phone => {
-            phone.map(|p| parse_phone(&p).map(ContactValue::Phone)).transpose().map_err(identity_error)?
-        }
-        ContactType::Address => address_body.map(address).transpose()?.map(ContactValue::Address),
-    })
-}
-
-fn value_field(kind: ContactType) -> &'static str {
-    match kind {
-        ContactType::Email => "email",
-        ContactType::Phone => "phone",
-        ContactType::Address => "address",
+        country: body.country,
     }
 }
 
@@ -154,21 +99,16 @@ pub async fn create_contact(
     caller: Caller,
     Json(body): Json<CreateContactBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let kind = parse_type(&body.contact_type)?;
-    let value = value_of(kind, body.email, body.phone, body.address)?.ok_or_else(|| {
-        ApiError::field(value_field(kind), format!("is required for a contact of type {}", kind.as_str()))
-    })?;
-    let label = parse_label(body.label).map_err(identity_error)?;
-    let contact = NewContact {
-        id: shared_kernel::new_id(),
-        user_id: caller.user_id,
-        label,
-        value,
-        is_primary: body.is_primary.unwrap_or(false),
-        is_public: body.is_public.unwrap_or(false),
+    let input = ContactInput {
+        contact_type: Some(body.contact_type),
+        label: body.label,
+        email: body.email,
+        phone: body.phone,
+        address: body.address.map(address),
+        is_primary: body.is_primary,
+        is_public: body.is_public,
     };
-    let contact = state.identity.contacts.create(contact).await.map_err(repo_error)?;
-    state.outbox.notify();
+    let contact = state.identity.app.contacts.create(caller.user_id, input).await?;
     Ok(created_tagged::<ContactView, _>(contact))
 }
 
@@ -181,12 +121,8 @@ pub async fn list_contacts(
     caller: Caller,
     query: web::Query<ContactListQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let contact_type = match query.contact_type.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
-        Some(raw) => Some(parse_type(raw)?),
-        None => None,
-    };
-    let filter = ContactFilter { contact_type, is_primary: query.is_primary };
-    let contacts = state.identity.contacts.list(caller.user_id, filter).await.map_err(repo_error)?;
+    let contacts =
+        state.identity.app.contacts.list(caller.user_id, query.contact_type.as_deref(), query.is_primary).await?;
     Ok(ok(contacts.into_iter().map(ContactView::from).collect::<Vec<_>>()))
 }
 
@@ -198,13 +134,7 @@ pub async fn get_contact(
     caller: Caller,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let contact = state
-        .identity
-        .contacts
-        .find(caller.user_id, id.into_inner())
-        .await
-        .map_err(repo_error)?
-        .ok_or_else(contact_not_found)?;
+    let contact = state.identity.app.contacts.find(caller.user_id, id.into_inner()).await?;
     Ok(ok_tagged::<ContactView, _>(contact))
 }
 
@@ -220,23 +150,16 @@ pub async fn update_contact(
     id: web::Path<Uuid>,
     Json(body): Json<UpdateContactBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = id.into_inner();
-    let current =
-        state.identity.contacts.find(caller.user_id, id).await.map_err(repo_error)?.ok_or_else(contact_not_found)?;
-    let kind = current.contact_type;
-    if let Some(raw) = body.contact_type.as_deref() {
-        if parse_type(raw)? != kind {
-            return Err(ApiError::field("type", "the type of a contact cannot change"));
-        }
-    }
-    let changes = ContactChanges {
-        label: body.label.map(|l| parse_label(Some(l))).transpose().map_err(identity_error)?,
-        value: value_of(kind, body.email, body.phone, body.address)?,
+    let input = ContactInput {
+        contact_type: body.contact_type,
+        label: body.label,
+        email: body.email,
+        phone: body.phone,
+        address: body.address.map(address),
         is_primary: body.is_primary,
         is_public: body.is_public,
     };
-    let contact = state.identity.contacts.update(caller.user_id, id, changes).await.map_err(repo_error)?;
-    state.outbox.notify();
+    let contact = state.identity.app.contacts.update(caller.user_id, id.into_inner(), input).await?;
     Ok(ok_tagged::<ContactView, _>(contact))
 }
 
@@ -248,14 +171,12 @@ pub async fn delete_contact(
     caller: Caller,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    state.identity.contacts.delete(caller.user_id, id.into_inner()).await.map_err(repo_error)?;
-    state.outbox.notify();
+    state.identity.app.contacts.delete(caller.user_id, id.into_inner()).await?;
     Ok(no_content())
 }
 
 async fn verify(state: &AppState, caller: &Caller, id: Uuid) -> Result<HttpResponse, ApiError> {
-    let contact = state.identity.contacts.verify(caller.user_id, id).await.map_err(repo_error)?;
-    state.outbox.notify();
+    let contact = state.identity.app.contacts.verify(caller.user_id, id).await?;
     let tag = contact.entity_tag();
     Ok(ok(ContactVerified { message: "contact verified", contact: ContactView::from(contact) }).tagged(&tag))
 }
@@ -296,8 +217,7 @@ pub async fn set_primary_contact(
     caller: Caller,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let contact = state.identity.contacts.set_primary(caller.user_id, id.into_inner()).await.map_err(repo_error)?;
-    state.outbox.notify();
+    let contact = state.identity.app.contacts.set_primary(caller.user_id, id.into_inner()).await?;
     Ok(ok_tagged::<ContactView, _>(contact))
 }
 
@@ -312,18 +232,5 @@ mod tests {
         for bad in ["", "0441234567", "380441234567", "+1234", "+380 abc", "+999 123 456 789"] {
             assert_eq!(parse_phone(bad), Err(IdentityError::InvalidPhone), "{bad}");
         }
-    }
-
-    #[test]
-    fn only_the_value_of_the_own_type_is_accepted() {
-        let email = value_of(ContactType::Email, Some(" A@B.example ".into()), None, None).expect("valid");
-        assert!(matches!(email, Some(ContactValue::Email(e)) if e.as_str() == "a@b.example"));
-        assert!(value_of(ContactType::Email, None, None, None).expect("nothing given").is_none());
-        let wrong = value_of(ContactType::Email, None, Some("+380441234567".into()), None).expect_err("phone");
-        assert!(wrong.details.is_some_and(|d| d.contains_key("phone")));
-        let no_country =
-            AddressBody { street: None, city: Some("Kyiv".into()), state: None, postal_code: None, country: None };
-        let missing = value_of(ContactType::Address, None, None, Some(no_country)).expect_err("country");
-        assert!(missing.details.is_some_and(|d| d.contains_key("address.country")));
     }
 }

@@ -1,11 +1,8 @@
 //! Permissions (admin only). `name` is derived as `resource:action`.
 
 use actix_web::{web, HttpResponse};
-use identity_domain::ports::RepoError;
-use identity_domain::PermissionName;
+use identity_domain::{IdentityError, Missing, PermissionName};
 use uuid::Uuid;
-
-use super::contacts::identity_error;
 
 use super::requests::{CreatePermissionBody, UpdatePermissionBody};
 use super::responses::PermissionView;
@@ -27,15 +24,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 }
 
 fn not_found() -> ApiError {
-    ApiError::not_found("no such permission")
-}
-
-fn write_error(error: RepoError) -> ApiError {
-    match error {
-        RepoError::Conflict { .. } => ApiError::conflict("ALREADY_EXISTS", "this resource:action pair already exists"),
-        RepoError::NotFound => not_found(),
-        other => ApiError::from(other),
-    }
+    IdentityError::NotFound(Missing::Permission).into()
 }
 
 #[utoipa::path(post, path = "/api/v1/identity/permissions", tag = "identity", request_body = CreatePermissionBody,
@@ -44,9 +33,9 @@ pub async fn create_permission(
     state: web::Data<AppState>,
     Json(body): Json<CreatePermissionBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let name = PermissionName::new(&body.resource, &body.action).map_err(identity_error)?;
+    let name = PermissionName::new(&body.resource, &body.action)?;
     let description = body.description.unwrap_or_default().trim().to_owned();
-    let permission = state.identity.roles.create_permission(name, description).await.map_err(write_error)?;
+    let permission = state.identity.app.roles.create_permission(name, description).await?;
     Ok(created_tagged::<PermissionView, _>(permission))
 }
 
@@ -80,33 +69,15 @@ pub async fn update_permission(
     id: web::Path<Uuid>,
     Json(body): Json<UpdatePermissionBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = id.into_inner();
-    let current = state.identity.roles.find_permission(id).await.map_err(ApiError::from)?.ok_or_else(not_found)?;
-    if current.name == "*:*" {
-        return Err(ApiError::forbidden("the *:* permission cannot change"));
-    }
-    let name = match (body.resource.as_deref(), body.action.as_deref()) {
-        (None, None) => None,
-        (resource, action) => Some(
-            PermissionName::new(resource.unwrap_or(&current.resource), action.unwrap_or(&current.action))
-                .map_err(identity_error)?,
-        ),
-    };
-    let description = body.description.map(|d| d.trim().to_owned());
-    let permission = state.identity.roles.update_permission(id, name, description).await.map_err(write_error)?;
-    state.identity.access.invalidate_all().await;
+    let (resource, action) = (body.resource.as_deref(), body.action.as_deref());
+    let permission =
+        state.identity.app.roles.update_permission(id.into_inner(), resource, action, body.description).await?;
     Ok(ok_tagged::<PermissionView, _>(permission))
 }
 
 #[utoipa::path(delete, path = "/api/v1/identity/permissions/{id}", tag = "identity", params(("id" = Uuid, Path)),
     responses((status = 204), (status = 403, description = "*:*"), (status = 404)), security(("bearer" = [])))]
 pub async fn delete_permission(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    let id = id.into_inner();
-    let current = state.identity.roles.find_permission(id).await.map_err(ApiError::from)?.ok_or_else(not_found)?;
-    if current.name == "*:*" {
-        return Err(ApiError::forbidden("the *:* permission cannot be deleted"));
-    }
-    state.identity.roles.delete_permission(id).await.map_err(write_error)?;
-    state.identity.access.invalidate_all().await;
+    state.identity.app.roles.delete_permission(id.into_inner()).await?;
     Ok(no_content())
 }

@@ -3,14 +3,10 @@
 //! token.
 
 use actix_web::{web, HttpResponse};
-use identity_domain::ports::RepoError;
-use identity_domain::profile::{Moderation, NewProfile, ProfileCreation, ProfileFields, ProfileRecord};
-use identity_domain::AccountAction;
-use time::OffsetDateTime;
+use identity_domain::profile::{Moderation, ProfileFields, ProfileRecord};
 use uuid::Uuid;
 
-use super::contacts::identity_error;
-use super::guard::{guard, Target};
+use super::actor;
 use super::requests::{ProfileBody, VisibilityBody};
 use super::responses::ProfileView;
 use crate::app::AppState;
@@ -49,27 +45,25 @@ impl From<ProfileRecord> for ProfileView {
     }
 }
 
-impl ProfileBody {
-    fn validate(self, creating: bool) -> Result<ProfileFields, ApiError> {
-        ProfileFields {
-            display_name: self.display_name,
-            first_name: self.first_name,
-            last_name: self.last_name,
-            gender: self.gender,
-            date_of_birth: self.date_of_birth,
-            bio: self.bio,
-            avatar_url: self.avatar_url,
-            timezone: self.timezone,
-            language: self.language,
-            country: self.country,
-            website: self.website,
-            linkedin_url: self.linkedin_url,
-            twitter_url: self.twitter_url,
-            github_url: self.github_url,
-            is_public: self.is_public,
+impl From<ProfileBody> for ProfileFields {
+    fn from(body: ProfileBody) -> Self {
+        Self {
+            display_name: body.display_name,
+            first_name: body.first_name,
+            last_name: body.last_name,
+            gender: body.gender,
+            date_of_birth: body.date_of_birth,
+            bio: body.bio,
+            avatar_url: body.avatar_url,
+            timezone: body.timezone,
+            language: body.language,
+            country: body.country,
+            website: body.website,
+            linkedin_url: body.linkedin_url,
+            twitter_url: body.twitter_url,
+            github_url: body.github_url,
+            is_public: body.is_public,
         }
-        .validate(creating, OffsetDateTime::now_utc().date())
-        .map_err(identity_error)
     }
 }
 
@@ -91,44 +85,6 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(web::resource("/public/profiles").route(web::get().to(list_public_profiles)));
 }
 
-fn profile_not_found() -> ApiError {
-    ApiError::not_found("no such profile")
-}
-
-fn repo_error(error: RepoError) -> ApiError {
-    match error {
-        RepoError::NotFound => profile_not_found(),
-        RepoError::Conflict { .. } => ApiError::conflict("ALREADY_EXISTS", "you already have a profile"),
-        RepoError::MissingReference { field } => ApiError::field(field, "must exist in the reference data"),
-        other => ApiError::from(other),
-    }
-}
-
-/// The caller's own profile `id`: 404 when missing, 403 when someone else's.
-async fn owned(state: &AppState, caller: &Caller, id: Uuid) -> Result<ProfileRecord, ApiError> {
-    let profile = state.identity.profiles.find_by_id(id).await.map_err(repo_error)?.ok_or_else(profile_not_found)?;
-    if profile.user_id != caller.user_id {
-        return Err(ApiError::forbidden("only the owner may change a profile"));
-    }
-    Ok(profile)
-}
-
-async fn my_profile(state: &AppState, caller: &Caller) -> Result<ProfileRecord, ApiError> {
-    state
-        .identity
-        .profiles
-        .find_by_user(caller.user_id)
-        .await
-        .map_err(repo_error)?
-        .ok_or_else(|| ApiError::not_found("you have no profile yet"))
-}
-
-async fn apply(state: &AppState, caller: &Caller, id: Uuid, fields: ProfileFields) -> Result<HttpResponse, ApiError> {
-    let profile = state.identity.profiles.update(caller.user_id, id, fields).await.map_err(repo_error)?;
-    state.outbox.notify();
-    Ok(ok_tagged::<ProfileView, _>(profile))
-}
-
 #[utoipa::path(post, path = "/api/v1/identity/profiles", tag = "identity", request_body = ProfileBody,
     responses((status = 201, body = ProfileView),
               (status = 400, description = "VALIDATION_ERROR; details name the field (also unknown timezone, language, country)"),
@@ -139,18 +95,7 @@ pub async fn create_profile(
     caller: Caller,
     Json(body): Json<ProfileBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let fields = body.validate(true)?;
-    let profile = NewProfile { id: shared_kernel::new_id(), user_id: caller.user_id, fields };
-    let profile = match state.identity.profiles.create(profile).await.map_err(repo_error)? {
-        ProfileCreation::Created(profile) => *profile,
-        ProfileCreation::Banned => {
-            return Err(ApiError::conflict(
-                "PROFILE_BANNED",
-                "your profile was banned; a new profile cannot be created",
-            ))
-        }
-    };
-    state.outbox.notify();
+    let profile = state.identity.app.profiles.create(caller.user_id, body.into()).await?;
     Ok(created_tagged::<ProfileView, _>(profile))
 }
 
@@ -158,7 +103,7 @@ pub async fn create_profile(
     responses((status = 200, body = ProfileView), (status = 404, description = "NOT_FOUND: no profile yet")),
     security(("bearer" = [])))]
 pub async fn get_my_profile(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
-    Ok(ok_tagged::<ProfileView, _>(my_profile(&state, &caller).await?))
+    Ok(ok_tagged::<ProfileView, _>(state.identity.app.profiles.mine(caller.user_id).await?))
 }
 
 #[utoipa::path(put, path = "/api/v1/identity/profiles/me", tag = "identity", request_body = ProfileBody,
@@ -170,9 +115,8 @@ pub async fn update_my_profile(
     caller: Caller,
     Json(body): Json<ProfileBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let fields = body.validate(false)?;
-    let profile = my_profile(&state, &caller).await?;
-    apply(&state, &caller, profile.id, fields).await
+    let profile = state.identity.app.profiles.update_mine(caller.user_id, body.into()).await?;
+    Ok(ok_tagged::<ProfileView, _>(profile))
 }
 
 #[utoipa::path(get, path = "/api/v1/identity/profiles/{id}", tag = "identity", params(("id" = Uuid, Path)),
@@ -184,14 +128,7 @@ pub async fn get_profile(
     caller: Caller,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let profile = state
-        .identity
-        .profiles
-        .find_by_id(id.into_inner())
-        .await
-        .map_err(repo_error)?
-        .filter(|p| p.user_id == caller.user_id || p.is_publicly_visible())
-        .ok_or_else(profile_not_found)?;
+    let profile = state.identity.app.profiles.view(caller.user_id, id.into_inner()).await?;
     Ok(ok_tagged::<ProfileView, _>(profile))
 }
 
@@ -206,9 +143,8 @@ pub async fn update_profile(
     id: web::Path<Uuid>,
     Json(body): Json<ProfileBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let profile = owned(&state, &caller, id.into_inner()).await?;
-    let fields = body.validate(false)?;
-    apply(&state, &caller, profile.id, fields).await
+    let profile = state.identity.app.profiles.update(caller.user_id, id.into_inner(), body.into()).await?;
+    Ok(ok_tagged::<ProfileView, _>(profile))
 }
 
 #[utoipa::path(delete, path = "/api/v1/identity/profiles/{id}", tag = "identity", params(("id" = Uuid, Path)),
@@ -220,9 +156,7 @@ pub async fn delete_profile(
     caller: Caller,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let profile = owned(&state, &caller, id.into_inner()).await?;
-    state.identity.profiles.delete(caller.user_id, profile.id).await.map_err(repo_error)?;
-    state.outbox.notify();
+    state.identity.app.profiles.delete(caller.user_id, id.into_inner()).await?;
     Ok(no_content())
 }
 
@@ -237,17 +171,13 @@ pub async fn set_visibility(
     id: web::Path<Uuid>,
     Json(body): Json<VisibilityBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let profile = owned(&state, &caller, id.into_inner()).await?;
-    let fields = ProfileFields { is_public: Some(body.is_public), ..ProfileFields::default() };
-    apply(&state, &caller, profile.id, fields).await
+    let profile = state.identity.app.profiles.set_visibility(caller.user_id, id.into_inner(), body.is_public).await?;
+    Ok(ok_tagged::<ProfileView, _>(profile))
 }
 
 /// An administrator verifies or bans a profile; a superadmin's only a superadmin (docs/identity.md).
 async fn moderate(state: &AppState, caller: &Caller, id: Uuid, action: Moderation) -> Result<HttpResponse, ApiError> {
-    let profile = state.identity.profiles.find_by_id(id).await.map_err(repo_error)?.ok_or_else(profile_not_found)?;
-    guard(state, caller, Target::User(profile.user_id), AccountAction::ModerateProfile).await?;
-    let profile = state.identity.profiles.moderate(id, action).await.map_err(repo_error)?;
-    state.outbox.notify();
+    let profile = state.identity.app.profiles.moderate(&actor(caller), id, action).await?;
     Ok(ok_tagged::<ProfileView, _>(profile))
 }
 
@@ -286,6 +216,6 @@ pub async fn list_public_profiles(
     query: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let page = query.request()?;
-    let profiles = state.identity.profiles.list_public(page).await.map_err(repo_error)?;
+    let profiles = state.identity.app.profiles.list_public(page).await?;
     Ok(list(profiles.map(ProfileView::from)))
 }

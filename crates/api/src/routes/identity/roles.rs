@@ -1,16 +1,13 @@
 //! Roles, their permissions, and users' roles (admin only).
 
 use actix_web::{web, HttpResponse};
-use identity_domain::ports::RepoError;
 use identity_domain::roles::{parse_display_name, NewRole, PermissionRecord, RoleChanges, RoleRecord};
-use identity_domain::{AccountAction, RoleName};
+use identity_domain::{IdentityError, Missing, RoleName};
 use uuid::Uuid;
 
-use super::contacts::identity_error;
-use super::guard::{guard, Target};
+use super::actor;
 use super::requests::{AssignBody, CreateRoleBody, GrantBody, UpdateRoleBody};
 use super::responses::{MessageView, PermissionView, PermissionsGranted, RoleView};
-use super::users::user_not_found;
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::http::conditional::{created_tagged, ok_tagged};
@@ -67,21 +64,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 }
 
 fn role_not_found() -> ApiError {
-    ApiError::not_found("no such role")
-}
-
-fn duplicate_name(error: RepoError) -> ApiError {
-    match error {
-        RepoError::Conflict { .. } => ApiError::conflict("ALREADY_EXISTS", "a role with this name already exists"),
-        other => ApiError::from(other),
-    }
-}
-
-/// Role `id`, once the caller may change it (the superadmin role is a superadmin's: docs/identity.md).
-async fn editable_role(state: &AppState, caller: &Caller, id: Uuid) -> Result<RoleRecord, ApiError> {
-    let role = state.identity.roles.find_role(id).await.map_err(ApiError::from)?.ok_or_else(role_not_found)?;
-    guard(state, caller, Target::Role(&role.name), AccountAction::EditRole).await?;
-    Ok(role)
+    IdentityError::NotFound(Missing::Role).into()
 }
 
 #[utoipa::path(post, path = "/api/v1/identity/roles", tag = "identity", request_body = CreateRoleBody,
@@ -91,11 +74,11 @@ pub async fn create_role(
     Json(body): Json<CreateRoleBody>,
 ) -> Result<HttpResponse, ApiError> {
     let role = NewRole {
-        name: RoleName::parse(&body.name).map_err(identity_error)?,
-        display_name: parse_display_name(&body.display_name).map_err(identity_error)?,
+        name: RoleName::parse(&body.name)?,
+        display_name: parse_display_name(&body.display_name)?,
         description: body.description.unwrap_or_default().trim().to_owned(),
     };
-    let role = state.identity.roles.create_role(role).await.map_err(duplicate_name)?;
+    let role = state.identity.app.roles.create_role(role).await?;
     Ok(created_tagged::<RoleView, _>(role))
 }
 
@@ -135,32 +118,18 @@ pub async fn update_role(
     Json(body): Json<UpdateRoleBody>,
 ) -> Result<HttpResponse, ApiError> {
     let changes = RoleChanges {
-        name: body.name.as_deref().map(RoleName::parse).transpose().map_err(identity_error)?,
-        display_name: body.display_name.as_deref().map(parse_display_name).transpose().map_err(identity_error)?,
+        name: body.name.as_deref().map(RoleName::parse).transpose()?,
+        display_name: body.display_name.as_deref().map(parse_display_name).transpose()?,
         description: body.description.map(|d| d.trim().to_owned()),
     };
-    let role = editable_role(&state, &caller, id.into_inner()).await?;
-    let role = state.identity.roles.update_role(role.id, changes).await.map_err(|error| match error {
-        RepoError::Stale => ApiError::forbidden("a system role cannot be renamed"),
-        RepoError::NotFound => role_not_found(),
-        other => duplicate_name(other),
-    })?;
+    let role = state.identity.app.roles.update_role(&actor(&caller), id.into_inner(), changes).await?;
     Ok(ok_tagged::<RoleView, _>(role))
 }
 
 #[utoipa::path(delete, path = "/api/v1/identity/roles/{id}", tag = "identity", params(("id" = Uuid, Path)),
     responses((status = 204), (status = 403, description = "System role"), (status = 404)), security(("bearer" = [])))]
 pub async fn delete_role(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    let id = id.into_inner();
-    let role = state.identity.roles.find_role(id).await.map_err(ApiError::from)?.ok_or_else(role_not_found)?;
-    if role.is_system {
-        return Err(ApiError::forbidden("system roles cannot be deleted"));
-    }
-    state.identity.roles.delete_role(id).await.map_err(|e| match e {
-        RepoError::NotFound => role_not_found(),
-        other => ApiError::from(other),
-    })?;
-    state.identity.access.invalidate_all().await;
+    state.identity.app.roles.delete_role(id.into_inner()).await?;
     Ok(no_content())
 }
 
@@ -180,21 +149,14 @@ pub async fn grant_permissions(
     if permission_ids.is_empty() {
         return Err(ApiError::field("permission_ids", "must name at least one permission"));
     }
-    let role = editable_role(&state, &caller, id.into_inner()).await?;
-    let granted = state.identity.roles.grant_permissions(role.id, &permission_ids).await.map_err(|e| match e {
-        RepoError::NotFound => ApiError::not_found("no such role, or a permission id names nothing"),
-        other => ApiError::from(other),
-    })?;
-    state.identity.access.invalidate_all().await;
+    let granted = state.identity.app.roles.grant_permissions(&actor(&caller), id.into_inner(), &permission_ids).await?;
     Ok(ok(PermissionsGranted { message: "permissions assigned", granted }))
 }
 
 #[utoipa::path(get, path = "/api/v1/identity/roles/{id}/permissions", tag = "identity", params(("id" = Uuid, Path)),
     responses((status = 200, body = [PermissionView]), (status = 404)), security(("bearer" = [])))]
 pub async fn role_permissions(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    let id = id.into_inner();
-    state.identity.roles.find_role(id).await.map_err(ApiError::from)?.ok_or_else(role_not_found)?;
-    let permissions = state.identity.roles.role_permissions(id).await.map_err(ApiError::from)?;
+    let permissions = state.identity.app.roles.role_permissions(id.into_inner()).await?;
     Ok(ok(permissions.into_iter().map(PermissionView::from).collect::<Vec<_>>()))
 }
 
@@ -208,12 +170,7 @@ pub async fn revoke_permission(
     path: web::Path<(Uuid, Uuid)>,
 ) -> Result<HttpResponse, ApiError> {
     let (role_id, permission_id) = path.into_inner();
-    let role = editable_role(&state, &caller, role_id).await?;
-    state.identity.roles.revoke_permission(role.id, permission_id).await.map_err(|e| match e {
-        RepoError::NotFound => ApiError::not_found("the role does not hold this permission"),
-        other => ApiError::from(other),
-    })?;
-    state.identity.access.invalidate_all().await;
+    state.identity.app.roles.revoke_permission(&actor(&caller), role_id, permission_id).await?;
     Ok(no_content())
 }
 
@@ -228,16 +185,7 @@ pub async fn assign_role(
     id: web::Path<Uuid>,
     Json(body): Json<AssignBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let user_id = id.into_inner();
-    let role =
-        state.identity.roles.find_role(body.role_id).await.map_err(ApiError::from)?.ok_or_else(role_not_found)?;
-    guard(&state, &caller, Target::User(user_id), AccountAction::GrantRole(&role.name)).await?;
-    let added = state.identity.roles.assign_role(user_id, body.role_id).await.map_err(|e| match e {
-        RepoError::MissingReference { field: "user_id" } => user_not_found(),
-        RepoError::NotFound => role_not_found(),
-        other => ApiError::from(other),
-    })?;
-    state.identity.access.invalidate_user(user_id).await;
+    let added = state.identity.app.roles.assign_role(&actor(&caller), id.into_inner(), body.role_id).await?;
     let message = if added { "role assigned" } else { "the user already holds this role" };
     Ok(ok(MessageView::new(message)))
 }
@@ -245,9 +193,7 @@ pub async fn assign_role(
 #[utoipa::path(get, path = "/api/v1/identity/users/{id}/roles", tag = "identity", params(("id" = Uuid, Path)),
     responses((status = 200, body = [RoleView]), (status = 404, description = "USER_NOT_FOUND")), security(("bearer" = [])))]
 pub async fn user_roles(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    let user_id = id.into_inner();
-    state.identity.users.find_by_id(user_id).await.map_err(ApiError::from)?.ok_or_else(user_not_found)?;
-    let roles = state.identity.roles.user_roles(user_id).await.map_err(ApiError::from)?;
+    let roles = state.identity.app.roles.user_roles(id.into_inner()).await?;
     Ok(ok(roles.into_iter().map(RoleView::from).collect::<Vec<_>>()))
 }
 
@@ -262,13 +208,6 @@ pub async fn unassign_role(
     path: web::Path<(Uuid, Uuid)>,
 ) -> Result<HttpResponse, ApiError> {
     let (user_id, role_id) = path.into_inner();
-    let not_assigned = || ApiError::not_found("the user does not hold this role");
-    let role = state.identity.roles.find_role(role_id).await.map_err(ApiError::from)?.ok_or_else(not_assigned)?;
-    guard(&state, &caller, Target::User(user_id), AccountAction::RemoveRole(&role.name)).await?;
-    state.identity.roles.unassign_role(user_id, role_id).await.map_err(|e| match e {
-        RepoError::NotFound => not_assigned(),
-        other => ApiError::from(other),
-    })?;
-    state.identity.access.invalidate_user(user_id).await;
+    state.identity.app.roles.unassign_role(&actor(&caller), user_id, role_id).await?;
     Ok(no_content())
 }

@@ -1,15 +1,12 @@
 //! Users: the current user, administration of users and their status.
 
 use actix_web::{web, HttpResponse};
-use event_contracts::identity::{UserRegistered, UserStatusChanged};
-use event_contracts::Topic;
 use identity_domain::ports::{UserFilter, UserRecord};
-use identity_domain::{AccountAction, Email, UserStatus};
-use shared_kernel::EventEnvelope;
+use identity_domain::UserStatus;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use super::guard::{guard, Target};
+use super::actor;
 use super::requests::{ReasonBody, StatusBody, UserListQuery};
 use super::responses::{UserStatusView, UserView};
 use crate::app::AppState;
@@ -35,18 +32,8 @@ impl From<UserRecord> for UserView {
     }
 }
 
-/// `identity.user.registered` for a new account (self-registered or the first admin).
-pub fn registered_event(user_id: Uuid, email: &Email, name: &str) -> EventEnvelope {
-    UserRegistered { user_id, email: email.clone(), name: name.to_owned() }.to_event(user_id, OffsetDateTime::now_utc())
-}
-
-fn status_event(user_id: Uuid, to: UserStatus, reason: Option<&str>) -> EventEnvelope {
-    let payload = UserStatusChanged { user_id, reason: reason.map(str::to_owned) };
-    EventEnvelope::with_payload(to.event_name(), user_id, OffsetDateTime::now_utc(), &payload)
-}
-
 pub(crate) fn user_not_found() -> ApiError {
-    ApiError::new(actix_web::http::StatusCode::NOT_FOUND, "USER_NOT_FOUND", "no such user")
+    ApiError::from(identity_domain::IdentityError::NotFound(identity_domain::Missing::User))
 }
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -97,16 +84,11 @@ pub async fn get_user(
     caller: Caller,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = id.into_inner();
-    if id != caller.user_id {
-        caller.require_any_role(&["admin", "superadmin", "manager"])?;
-    }
-    let user = state.identity.users.find_by_id(id).await.map_err(ApiError::from)?.ok_or_else(user_not_found)?;
+    let user = state.identity.app.users.view(&actor(&caller), id.into_inner()).await?;
     Ok(ok_tagged::<UserView, _>(user))
 }
 
-/// Moves a user's status and ends their sessions when it leaves `active`.
-/// Only a superadmin moves a superadmin.
+/// Moves a user's status (the use case applies the superadmin rule and the status machine).
 async fn move_status(
     state: &AppState,
     caller: &Caller,
@@ -114,23 +96,7 @@ async fn move_status(
     to: UserStatus,
     reason: Option<&str>,
 ) -> Result<UserRecord, ApiError> {
-    let user = state.identity.users.find_by_id(id).await.map_err(ApiError::from)?.ok_or_else(user_not_found)?;
-    guard(state, caller, Target::User(id), AccountAction::ChangeStatus).await?;
-    let change = user.status.move_to(to).map_err(|e| ApiError::from_domain(&e))?;
-    let reason = reason.map(str::trim).filter(|r| !r.is_empty());
-    let moved =
-        state.identity.users.change_status(id, change, vec![status_event(id, to, reason)]).await.map_err(|error| {
-            match error {
-                // Someone moved it first: report it as the transition it now is.
-                identity_domain::ports::RepoError::Stale => {
-                    ApiError::conflict("INVALID_STATUS_TRANSITION", "the user's status changed meanwhile")
-                }
-                other => ApiError::from(other),
-            }
-        })?;
-    state.identity.access.invalidate_user(id).await;
-    state.outbox.notify();
-    Ok(moved)
+    Ok(state.identity.app.users.change_status(&actor(caller), id, to, reason).await?)
 }
 
 fn optional_reason(body: OptionalJson<ReasonBody>) -> Option<String> {
@@ -197,11 +163,6 @@ pub async fn set_status(
               (status = 404, description = "USER_NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn unlock(state: web::Data<AppState>, caller: Caller, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    let id = id.into_inner();
-    guard(&state, &caller, Target::User(id), AccountAction::Unlock).await?;
-    let user = state.identity.users.unlock(id).await.map_err(|e| match e {
-        identity_domain::ports::RepoError::NotFound => user_not_found(),
-        other => ApiError::from(other),
-    })?;
+    let user = state.identity.app.users.unlock(&actor(&caller), id.into_inner()).await?;
     Ok(ok_tagged::<UserView, _>(user))
 }
