@@ -57,10 +57,3 @@ pub fn event_handlers(pool: &DbPool) -> Vec<Arc<dyn EventHandler>> {
     let stock = PgOrderStockRepository::new(pool.clone());
     vec![Arc::new(OrderEventsHandler::new(stock)), Arc::new(WarehouseRepliesHandler::new(pool.clone()))]
 }
-
-/// The current time at the database's precision (microseconds), so what a write answers equals
-/// what a later read returns.
-pub fn now() -> time::OffsetDateTime {
-    let t = time::OffsetDateTime::now_utc();
-    t.replace_nanosecond(t.nanosecond() / 1_000 * 1_000).unwrap_or(t)
-}

@@ -9,7 +9,6 @@ pub mod extract;
 pub mod idempotency;
 pub mod middleware;
 pub mod rate_limit;
-pub mod retry;
 pub mod route_policy;
 pub mod whole_body;
 

@@ -26,7 +26,7 @@ pub enum StorageError {
     },
     /// A conditional write (compare-and-set on a version or state) matched no
     /// row: the record changed since it was read. Callers reload and re-decide
-    /// (`api::http::retry`), else 409 `CONFLICT`.
+    /// (`crate::application::until_settled`), else 409 `CONFLICT`.
     #[error("the record changed concurrently")]
     Stale,
     /// A referenced record does not exist; `field` names the reference. 400

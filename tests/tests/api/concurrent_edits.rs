@@ -1,6 +1,6 @@
 //! Edits that race: a write is saved only over the version it was read at, and a lost race is
 //! re-read and decided again, so concurrent edits of different fields of one record all land
-//! (`http::retry::settle_edit`).
+//! (`shared_kernel::application::settle_edit`).
 
 use actix_web::test::init_service;
 use api::build_app;
