@@ -13,7 +13,7 @@ IO_CRATES := diesel diesel-async tokio-postgres actix-web redis deadpool tokio
 # reference-data and event-contracts, where the events crossing a boundary live, are shared and allowed).
 CONTEXT_DOMAIN_CRATES := identity-domain crm-domain order-domain warehouse-domain
 
-.PHONY: run test lint fmt check-boundaries unit integration contract fuzz crash-check abuse bench bench-http bench-analytics services
+.PHONY: run test lint fmt check-boundaries domain-docs examples unit integration contract fuzz crash-check abuse bench bench-http bench-analytics services
 
 $(DEV_ENV):
 	@umask 077; random() { head -c 64 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c "$$1"; }; \
@@ -28,9 +28,25 @@ run: services $(DEV_ENV)
 	ADMIN_PASSWORD="$${ADMIN_PASSWORD:-$$(dev DEV_ADMIN_PASSWORD)}" \
 	$(CARGO) run --release -p api --bin tally -- serve
 
-test: lint check-boundaries services
+test: lint check-boundaries services domain-docs
 	$(CARGO) test --workspace --all-targets
+	$(MAKE) examples
 	$(MAKE) contract
+
+# The domain crates as another Rust service reads them: their docs built with every warning denied,
+# and their doctests run, with the in-memory adapters and contract suites in (features memory, contract).
+domain-docs:
+	RUSTDOCFLAGS=-Dwarnings $(CARGO) doc --no-deps --all-features $(addprefix -p ,$(DOMAIN_CRATES) event-contracts)
+	$(CARGO) test --doc --all-features $(addprefix -p ,$(DOMAIN_CRATES) event-contracts)
+
+# Every domain crate's example, run on its in-memory adapters: no database, no network.
+DOMAIN_EXAMPLES := identity-domain:onboarding crm-domain:sales_pipeline order-domain:order_lifecycle warehouse-domain:stock_flow
+examples:
+	@for example in $(DOMAIN_EXAMPLES); do \
+	  crate=$${example%%:*}; name=$${example##*:}; \
+	  echo "example $$name ($$crate)"; \
+	  $(CARGO) run --quiet -p $$crate --features memory --example $$name >/dev/null || exit 1; \
+	done
 
 # The published OpenAPI document proved from outside: a validator, a generated Python client and a
 # short flow with it against a real server (tools pinned in tests/contract/requirements.txt).

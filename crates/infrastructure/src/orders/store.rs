@@ -190,3 +190,66 @@ async fn write_line(mut conn: &AsyncPgConnection, order_id: Uuid, line: Option<&
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The columns a statement's `SET` names, in order: `"status" = $1` (diesel) or `status = v.status`.
+    fn set_columns(sql: &str) -> Vec<String> {
+        let start = sql.find(" SET ").map(|at| at + 5).unwrap_or(0);
+        let end =
+            sql[start..].find(" FROM ").or_else(|| sql[start..].find(" WHERE ")).map_or(sql.len(), |at| start + at);
+        sql[start..end]
+            .split(", ")
+            .filter_map(|assignment| assignment.split(" = ").next())
+            .map(|column| column.trim().trim_matches('"').to_owned())
+            .collect()
+    }
+
+    /// A lone change writes its header through diesel's changeset, a batch through `UPDATE_HEADERS`:
+    /// a column added to one and not the other would be lost only when saves share a commit, so the
+    /// two must name the same columns in the same order (the binds follow that order).
+    #[test]
+    fn the_batched_header_update_sets_exactly_the_changeset_columns() {
+        let now = time::OffsetDateTime::UNIX_EPOCH;
+        let header = OrderHeaderChange {
+            status: "confirmed",
+            subtotal: 1,
+            tax: 0,
+            discount: 0,
+            total: 1,
+            notes: None,
+            reservation_status: "pending",
+            reservation_error: None,
+            confirmed_at: Some(now),
+            fulfilled_at: None,
+            cancelled_at: None,
+            version: 2,
+            updated_at: now,
+        };
+        let single = diesel::update(orders::table).filter(orders::id.eq(Uuid::nil())).set(header);
+        let single = diesel::debug_query::<diesel::pg::Pg, _>(&single).to_string();
+        let changeset = set_columns(&single);
+        assert_eq!(changeset.len(), 13, "the changeset's columns: {changeset:?}");
+        assert_eq!(set_columns(UPDATE_HEADERS), changeset);
+        // Each value is read from the column of `v` of the same name, which `unnest` must provide.
+        let aliases = &UPDATE_HEADERS[UPDATE_HEADERS.find("AS v(").unwrap_or(0)..];
+        for column in &changeset {
+            assert!(UPDATE_HEADERS.contains(&format!("{column} = v.{column}")), "{column} is set from v.{column}");
+            assert!(
+                aliases.contains(&format!(" {column},")) || aliases.contains(&format!(" {column})")),
+                "v has {column}"
+            );
+        }
+    }
+
+    #[test]
+    fn set_columns_reads_both_spellings() {
+        assert_eq!(set_columns(r#"UPDATE "t" SET "a" = $1, "b" = $2 WHERE "t"."id" = $3"#), ["a", "b"]);
+        assert_eq!(
+            set_columns("UPDATE t AS o SET a = v.a, b = v.b FROM unnest($1) AS v(a, b) WHERE o.id = v.id"),
+            ["a", "b"]
+        );
+    }
+}
