@@ -47,6 +47,10 @@ async fn suppliers_are_deleted_only_without_open_purchase_orders() {
     assert_eq!(w.suppliers.create(bad_email).await.map_err(code), Err("INVALID_EMAIL"));
     let supplier = w.supplier("Acme").await;
     let renamed = SupplierChanges { name: Some("Acme GmbH".into()), ..SupplierChanges::default() };
+    let blank = SupplierChanges { name: Some("".into()), ..SupplierChanges::default() };
+    assert_eq!(w.suppliers.update(supplier, blank).await.map_err(field), Err(Some("name")));
+    let slow = SupplierChanges { lead_time_days: Some(Some(366)), ..SupplierChanges::default() };
+    assert_eq!(w.suppliers.update(supplier, slow).await.map_err(field), Err(Some("lead_time_days")));
     let updated = w.suppliers.update(supplier, renamed).await.expect("update");
     assert_eq!((updated.name.as_str(), updated.version, updated.currency), ("Acme GmbH", 2, Some(usd())));
 
@@ -115,6 +119,10 @@ async fn lines_change_only_in_draft_and_an_empty_order_is_not_submitted() {
     let nil = Uuid::nil();
     assert_eq!(w.purchasing.add_line(po.id, line(nil, 1, 1)).await, Err(not_found("product")));
     assert_eq!(w.purchasing.add_line(nil, line(product, 1, 1)).await, Err(not_found("purchase order")));
+    assert_eq!(w.purchasing.add_line(po.id, line(product, 0, 100)).await.map_err(code), Err("INVALID_QUANTITY"));
+    let retired = w.product("R-1").await;
+    w.products.discontinue(retired).await.expect("discontinue");
+    assert_eq!(w.purchasing.add_line(po.id, line(retired, 1, 1)).await.map_err(field), Err(Some("product_id")));
     let po = w.purchasing.add_line(po.id, line(product, 2, 100)).await.expect("added");
     let line_id = po.lines[0].id;
     assert_eq!(po.lines[0].sku.as_deref(), Some("A-1"));
