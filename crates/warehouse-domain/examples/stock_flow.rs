@@ -126,7 +126,7 @@ async fn run() -> Result<(), RepoError> {
         );
     }
     for event in store.take_events() {
-        println!("reply     {}", event.name);
+        println!("event     {}", event.name);
     }
     Ok(())
 }

@@ -9,9 +9,13 @@
 //! | [`inventory`] | [`InventoryService`] | create a record (with its initial stock), set thresholds, delete |
 //! | [`stock_operations`] | [`StockOperations`] | receive, reserve, release, commit, adjust, damage, return, transfer |
 //! | [`order_stock`] | [`OrderStock`] | what an order event means for stock: reserve on `order.confirmed`, release on `order.cancelled`, commit on `order.fulfilled` |
+//! | [`suppliers`] | [`SupplierService`] | create, update, delete (refused with open purchase orders), read one |
+//! | [`purchasing`] | [`PurchasingService`] | create a purchase order, add/change/remove a line, submit, receive, cancel, close (and read one) |
+//! | [`reorder`] | [`PurchasingService`] | reorder suggestions, draft purchase orders from them (one per supplier) |
+//! | [`transfers`] | [`TransferService`] | create, ship (all or nothing), receive, cancel (and read one) |
 //!
-//! A new area (purchase orders, transfer documents) is one new file here with its service, plus its
-//! port in [`crate::repository`].
+//! A new area is one new file here with its service, plus its port in [`crate::repository`] (or
+//! beside its aggregates, as [`crate::purchasing::repository`] and [`crate::transfers::repository`]).
 //!
 //! Every use case fails with [`RepoError`]: a business refusal is `Refused(WarehouseError)`, a
 //! storage failure `Storage(StorageError)`. The absence of what the use case works on is
@@ -25,7 +29,11 @@ pub mod inventory;
 pub mod locations;
 pub mod order_stock;
 pub mod products;
+pub mod purchasing;
+pub mod reorder;
 pub mod stock_operations;
+pub mod suppliers;
+pub mod transfers;
 
 use shared_kernel::application::Attempt;
 use shared_kernel::StorageError;
@@ -37,7 +45,11 @@ pub use inventory::InventoryService;
 pub use locations::LocationService;
 pub use order_stock::{OrderStock, OrderStockOutcome};
 pub use products::ProductService;
+pub use purchasing::{PurchaseLineRequest, PurchaseOrderRequest, PurchasingService};
+pub use reorder::DraftedPurchases;
 pub use stock_operations::{ReceiptRequest, StockOperations};
+pub use suppliers::SupplierService;
+pub use transfers::TransferService;
 
 /// A port's `NotFound` as the use case's own refusal, naming what is missing (`entity`).
 pub(crate) fn missing(entity: &'static str) -> impl Fn(RepoError) -> RepoError {

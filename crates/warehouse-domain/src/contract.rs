@@ -1,7 +1,8 @@
 //! The contract suite of the warehouse ports (feature `contract`): one async function per promise,
 //! each panicking (plain `assert!`) when an adapter breaks it. Every adapter runs it: the in-memory
 //! one in `crates/warehouse-domain/tests/memory_contract.rs`, the PostgreSQL ones in
-//! `tests/tests/api/warehouse_contract.rs`; an adapter of another service calls [`run_all`].
+//! `tests/tests/api/warehouse_contract.rs`; an adapter of another service calls [`run_all`], and
+//! [`run_purchasing`] once it serves suppliers, purchase orders, reorder candidates and transfers.
 //!
 //! The suite makes its own products, locations and records through the ports, with SKUs and codes
 //! no other data uses (a fresh id in each), and finds them again by their ids, so other data in the
@@ -9,11 +10,15 @@
 
 mod catalogue;
 mod order_stock;
+mod purchasing;
 mod stock;
+mod transfers;
 
 pub use catalogue::*;
 pub use order_stock::*;
+pub use purchasing::*;
 pub use stock::*;
+pub use transfers::*;
 
 use time::macros::datetime;
 use time::OffsetDateTime;
@@ -23,10 +28,12 @@ use crate::inventory::{Inventory, NewInventory};
 use crate::location::{Address, CountryCode, Location, LocationInput, LocationType};
 use crate::operations::{Receipt, Stamp};
 use crate::product::{Product, ProductInput};
+use crate::purchasing::{PurchaseOrderRepository, ReorderRepository, SupplierRepository};
 use crate::quantities::Thresholds;
 use crate::repository::{
     InventoryRepository, LocationRepository, OrderStockRepository, ProductRepository, StockMovementRepository,
 };
+use crate::transfers::TransferRepository;
 
 /// The five ports of one store, as the suite uses them together (a record needs a product and a
 /// location; a location's stock and an order's hold read the records).
@@ -60,6 +67,32 @@ pub async fn run_all(ports: Ports<'_>) {
     movements_are_listed_newest_first_with_their_filters(ports).await;
     orders_are_reserved_all_or_nothing_and_settled(ports).await;
     a_release_before_its_confirmation_wins(ports).await;
+}
+
+/// The ports of purchasing and transfers, with the stock ports of the same store (a receipt or a
+/// transfer moves that store's stock). Kept apart from [`Ports`] so that an adapter of the five stock
+/// ports runs [`run_all`] without them.
+#[derive(Clone, Copy)]
+pub struct PurchasingPorts<'a> {
+    /// The stock ports of the same store.
+    pub stock: Ports<'a>,
+    /// Where suppliers are kept.
+    pub suppliers: &'a dyn SupplierRepository,
+    /// Where purchase orders are kept.
+    pub purchase_orders: &'a dyn PurchaseOrderRepository,
+    /// The reorder candidates of the same store.
+    pub reorder: &'a dyn ReorderRepository,
+    /// Where transfers are kept.
+    pub transfers: &'a dyn TransferRepository,
+}
+
+/// Every promise of the purchasing and transfer ports, one after another.
+pub async fn run_purchasing(ports: PurchasingPorts<'_>) {
+    suppliers_are_compare_and_set_and_kept_while_orders_are_open(ports).await;
+    purchase_orders_are_numbered_and_created_all_or_none(ports).await;
+    receipts_move_stock_with_their_movements_as_one_change(ports).await;
+    reorder_candidates_are_the_low_records_with_their_incoming(ports).await;
+    transfers_ship_all_or_nothing_and_put_back_what_they_cancel(ports).await;
 }
 
 /// Whole seconds from a fixed day, so every store keeps them exactly.

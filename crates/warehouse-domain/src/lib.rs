@@ -62,10 +62,12 @@
 //!
 //! [`application`] holds every use case, one service per area ([`application::ProductService`],
 //! [`application::LocationService`], [`application::InventoryService`],
-//! [`application::StockOperations`], [`application::OrderStock`]), written against the ports below
-//! and a clock. With the feature `memory`, [`memory`](crate#features) serves every port without a
-//! database; `cargo run -p warehouse-domain --features memory --example stock_flow` runs a product
-//! from creation to committed stock.
+//! [`application::StockOperations`], [`application::OrderStock`], [`application::SupplierService`],
+//! [`application::PurchasingService`], [`application::TransferService`]), written against the ports
+//! below and a clock. With the feature `memory`, [`memory`](crate#features) serves every port without
+//! a database; `cargo run -p warehouse-domain --features memory --example stock_flow` runs a product
+//! from creation to committed stock, `--example purchasing` buys it in, receives it short and moves
+//! it to another location.
 //!
 //! # Ports
 //!
@@ -79,9 +81,9 @@
 //!
 //! # Features
 //!
-//! - `memory`: `memory::InMemoryWarehouse`, one in-memory store that serves all five ports (the
-//!   ports share their tables: a location's stock, an order's movements), for examples, tests and
-//!   other services.
+//! - `memory`: `memory::InMemoryWarehouse`, one in-memory store that serves every port (the ports
+//!   share their tables: a location's stock, an order's movements, a receipt's records), for
+//!   examples, tests and other services.
 //! - `contract`: `contract`, the promises of each port as test functions every adapter runs.
 //!
 //! ```

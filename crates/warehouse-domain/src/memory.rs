@@ -1,27 +1,43 @@
 //! In-memory adapters of every warehouse port (feature `memory`): one store, [`InMemoryWarehouse`],
 //! that implements [`ProductRepository`], [`LocationRepository`], [`InventoryRepository`],
-//! [`StockMovementRepository`] and [`OrderStockRepository`], because the ports share their tables
-//! (a location's stock, an order's movements). Pass `Arc<InMemoryWarehouse>` wherever a port is
-//! wanted.
+//! [`StockMovementRepository`], [`OrderStockRepository`], [`SupplierRepository`],
+//! [`PurchaseOrderRepository`], [`ReorderRepository`] and [`TransferRepository`], because the ports
+//! share their tables (a location's stock, an order's movements, a receipt's records). Pass
+//! `Arc<InMemoryWarehouse>` wherever a port is wanted.
 //!
 //! It behaves as the PostgreSQL adapters (`infrastructure::warehouse`), each method one atomic step
 //! under one lock: SKUs and location codes unique case-insensitively among live rows (`Conflict`);
 //! soft-deleted rows invisible (`NotFound`); saves compare-and-set on the version (products,
 //! locations) or on the quantities read (inventory), `Stale` when they moved; movements appended with
-//! their change and never changed; lists newest first with their filters and pages. In place of the
-//! outbox it keeps the reply events of the order flow ([`InMemoryWarehouse::events`]). It checks no
-//! references (a record's product and location need not exist) and has no inbox (it never answers
-//! `AlreadyHandled` for a redelivery).
+//! their change and never changed; lists newest first with their filters and pages. Purchase orders
+//! and transfers are numbered from a counter per kind and year; a receipt or a transfer's move
+//! writes the document, its records (made when missing), their movements and its events in one step,
+//! all or nothing; a supplier is deleted only without open purchase orders, and a purchase order is
+//! created only for a live supplier, under the same lock. Every quantity write raises the stock
+//! alerts it causes ([`crate::alerts`]). In place of the outbox it keeps the events written
+//! ([`InMemoryWarehouse::events`]): the order flow's replies, the purchase orders' and transfers'
+//! events and the stock alerts. It checks no other references (a record's product and location need
+//! not exist) and has no inbox (it never answers `AlreadyHandled` for a redelivery). A product's
+//! preferred supplier, which the [`crate::Product`] aggregate does not carry yet, is kept beside it
+//! ([`InMemoryWarehouse::set_preferred_supplier`]).
 //!
 //! [`ProductRepository`]: crate::ProductRepository
 //! [`LocationRepository`]: crate::LocationRepository
 //! [`InventoryRepository`]: crate::InventoryRepository
 //! [`StockMovementRepository`]: crate::StockMovementRepository
 //! [`OrderStockRepository`]: crate::OrderStockRepository
+//! [`SupplierRepository`]: crate::SupplierRepository
+//! [`PurchaseOrderRepository`]: crate::PurchaseOrderRepository
+//! [`ReorderRepository`]: crate::purchasing::ReorderRepository
+//! [`TransferRepository`]: crate::TransferRepository
 
+mod batch;
 mod catalogue;
 mod order_stock;
+mod purchasing;
 mod stock;
+mod suppliers;
+mod transfers;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Mutex, MutexGuard};
@@ -35,6 +51,8 @@ use crate::location::LocationRecord;
 use crate::movement::StockMovement;
 use crate::order_hold::HoldStatus;
 use crate::product::ProductRecord;
+use crate::purchasing::{PurchaseOrder, SupplierRecord};
+use crate::transfers::Transfer;
 
 /// A row and when it was soft-deleted.
 #[derive(Debug, Clone)]
@@ -61,6 +79,13 @@ struct State {
     movements: Vec<StockMovement>,
     holds: HashMap<Uuid, HoldStatus>,
     events: Vec<EventEnvelope>,
+    suppliers: BTreeMap<Uuid, Stored<SupplierRecord>>,
+    /// A product's preferred supplier (the products' `supplier_id` column).
+    preferred_suppliers: HashMap<Uuid, Uuid>,
+    purchase_orders: BTreeMap<Uuid, PurchaseOrder>,
+    transfers: BTreeMap<Uuid, Transfer>,
+    /// The last number given per kind (`PO`, `TR`) and year.
+    counters: HashMap<(&'static str, i32), u32>,
 }
 
 /// Every warehouse port in memory; see the module docs for what it promises.
@@ -75,8 +100,8 @@ impl InMemoryWarehouse {
         Self::default()
     }
 
-    /// The order flow's replies written so far, in order: what the PostgreSQL adapter puts in the
-    /// outbox.
+    /// The events written so far, in order (the order flow's replies, purchase order and transfer
+    /// events, stock alerts): what the PostgreSQL adapter puts in the outbox.
     pub fn events(&self) -> Vec<EventEnvelope> {
         self.lock().events.clone()
     }
@@ -84,6 +109,16 @@ impl InMemoryWarehouse {
     /// Removes and returns the replies written so far, as a relay would take them from the outbox.
     pub fn take_events(&self) -> Vec<EventEnvelope> {
         std::mem::take(&mut self.lock().events)
+    }
+
+    /// Names `supplier_id` the preferred supplier of `product_id` (`None`: no preferred supplier),
+    /// which the reorder suggestions read: the products' `supplier_id` column of a real store.
+    pub fn set_preferred_supplier(&self, product_id: Uuid, supplier_id: Option<Uuid>) {
+        let mut state = self.lock();
+        match supplier_id {
+            Some(supplier_id) => state.preferred_suppliers.insert(product_id, supplier_id),
+            None => state.preferred_suppliers.remove(&product_id),
+        };
     }
 
     /// The lock; every change is applied only after all its checks, so a lock poisoned by a

@@ -159,6 +159,10 @@ pub struct Availability {
     pub quantity_available: i64,
     /// Σ committed over its records.
     pub quantity_committed: i64,
+    /// What open purchase orders (`ordered`, `partially_received`) still expect of it and what
+    /// transfers in transit bring, at any location, whether or not that location has a record yet
+    /// (decisions §15). 0 from [`Availability::new`]; set with [`Availability::with_incoming`].
+    pub quantity_incoming: i64,
 }
 
 impl Availability {
@@ -170,7 +174,13 @@ impl Availability {
             quantity_reserved: totals.reserved,
             quantity_available: totals.available(),
             quantity_committed: totals.committed,
+            quantity_incoming: 0,
         }
+    }
+
+    /// The same availability with `quantity_incoming` units on their way.
+    pub fn with_incoming(self, quantity_incoming: i64) -> Self {
+        Self { quantity_incoming, ..self }
     }
 }
 
@@ -224,7 +234,8 @@ pub trait InventoryRepository: Send + Sync {
     async fn apply_transfer(&self, change: &TransferChange) -> Result<(), RepoError>;
     /// Soft delete `WHERE quantity_reserved = 0`; `Refused(StockReserved)` otherwise.
     async fn delete(&self, id: Uuid, now: OffsetDateTime) -> Result<(), RepoError>;
-    /// The product's quantities summed over its live records.
+    /// The product's quantities summed over its live records, with its `quantity_incoming` (an
+    /// adapter that does not keep purchase orders and transfers answers 0).
     async fn availability(&self, product_id: Uuid) -> Result<Availability, RepoError>;
 }
 

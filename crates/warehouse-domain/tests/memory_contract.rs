@@ -3,7 +3,7 @@
 
 #![cfg(feature = "contract")]
 
-use warehouse_domain::contract::{self, Ports};
+use warehouse_domain::contract::{self, Ports, PurchasingPorts};
 use warehouse_domain::memory::InMemoryWarehouse;
 
 fn ports(store: &InMemoryWarehouse) -> Ports<'_> {
@@ -26,6 +26,32 @@ async fn in_memory_store_passes_the_whole_contract() {
     );
 }
 
+fn purchasing(store: &InMemoryWarehouse) -> PurchasingPorts<'_> {
+    PurchasingPorts { stock: ports(store), suppliers: store, purchase_orders: store, reorder: store, transfers: store }
+}
+
+#[tokio::test]
+async fn in_memory_store_passes_the_purchasing_contract() {
+    let store = InMemoryWarehouse::new();
+    contract::run_purchasing(purchasing(&store)).await;
+    // A reorder point set above what is available is a crossing too (crate::alerts).
+    let names: Vec<String> = store.take_events().into_iter().map(|e| e.name).collect();
+    assert_eq!(
+        names,
+        [
+            "purchase_order.cancelled",
+            "purchase_order.submitted",
+            "purchase_order.received",
+            "warehouse.stock_low",
+            "purchase_order.submitted",
+            "transfer.shipped",
+            "transfer.received",
+            "transfer.shipped",
+            "transfer.cancelled",
+        ]
+    );
+}
+
 #[tokio::test]
 async fn each_promise_holds_on_a_fresh_store() {
     let fresh = InMemoryWarehouse::new;
@@ -43,4 +69,9 @@ async fn each_promise_holds_on_a_fresh_store() {
     contract::movements_are_listed_newest_first_with_their_filters(ports(&fresh())).await;
     contract::orders_are_reserved_all_or_nothing_and_settled(ports(&fresh())).await;
     contract::a_release_before_its_confirmation_wins(ports(&fresh())).await;
+    contract::suppliers_are_compare_and_set_and_kept_while_orders_are_open(purchasing(&fresh())).await;
+    contract::purchase_orders_are_numbered_and_created_all_or_none(purchasing(&fresh())).await;
+    contract::receipts_move_stock_with_their_movements_as_one_change(purchasing(&fresh())).await;
+    contract::reorder_candidates_are_the_low_records_with_their_incoming(purchasing(&fresh())).await;
+    contract::transfers_ship_all_or_nothing_and_put_back_what_they_cancel(purchasing(&fresh())).await;
 }

@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use async_trait::async_trait;
 use uuid::Uuid;
 
+use super::batch::raise_alerts;
 use super::stock::{check, write};
 use super::{InMemoryWarehouse, State, Stored};
 use crate::inventory::Inventory;
@@ -29,7 +30,8 @@ fn candidates(state: &State, products: &BTreeSet<Uuid>) -> Vec<Inventory> {
         .collect()
 }
 
-/// Every change checked first, then all written: all or nothing, as in one transaction.
+/// Every change checked first, then all written: all or nothing, as in one transaction; the stock
+/// alerts judged once per record over the whole batch.
 fn write_all(state: &mut State, changes: &[InventoryChange]) -> Result<(), RepoError> {
     for change in changes {
         check(state, change)?;
@@ -37,6 +39,7 @@ fn write_all(state: &mut State, changes: &[InventoryChange]) -> Result<(), RepoE
     for change in changes {
         write(state, change);
     }
+    raise_alerts(state, changes);
     Ok(())
 }
 

@@ -5,7 +5,10 @@ use shared_kernel::{Page, PageRequest, StorageError};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use super::batch::raise_alerts;
+use super::purchasing::incoming;
 use super::{page_of, InMemoryWarehouse, State, Stored};
+use crate::alerts::{stock_alert, stock_alert_event, AlertLevel};
 use crate::error::WarehouseError;
 use crate::inventory::{Inventory, InventoryRecord};
 use crate::movement::StockMovement;
@@ -111,11 +114,18 @@ impl InventoryRepository for InMemoryWarehouse {
         let mut state = self.lock();
         let stored =
             state.inventory.get_mut(&inventory.id).filter(|r| r.deleted_at.is_none()).ok_or(StorageError::NotFound)?;
+        let before = AlertLevel::of(&Inventory::restore(stored.record.clone()));
         stored.record.reorder_point = inventory.reorder_point;
         stored.record.min_stock = inventory.min_stock;
         stored.record.max_stock = inventory.max_stock;
         stored.record.updated_at = inventory.updated_at;
         stored.record.version = stored.record.version.saturating_add(1);
+        // A new reorder point may be a crossing too (crate::alerts).
+        let after = Inventory::restore(stored.record.clone());
+        if let Some(crossing) = stock_alert(Some(before), AlertLevel::of(&after)) {
+            let sku = state.products.get(&after.product_id).map(|p| p.record.sku.clone()).unwrap_or_default();
+            state.events.push(stock_alert_event(crossing, &after, &sku, after.updated_at));
+        }
         Ok(())
     }
 
@@ -123,6 +133,7 @@ impl InventoryRepository for InMemoryWarehouse {
         let mut state = self.lock();
         check(&state, change)?;
         write(&mut state, change);
+        raise_alerts(&mut state, std::slice::from_ref(change));
         Ok(())
     }
 
@@ -156,6 +167,7 @@ impl InventoryRepository for InMemoryWarehouse {
         }
         write(&mut state, &change.from);
         write(&mut state, &change.to);
+        raise_alerts(&mut state, &[change.from.clone(), change.to.clone()]);
         Ok(())
     }
 
@@ -180,7 +192,7 @@ impl InventoryRepository for InMemoryWarehouse {
                 committed: sum.committed.saturating_add(r.quantity_committed),
             },
         );
-        Ok(Availability::new(product_id, totals))
+        Ok(Availability::new(product_id, totals).with_incoming(incoming(&state, product_id, None)))
     }
 }
 

@@ -361,6 +361,11 @@ impl PurchaseOrderDraft {
         self.stamp.at.year()
     }
 
+    /// The supplier it will be placed with (whose row the adapter's create locks).
+    pub fn supplier_id(&self) -> Uuid {
+        self.input.supplier_id
+    }
+
     /// The draft purchase order with its number, version 1. Creation raises no event. A number of
     /// another year than the draft's is a bug in the adapter and refused (`VALIDATION_ERROR` on
     /// `po_number`).

@@ -96,9 +96,12 @@ pub trait SupplierRepository: Send + Sync {
 /// Where purchase orders are kept.
 #[async_trait]
 pub trait PurchaseOrderRepository: Send + Sync {
-    /// In one transaction: allocate the next sequence of `draft.year()` from the purchase orders'
-    /// counter, build the purchase order with [`PurchaseOrderDraft::into_purchase_order`], insert it
-    /// with its lines. Returns the stored purchase order. Concurrent creators never get one number.
+    /// In one transaction: lock the draft's supplier row `FOR SHARE` (so a concurrent
+    /// [`SupplierRepository::delete`] either waits and then sees this open purchase order, or went
+    /// first and this create answers `Refused(NotFound { entity: "supplier" })`), allocate the next
+    /// sequence of `draft.year()` from the purchase orders' counter, build the purchase order with
+    /// [`PurchaseOrderDraft::into_purchase_order`], insert it with its lines. Returns the stored
+    /// purchase order. Concurrent creators never get one number.
     async fn create(&self, draft: PurchaseOrderDraft) -> Result<PurchaseOrder, RepoError>;
     /// [`PurchaseOrderRepository::create`] for several drafts in one transaction, all or none
     /// (`from-suggestions`: one per supplier), numbered in the order given.
@@ -111,10 +114,11 @@ pub trait PurchaseOrderRepository: Send + Sync {
     async fn list(&self, filter: &PurchaseOrderFilter, page: PageRequest) -> Result<Page<PurchaseOrder>, RepoError>;
     /// Writes a change in one transaction, as [`super::change`] describes: the compare-and-set on
     /// `expected_version`/`expected_status` (`Stale`), the line row, each receipt (the line's
-    /// conditional update, the inventory record made if missing, its compare-and-set and `Receipt`
-    /// movement, the stock alert if the receipt replenished it), the events. Any failure rolls back
-    /// everything: a receipt is received entirely or not at all.
-    async fn save(&self, change: &PurchaseOrderChange) -> Result<(), RepoError>;
+    /// conditional update, `Stale` when it matches no row; the inventory record made if missing, its
+    /// `Receipt` movement stamped `change.purchase_order.updated_at` and `by`, the stock alert if the
+    /// receipt replenished it), the events. Any failure rolls back everything: a receipt is received
+    /// entirely or not at all.
+    async fn save(&self, change: &PurchaseOrderChange, by: Option<Uuid>) -> Result<(), RepoError>;
 }
 
 /// What reorder suggestions are computed from.

@@ -41,9 +41,10 @@ pub trait TransferRepository: Send + Sync {
     /// `UPDATE … SET quantity_on_hand = quantity_on_hand − $q WHERE … AND quantity_on_hand − $q >=
     /// quantity_reserved`, and one that matches no row (or a source without a record) rolls back the
     /// whole move with `Refused(InsufficientStock)`; a put inserts the record if missing (`ON CONFLICT
-    /// DO NOTHING`) and adds to it; one `Transfer` movement per instruction; the stock alerts
-    /// ([`crate::alerts`]) each record's change causes; the events.
-    async fn save(&self, change: &TransferStatusChange) -> Result<(), RepoError>;
+    /// DO NOTHING`) and adds to it; one `Transfer` movement per instruction, stamped
+    /// `change.transfer.updated_at` and `by`; the stock alerts ([`crate::alerts`]) each record's
+    /// change causes; the events.
+    async fn save(&self, change: &TransferStatusChange, by: Option<Uuid>) -> Result<(), RepoError>;
 }
 
 #[cfg(test)]
