@@ -40,7 +40,7 @@ domain-docs:
 	$(CARGO) test --doc --all-features $(addprefix -p ,$(DOMAIN_CRATES) event-contracts)
 
 # Every domain crate's example, run on its in-memory adapters: no database, no network.
-DOMAIN_EXAMPLES := identity-domain:onboarding crm-domain:sales_pipeline order-domain:order_lifecycle warehouse-domain:stock_flow
+DOMAIN_EXAMPLES := identity-domain:onboarding crm-domain:sales_pipeline order-domain:order_lifecycle warehouse-domain:stock_flow warehouse-domain:purchasing
 examples:
 	@for example in $(DOMAIN_EXAMPLES); do \
 	  crate=$${example%%:*}; name=$${example##*:}; \
