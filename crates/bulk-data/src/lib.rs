@@ -1,4 +1,4 @@
-//! Bulk data in and out (decisions §14) without I/O: bytes become rows and rows become bytes.
+//! Bulk data in and out without I/O: bytes become rows and rows become bytes.
 //!
 //! Nothing here reads a socket, a file or the clock, or needs an async runtime. The importer feeds
 //! [`read::RowReader`] the upload's chunks as they arrive (and again, from storage, when a job

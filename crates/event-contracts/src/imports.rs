@@ -1,4 +1,4 @@
-//! Events of bulk import jobs (decisions §14.1). Aggregate id = the import job's id.
+//! Events of bulk import jobs. Aggregate id = the import job's id.
 //!
 //! * `import.completed`: the job went through every row (`status` `succeeded`), whatever its
 //!   `failed_rows`;

@@ -1,4 +1,4 @@
-//! Events of purchase orders (decisions §15). Aggregate id = the purchase
+//! Events of purchase orders. Aggregate id = the purchase
 //! order's id.
 //!
 //! * `purchase_order.submitted`, `purchase_order.cancelled`, `purchase_order.closed`: the purchase

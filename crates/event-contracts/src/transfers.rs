@@ -1,4 +1,4 @@
-//! Events of transfers between locations (decisions §15). Aggregate id = the
+//! Events of transfers between locations. Aggregate id = the
 //! transfer's id.
 //!
 //! * `transfer.shipped`: every line left the source (one `Transfer` movement each);

@@ -8,7 +8,7 @@
 //!
 //! The order side reads any of them as a [`WarehouseReply`].
 //!
-//! Stock alerts (decisions §15), aggregate id = the inventory record's id; both carry [`StockAlert`]:
+//! Stock alerts, aggregate id = the inventory record's id; both carry [`StockAlert`]:
 //! * `warehouse.stock_low` `{inventory_id, product_id, sku, location_id, quantity_available, reorder_point}`:
 //!   a change made the record low (available at or below a reorder point above zero);
 //! * `warehouse.stock_replenished` (same payload): a change made a low record no longer low.

@@ -1,4 +1,4 @@
-//! Stock alerts and reorder suggestions (decisions §15): the rules about a record's reorder point.
+//! Stock alerts and reorder suggestions: the rules about a record's reorder point.
 //!
 //! # Alerts
 //!

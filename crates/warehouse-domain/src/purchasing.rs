@@ -1,4 +1,4 @@
-//! Purchasing (decisions §15): suppliers, and purchase orders that bring stock in.
+//! Purchasing: suppliers, and purchase orders that bring stock in.
 //!
 //! A [`Supplier`] is who a [`PurchaseOrder`] is placed with. A purchase order is numbered
 //! `PO-<year>-<6 digits>` ([`crate::numbers::PurchaseOrderNumber`]), delivers to one location in one

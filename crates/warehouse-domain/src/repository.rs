@@ -160,8 +160,8 @@ pub struct Availability {
     /// Σ committed over its records.
     pub quantity_committed: i64,
     /// What open purchase orders (`ordered`, `partially_received`) still expect of it and what
-    /// transfers in transit bring, at any location, whether or not that location has a record yet
-    /// (decisions §15). 0 from [`Availability::new`]; set with [`Availability::with_incoming`].
+    /// transfers in transit bring, at any location, whether or not that location has a record yet.
+    /// 0 from [`Availability::new`]; set with [`Availability::with_incoming`].
     pub quantity_incoming: i64,
 }
 

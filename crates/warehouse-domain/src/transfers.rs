@@ -1,4 +1,4 @@
-//! Transfers between locations as documents (decisions §15): `draft → in_transit → received`, and
+//! Transfers between locations as documents: `draft → in_transit → received`, and
 //! `cancelled` from draft or in transit.
 //!
 //! A [`Transfer`] names a source, a destination (never the same) and its lines (at least one, one per

@@ -1,4 +1,4 @@
-//! Purchase orders: create, add/change/remove a line, submit, receive, cancel, close (decisions §15);
+//! Purchase orders: create, add/change/remove a line, submit, receive, cancel, close;
 //! the reorder suggestions and the drafts made from them are in [`super::reorder`].
 //!
 //! Every move loads the purchase order, lets [`PurchaseOrder`] decide and saves the

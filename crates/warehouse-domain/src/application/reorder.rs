@@ -1,4 +1,4 @@
-//! Reorder suggestions, and draft purchase orders made from them, one per supplier (decisions §15).
+//! Reorder suggestions, and draft purchase orders made from them, one per supplier.
 //!
 //! The suggestions are [`crate::alerts::suggest`] over the port's candidates; the drafts are
 //! [`crate::alerts::purchase_plan`] over the suggestions. Where §15 leaves it open: a drafted line

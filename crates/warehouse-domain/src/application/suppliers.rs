@@ -1,4 +1,4 @@
-//! Suppliers: create, read, update, delete (decisions §15).
+//! Suppliers: create, read, update, delete.
 //!
 //! The supplier's currency is checked against the reference data and its phone normalised to E.164
 //! by the caller, which passes them in the [`NewSupplier`] / [`SupplierChanges`].

@@ -1,4 +1,4 @@
-//! Transfers between locations as documents: create, ship, receive, cancel (decisions §15).
+//! Transfers between locations as documents: create, ship, receive, cancel.
 //!
 //! Each move loads the transfer, lets [`Transfer`] decide and saves the
 //! [`crate::TransferStatusChange`] through [`TransferRepository::save`], conditional on the version

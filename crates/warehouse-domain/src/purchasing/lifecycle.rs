@@ -1,4 +1,4 @@
-//! Status moves of a purchase order (decisions §15). The whole table, every status against every
+//! Status moves of a purchase order. The whole table, every status against every
 //! trigger, is in [`crate::purchasing`] and pinned by `every_status_against_every_trigger` below.
 //!
 //! | trigger | allowed from | to | sets | event | else |

@@ -1,4 +1,4 @@
-//! Suppliers: who purchase orders are placed with (decisions §15).
+//! Suppliers: who purchase orders are placed with.
 //!
 //! Rules: `name` 1..=255 characters after trimming; `email` under the shared rule
 //! (`shared_kernel::Email`, else `INVALID_EMAIL`); `phone` already checked and normalised to E.164 by

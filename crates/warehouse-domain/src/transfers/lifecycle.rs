@@ -1,4 +1,4 @@
-//! Status moves of a transfer and the stock each one moves (decisions §15).
+//! Status moves of a transfer and the stock each one moves.
 //!
 //! | trigger | from | to | stock | sets | event | else |
 //! |---|---|---|---|---|---|---|
