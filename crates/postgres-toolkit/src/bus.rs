@@ -1,8 +1,8 @@
 //! Event bus adapters: in-process (default) and Redis Streams.
 
-pub mod delivery;
-pub mod in_process;
-pub mod observer;
+pub(crate) mod delivery;
+pub(crate) mod in_process;
+pub(crate) mod observer;
 pub mod redis_streams;
 
 pub use delivery::RetryPolicy;

@@ -1,11 +1,11 @@
 //! Transactional outbox, inbox and dead letters, all in PostgreSQL.
 
-pub mod dead_letters;
+pub(crate) mod dead_letters;
 pub mod handoff;
-pub mod inbox;
+pub(crate) mod inbox;
 pub mod instances;
 pub mod log;
-pub mod outbox;
+pub(crate) mod outbox;
 pub mod relay;
 
 pub use dead_letters::{DeadLetter, PgDeadLetterStore};

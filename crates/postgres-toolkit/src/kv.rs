@@ -1,7 +1,7 @@
 //! Key-value store adapters: in-memory (default) and Redis.
 
-pub mod memory;
-pub mod redis_store;
+pub(crate) mod memory;
+pub(crate) mod redis_store;
 
 pub use memory::MemoryStore;
 pub use redis_store::RedisStore;
