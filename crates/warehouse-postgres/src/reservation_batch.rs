@@ -4,7 +4,7 @@
 //! Under a storm of confirmations the bus hands the warehouse many `order.confirmed` events at once,
 //! and each was a transaction of its own: the inbox claim, the hold, the candidate records locked,
 //! their updates and movements, the hold's decision, the reply, and a commit with its WAL flush.
-//! [`reserve_together`] does what those transactions would have done, in arrival order, order after
+//! `reserve_together` does what those transactions would have done, in arrival order, order after
 //! order against the same locked records (`warehouse_domain::reserve_from`), with one claim, one
 //! lock, one write per record and one commit for the lot. One order
 //! (`PgOrderStockRepository::reserve_for_order`) is a batch of one. What each confirmation means
