@@ -12,6 +12,12 @@ IO_CRATES := diesel diesel-async tokio-postgres actix-web redis deadpool tokio
 # One domain crate per bounded context: none may depend on another context's (shared-kernel,
 # reference-data and event-contracts, where the events crossing a boundary live, are shared and allowed).
 CONTEXT_DOMAIN_CRATES := identity-domain crm-domain order-domain warehouse-domain
+# The bounded contexts; each has `<context>-domain` and its PostgreSQL adapter crate `<context>-postgres`. An
+# adapter crate may depend on its own domain crate, the toolkit and the shared crates, never on another
+# context's domain or adapter crate (docs/architecture.md). Analytics (docs/adr/0005) and webhooks are
+# read models and integrations, not contexts.
+CONTEXTS := identity crm order warehouse
+ADAPTER_CRATES := $(addsuffix -postgres,$(CONTEXTS)) postgres-toolkit analytics-postgres webhooks
 
 .PHONY: run test lint fmt check-boundaries domain-docs examples unit integration contract fuzz crash-check abuse bench bench-http bench-analytics services
 
@@ -79,8 +85,9 @@ lint:
 fmt:
 	$(CARGO) fmt --all
 
-# Domain crates must not reach I/O, and no context's domain crate may reach another context's:
-# prove both from the dependency graph.
+# Domain crates must not reach I/O, no context's domain crate may reach another context's, no context's
+# adapter crate may reach another context's domain or adapter crate, and no domain crate may reach an
+# adapter crate or the toolkit: prove all four from the dependency graph.
 check-boundaries:
 	@for crate in $(DOMAIN_CRATES); do \
 	  deps=$$($(CARGO) tree -e normal -p $$crate --prefix none | awk '{print $$1}' | sort -u) || exit 1; \
@@ -96,6 +103,23 @@ check-boundaries:
 	    fi; \
 	  done; \
 	done; echo "no context's domain crate depends on another context's"
+	@for ctx in $(CONTEXTS); do \
+	  deps=$$($(CARGO) tree -e normal -p $$ctx-postgres --prefix none | awk '{print $$1}' | sort -u) || exit 1; \
+	  for other in $(CONTEXTS); do \
+	    [ "$$other" = "$$ctx" ] && continue; \
+	    for dep in $$other-domain $$other-postgres; do \
+	      if grep -qx "$$dep" <<<"$$deps"; then \
+	        echo "boundary violation: $$ctx-postgres depends on $$dep (contexts meet through ports wired in api, or events)"; exit 1; \
+	      fi; \
+	    done; \
+	  done; \
+	done; echo "no context's adapter crate depends on another context's domain or adapter crate"
+	@for crate in $(DOMAIN_CRATES) event-contracts; do \
+	  deps=$$($(CARGO) tree -e normal -p $$crate --prefix none | awk '{print $$1}' | sort -u) || exit 1; \
+	  for dep in $(ADAPTER_CRATES); do \
+	    if grep -qx "$$dep" <<<"$$deps"; then echo "boundary violation: $$crate depends on $$dep (adapters depend on domains, not back)"; exit 1; fi; \
+	  done; \
+	done; echo "no domain crate depends on an adapter crate or the toolkit"
 
 # The benchmarks a maintainer runs before a release: figures only, nothing asserted (docs/performance.md).
 bench: bench-http bench-analytics

@@ -116,10 +116,10 @@ async fn template() -> String {
                     .await;
                 diesel::sql_query(format!("CREATE DATABASE \"{building}\"")).execute(&mut conn).await.expect("create");
                 let url = url_for(&building);
-                infrastructure::db::run_migrations(&url).await.expect("migrations apply");
+                postgres_toolkit::db::run_migrations(&url).await.expect("migrations apply");
                 let pool =
-                    infrastructure::db::build_pool(&infrastructure::db::PoolSettings::new(&url, 2)).expect("pool");
-                infrastructure::reference::seed(&pool).await.expect("seed reference data");
+                    postgres_toolkit::db::build_pool(&postgres_toolkit::db::PoolSettings::new(&url, 2)).expect("pool");
+                postgres_toolkit::reference::seed(&pool).await.expect("seed reference data");
                 drop(pool);
                 diesel::sql_query(format!("ALTER DATABASE \"{building}\" RENAME TO \"{name}\""))
                     .execute(&mut conn)

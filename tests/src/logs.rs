@@ -1,5 +1,5 @@
 //! Test logs, only when asked for: `TEST_LOG=debug` (any `tracing` filter, e.g.
-//! `TEST_LOG=api=debug,infrastructure=trace`) prints the spans and events of the app under test,
+//! `TEST_LOG=api=debug,postgres_toolkit=trace`) prints the spans and events of the app under test,
 //! captured per test by the harness. Without it the tests print nothing of the app's.
 
 use std::sync::Once;

@@ -8,9 +8,9 @@ use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, AUTHORIZATION, CONTENT_TYPE};
 use actix_web::{middleware, web, App};
 use identity_domain::ports::UserRepository;
-use infrastructure::events::{OutboxSignal, PgDeadLetterStore};
-use infrastructure::identity::PgUserRepository;
-use infrastructure::DbPool;
+use identity_postgres::PgUserRepository;
+use postgres_toolkit::events::{OutboxSignal, PgDeadLetterStore};
+use postgres_toolkit::DbPool;
 use shared_kernel::ports::{EventBus, KeyValueStore};
 use utoipa_swagger_ui::SwaggerUi;
 
@@ -80,19 +80,19 @@ impl IdentityServices {
         // Redis when configured (shared by instances), otherwise PostgreSQL,
         // so a restart never brings a revoked token back.
         let revocations: Arc<dyn identity_domain::TokenRevocations> = match settings.redis_url {
-            Some(_) => Arc::new(infrastructure::identity::KvTokenRevocations::new(kv.clone())),
+            Some(_) => Arc::new(identity_postgres::KvTokenRevocations::new(kv.clone())),
             None => Arc::new(LiveRevocations::new(
-                Arc::new(infrastructure::identity::PgTokenRevocations::new(pool.clone())),
+                Arc::new(identity_postgres::PgTokenRevocations::new(pool.clone())),
                 live.clone(),
             )),
         };
         let access = AccessCache::new(kv, settings.redis_url.is_some(), users.clone(), live.clone());
         let ports = identity_domain::application::IdentityPorts {
             users,
-            roles: Arc::new(infrastructure::identity::PgRoleRepository::new(pool.clone())),
-            contacts: Arc::new(infrastructure::identity::PgContactRepository::new(pool.clone())),
-            profiles: Arc::new(infrastructure::identity::PgProfileRepository::new(pool.clone())),
-            api_keys: Arc::new(infrastructure::identity::PgApiKeyRepository::new(pool.clone())),
+            roles: Arc::new(identity_postgres::PgRoleRepository::new(pool.clone())),
+            contacts: Arc::new(identity_postgres::PgContactRepository::new(pool.clone())),
+            profiles: Arc::new(identity_postgres::PgProfileRepository::new(pool.clone())),
+            api_keys: Arc::new(identity_postgres::PgApiKeyRepository::new(pool.clone())),
             revocations,
             hasher: Arc::new(crate::auth::passwords::BcryptHasher::new(settings.bcrypt_cost)),
             access: Arc::new(access.clone()),

@@ -3,16 +3,16 @@
 
 use std::sync::Arc;
 
-use infrastructure::orders::{PgOrderRepository, WarehouseRepliesHandler};
-use infrastructure::warehouse::{
+use order_domain::application::OrderService;
+use order_domain::OrderRepository;
+use order_postgres::{PgOrderRepository, WarehouseRepliesHandler};
+use postgres_toolkit::DbPool;
+use shared_kernel::ports::EventHandler;
+use warehouse_domain::{InventoryRepository, LocationRepository, ProductRepository, StockMovementRepository};
+use warehouse_postgres::{
     OrderEventsHandler, PgInventoryRepository, PgLocationRepository, PgOrderStockRepository, PgProductRepository,
     PgStockMovementRepository,
 };
-use infrastructure::DbPool;
-use order_domain::application::OrderService;
-use order_domain::OrderRepository;
-use shared_kernel::ports::EventHandler;
-use warehouse_domain::{InventoryRepository, LocationRepository, ProductRepository, StockMovementRepository};
 
 /// The storage ports of orders and the warehouse, as the handlers see them.
 #[derive(Clone)]

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use infrastructure::bus::RetryPolicy;
+use postgres_toolkit::bus::RetryPolicy;
 use shared_kernel::CurrencyCode;
 
 mod webhooks;
@@ -44,7 +44,7 @@ pub struct Settings {
     pub http_workers: usize,
     /// Timeouts every database connection sets (`DATABASE_LOCK_TIMEOUT`, `DATABASE_STATEMENT_TIMEOUT`,
     /// `DATABASE_IDLE_IN_TRANSACTION_TIMEOUT`).
-    pub database_limits: infrastructure::db::SessionLimits,
+    pub database_limits: postgres_toolkit::db::SessionLimits,
     /// How long a request's head and body may take to arrive (`REQUEST_TIMEOUT`): then 408.
     pub request_timeout: Duration,
     /// Required by `serve`; `migrate` and `create-admin` run without it.
@@ -201,7 +201,7 @@ impl Settings {
         if !(1..=256).contains(&http_workers) {
             return Err(invalid("HTTP_WORKERS", "must be between 1 and 256"));
         }
-        let database_limits = infrastructure::db::SessionLimits {
+        let database_limits = postgres_toolkit::db::SessionLimits {
             lock_timeout: env.positive_duration("DATABASE_LOCK_TIMEOUT", Duration::from_secs(2))?,
             statement_timeout: env.positive_duration("DATABASE_STATEMENT_TIMEOUT", Duration::from_secs(30))?,
             idle_in_transaction_timeout: env

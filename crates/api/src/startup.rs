@@ -3,17 +3,15 @@
 use std::sync::Arc;
 
 use actix_web::web;
-use infrastructure::bus::{InProcessBus, PgDeliveryObserver, RedisStreamsBus, StreamSettings};
-use infrastructure::db::{self, PoolSettings};
-use infrastructure::events::{OutboxRelay, OutboxSignal, PgDeadLetterStore};
-use infrastructure::kv::{MemoryStore, RedisStore};
-use infrastructure::webhooks::{
-    DeliveryPolicy, DeliveryQueue, DeliveryWorker, HttpSender, RunningWorker, WebhookFanOut, WorkerSignal,
-};
-use infrastructure::{reference, DbError};
+use postgres_toolkit::bus::{InProcessBus, PgDeliveryObserver, RedisStreamsBus, StreamSettings};
+use postgres_toolkit::db::{self, PoolSettings};
+use postgres_toolkit::events::{OutboxRelay, OutboxSignal, PgDeadLetterStore};
+use postgres_toolkit::kv::{MemoryStore, RedisStore};
+use postgres_toolkit::{reference, DbError};
 use shared_kernel::ports::{BusError, EventBus, EventHandler, KeyValueStore, KvError};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
+use webhooks::{DeliveryPolicy, DeliveryQueue, DeliveryWorker, HttpSender, RunningWorker, WebhookFanOut, WorkerSignal};
 
 use identity_domain::ports::{AdminProvision, ExistingAccount};
 
@@ -192,7 +190,7 @@ async fn start_services_split(
         None
     } else {
         // Alive before anything goes in flight, so no instance takes this one's events for a dead one's.
-        infrastructure::events::instances::heartbeat(&event_pool).await?;
+        postgres_toolkit::events::instances::heartbeat(&event_pool).await?;
         Some(spawn_instance_watch(event_pool.clone(), signal.clone()))
     };
     relay.requeue_incomplete().await?;
@@ -252,9 +250,9 @@ async fn start_services_split(
 }
 
 /// With the in-process bus: says this instance is alive, now and every `HEARTBEAT`, and takes over the
-/// events in flight of instances that stopped saying so (`infrastructure::events::instances`).
-fn spawn_instance_watch(pool: infrastructure::DbPool, relay: OutboxSignal) -> tokio::task::JoinHandle<()> {
-    use infrastructure::events::instances::{heartbeat, take_over_dead, HEARTBEAT, PRESUMED_DEAD_AFTER};
+/// events in flight of instances that stopped saying so (`postgres_toolkit::events::instances`).
+fn spawn_instance_watch(pool: postgres_toolkit::DbPool, relay: OutboxSignal) -> tokio::task::JoinHandle<()> {
+    use postgres_toolkit::events::instances::{heartbeat, take_over_dead, HEARTBEAT, PRESUMED_DEAD_AFTER};
     tokio::spawn(async move {
         loop {
             if let Err(error) = heartbeat(&pool).await {
@@ -278,7 +276,7 @@ const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(600);
 /// several instances sweeping at once only delete the same rows.
 fn spawn_sweeper(
     revocations: Arc<dyn identity_domain::TokenRevocations>,
-    pool: infrastructure::DbPool,
+    pool: postgres_toolkit::DbPool,
     deliveries: DeliveryQueue,
 ) -> JoinHandle<()> {
     tokio::spawn(async move {
@@ -290,7 +288,7 @@ fn spawn_sweeper(
                 Ok(swept) => tracing::info!(swept, "forgot revocations of expired tokens"),
                 Err(error) => tracing::warn!(%error, "could not sweep token revocations"),
             }
-            match infrastructure::idempotency::sweep(&pool).await {
+            match postgres_toolkit::idempotency::sweep(&pool).await {
                 Ok(0) => {}
                 Ok(swept) => tracing::info!(swept, "forgot expired idempotency keys"),
                 Err(error) => tracing::warn!(%error, "could not sweep idempotency keys"),
@@ -310,9 +308,9 @@ const ANALYSE_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Every [`ANALYSE_EVERY`]: where PostgreSQL does not analyse tables (autovacuum off), analyses those
 /// that changed enough, so that plans made while a table was small are made again as it grows
-/// (`infrastructure::db::analyse_changed_tables`). Who analyses is asked each round (a reload may
+/// (`postgres_toolkit::db::analyse_changed_tables`). Who analyses is asked each round (a reload may
 /// change it) and said in the log when it changes.
-fn spawn_analyser(pool: infrastructure::DbPool) -> JoinHandle<()> {
+fn spawn_analyser(pool: postgres_toolkit::DbPool) -> JoinHandle<()> {
     tokio::spawn(async move {
         let mut every = tokio::time::interval(ANALYSE_EVERY);
         every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -362,8 +360,8 @@ fn spawn_analyser(pool: infrastructure::DbPool) -> JoinHandle<()> {
 
 /// The event handlers of every context, wired to their adapters; `start_services` subscribes them
 /// for every caller (tests included), next to any extra handlers it is given.
-pub fn event_handlers(pool: &infrastructure::DbPool) -> Vec<Arc<dyn EventHandler>> {
-    vec![Arc::new(infrastructure::crm::CustomerFromUser::new(pool.clone()))]
+pub fn event_handlers(pool: &postgres_toolkit::DbPool) -> Vec<Arc<dyn EventHandler>> {
+    vec![Arc::new(crm_postgres::CustomerFromUser::new(pool.clone()))]
 }
 
 /// `tally serve`: runs until SIGINT/SIGTERM, then shuts down gracefully.

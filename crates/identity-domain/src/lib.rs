@@ -1,7 +1,7 @@
 //! Identity context: who may use Tally and what they may do.
 //!
 //! Pure Rust, no I/O: every rule here is a function of the values passed in (the clock included), and
-//! persistence is behind the repository traits (ports), implemented by the infrastructure crate.
+//! persistence is behind the repository traits (ports), implemented by the `identity-postgres` crate.
 //! docs/identity.md and docs/contacts-and-profiles.md describe the behaviour seen from the API.
 //!
 //! # Aggregates and values

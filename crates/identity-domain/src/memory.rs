@@ -8,7 +8,7 @@
 //! [`TokenRevocations`] and the use cases' [`AccessDirectory`] (read fresh, nothing cached), and
 //! keeps the events each write carried in place of the outbox ([`InMemoryIdentity::events`]).
 //! The contract suites ([`crate::contract`], feature `contract`) check it as they check the
-//! PostgreSQL adapters (`crates/infrastructure/src/identity/`).
+//! PostgreSQL adapters (`crates/identity-postgres/src/`).
 //!
 //! It starts with the five system roles (their PostgreSQL ids) and the `*:*` permission, granted
 //! to `superadmin` and `admin`; other seeded permissions are left out. It checks reference data

@@ -2,7 +2,7 @@
 //! examples, tests of callers and other services that reuse the domain.
 //!
 //! It keeps every promise of the port as the PostgreSQL adapter
-//! (`crates/infrastructure/src/orders/repository.rs`) keeps it, and the contract suite
+//! (`crates/order-postgres/src/repository.rs`) keeps it, and the contract suite
 //! ([`crate::contract`], feature `contract`) checks both the same way:
 //!
 //! - numbers come from one counter per year (`ORD-<year>-<6 digits>`), each used once;
@@ -213,7 +213,7 @@ impl OrderRepository for InMemoryOrderRepository {
         record.cancelled_at = new.cancelled_at;
         record.version = new.version;
         record.updated_at = new.updated_at;
-        // The one line row, as `write_line` in crates/infrastructure/src/orders/store.rs writes it.
+        // The one line row, as `write_line` in crates/order-postgres/src/store.rs writes it.
         match &change.line {
             None => {}
             Some(LineChange::Added(line)) => record.lines.push(line.clone()),

@@ -5,7 +5,7 @@
 //! share their tables (a location's stock, an order's movements, a receipt's records). Pass
 //! `Arc<InMemoryWarehouse>` wherever a port is wanted.
 //!
-//! It behaves as the PostgreSQL adapters (`infrastructure::warehouse`), each method one atomic step
+//! It behaves as the PostgreSQL adapters (`warehouse_postgres`), each method one atomic step
 //! under one lock: SKUs and location codes unique case-insensitively among live rows (`Conflict`);
 //! soft-deleted rows invisible (`NotFound`); saves compare-and-set on the version (products,
 //! locations) or on the quantities read (inventory), `Stale` when they moved; movements appended with

@@ -10,8 +10,8 @@ use api::build_app;
 use api::startup::start_services;
 use async_trait::async_trait;
 use diesel_async::{AsyncConnection, RunQueryDsl};
-use infrastructure::events::{record_event, Delivery};
-use infrastructure::DbPool;
+use postgres_toolkit::events::{record_event, Delivery};
+use postgres_toolkit::DbPool;
 use shared_kernel::ports::{EventHandler, HandlerError};
 use shared_kernel::EventEnvelope;
 use tally_tests::app::settings_for;
@@ -201,7 +201,8 @@ async fn events_lost_in_a_crash_are_handed_over_again_at_start() {
     let db = TestDb::new().await;
     let crashed = EventEnvelope::new("test.after_crash", shared_kernel::new_id(), serde_json::json!({}));
     {
-        let pool = infrastructure::db::build_pool(&infrastructure::db::PoolSettings::new(&db.url, 1)).expect("pool");
+        let pool =
+            postgres_toolkit::db::build_pool(&postgres_toolkit::db::PoolSettings::new(&db.url, 1)).expect("pool");
         let mut conn = pool.get().await.expect("conn");
         record_event(&conn, std::slice::from_ref(&crashed)).await.expect("record");
         // The relay had handed it to the in-process bus, then the process died.
@@ -276,7 +277,7 @@ async fn a_backlog_waits_in_the_outbox_not_in_memory() {
         record_event(&conn, &events).await.expect("record");
     }
     t.state.outbox.notify();
-    let high_water = infrastructure::events::relay::IN_MEMORY_HIGH_WATER;
+    let high_water = postgres_toolkit::events::relay::IN_MEMORY_HIGH_WATER;
     eventually(Duration::from_secs(10), "the bus fills to the mark", || t.state.bus.queue_depth() >= high_water).await;
     // Give the relay time to (wrongly) hand over more.
     tokio::time::sleep(Duration::from_millis(1_500)).await;

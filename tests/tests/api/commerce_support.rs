@@ -9,7 +9,7 @@ use actix_web::http::{Method, StatusCode};
 use actix_web::test::TestRequest;
 use diesel::sql_types::{BigInt, Text, Uuid as SqlUuid};
 use diesel_async::RunQueryDsl;
-use infrastructure::DbPool;
+use postgres_toolkit::DbPool;
 use serde_json::{json, Value};
 use tally_tests::{bearer, call};
 use uuid::Uuid;

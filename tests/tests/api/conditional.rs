@@ -285,7 +285,7 @@ async fn every_guarded_resource_takes_if_match() {
         let (status, _, refused) = call(&app, write()).await;
         assert_eq!((status, code(&refused)), (StatusCode::PRECONDITION_FAILED, "PRECONDITION_FAILED"), "{uri}");
     }
-    assert_eq!(infrastructure::request_tx::busy_fallbacks(), 0, "no request needed a second connection");
+    assert_eq!(postgres_toolkit::request_tx::busy_fallbacks(), 0, "no request needed a second connection");
     t.stop().await;
 }
 

@@ -3,10 +3,10 @@
 //! `crates/crm-domain/tests/memory_contract.rs`.
 
 use crm_domain::contract;
-use identity_domain::ports::NewUser;
-use infrastructure::crm::{
+use crm_postgres::{
     PgCompanyRepository, PgCustomerRepository, PgDealRepository, PgInteractionRepository, PgUserCustomers,
 };
+use identity_domain::ports::NewUser;
 use tally_tests::{TestApp, ADMIN_EMAIL};
 use uuid::Uuid;
 

@@ -1,4 +1,4 @@
-//! Committed events handed to the bus from memory (`infrastructure::events::handoff`): what is handed
+//! Committed events handed to the bus from memory (`postgres_toolkit::events::handoff`): what is handed
 //! over is exactly what committed, inserted already published; everything else (a rollback, a full
 //! or closed queue, a cancelled transaction) is left to the outbox relay, which finds it unpublished,
 //! and the relay is woken for exactly those.
@@ -10,11 +10,11 @@ use diesel::result::Error as DieselError;
 use diesel::sql_types::{Bool, Text};
 use diesel::QueryableByName;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
-use infrastructure::db::{build_pool, PoolSettings};
-use infrastructure::events::{handing_over, record_event, DirectQueue, OutboxSignal};
-use infrastructure::pipeline::transaction;
-use infrastructure::storage::connect;
-use infrastructure::DbPool;
+use postgres_toolkit::db::{build_pool, PoolSettings};
+use postgres_toolkit::events::{handing_over, record_event, DirectQueue, OutboxSignal};
+use postgres_toolkit::pipeline::transaction;
+use postgres_toolkit::storage::connect;
+use postgres_toolkit::DbPool;
 use shared_kernel::EventEnvelope;
 use tally_tests::TestDb;
 use tokio::sync::oneshot;

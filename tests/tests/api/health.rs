@@ -6,10 +6,10 @@ use actix_web::test::{init_service, TestRequest};
 use actix_web::web;
 use api::metrics::Metrics;
 use api::{build_app, AppState};
-use infrastructure::bus::{InProcessBus, PgDeliveryObserver, RetryPolicy};
-use infrastructure::db::{build_pool, PoolSettings};
-use infrastructure::events::{OutboxSignal, PgDeadLetterStore};
-use infrastructure::kv::MemoryStore;
+use postgres_toolkit::bus::{InProcessBus, PgDeliveryObserver, RetryPolicy};
+use postgres_toolkit::db::{build_pool, PoolSettings};
+use postgres_toolkit::events::{OutboxSignal, PgDeadLetterStore};
+use postgres_toolkit::kv::MemoryStore;
 use tally_tests::app::settings_for;
 use tally_tests::{call, TestApp};
 
@@ -191,7 +191,7 @@ async fn metrics_and_openapi_are_served() {
 /// small shared part, and the pool's figures add the parts up.
 #[actix_web::test]
 async fn a_split_pool_gives_each_worker_thread_a_part_of_its_own() {
-    use infrastructure::db::{DbPool, SHARED_PART_SIZE};
+    use postgres_toolkit::db::{DbPool, SHARED_PART_SIZE};
     let t = TestApp::start().await;
     let pool = build_pool(&PoolSettings::new(&t.db.url, 4).split_among(2)).expect("pool");
     assert_eq!(pool.status().max_size, 4 + SHARED_PART_SIZE);

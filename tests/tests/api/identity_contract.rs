@@ -3,7 +3,7 @@
 //! `crates/identity-domain/tests/memory_contract.rs`.
 
 use identity_domain::contract;
-use infrastructure::identity::{
+use identity_postgres::{
     PgApiKeyRepository, PgContactRepository, PgProfileRepository, PgRoleRepository, PgTokenRevocations,
     PgUserRepository,
 };

@@ -1,19 +1,19 @@
-//! The order flow's transactions shared by several events (`infrastructure::group_commit`): a batch
+//! The order flow's transactions shared by several events (`postgres_toolkit::group_commit`): a batch
 //! of confirmations decides what one transaction per confirmation would, in arrival order (directly
 //! and through the queue), and a burst of warehouse replies lands on every order once.
 
 use actix_web::test::init_service;
 use api::build_app;
 use futures_util::future::join_all;
-use infrastructure::group_commit::{Batched, GroupCommit};
-use infrastructure::warehouse::reservation_batch::{ReservationRequest, Reservations};
-use infrastructure::warehouse::PgOrderStockRepository;
-use infrastructure::DbPool;
+use postgres_toolkit::group_commit::{Batched, GroupCommit};
+use postgres_toolkit::DbPool;
 use serde_json::{json, Value};
 use shared_kernel::EventEnvelope;
 use tally_tests::{login, TestApp, ADMIN_EMAIL, ADMIN_PASSWORD};
 use uuid::Uuid;
 use warehouse_domain::{OrderStockRepository, ReservationLine, ReservationOutcome, Stamp};
+use warehouse_postgres::reservation_batch::{ReservationRequest, Reservations};
+use warehouse_postgres::PgOrderStockRepository;
 
 use crate::commerce_support::{assert_ledger_balances, customer, location, product, scalar, stock};
 

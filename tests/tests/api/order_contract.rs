@@ -5,8 +5,8 @@
 use actix_web::test::init_service;
 use api::build_app;
 use api::routes::orders::references::{CrmDirectory, ReferenceCurrencies, WarehouseCatalog};
-use infrastructure::orders::PgOrderRepository;
 use order_domain::contract;
+use order_postgres::PgOrderRepository;
 use tally_tests::{login, TestApp, ADMIN_EMAIL, ADMIN_PASSWORD};
 use uuid::Uuid;
 

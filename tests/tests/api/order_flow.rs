@@ -40,7 +40,7 @@ where
 }
 
 /// Waits until the SQL count `sql` (selected `AS n`) reaches `expected`.
-async fn wait_for_count(pool: &infrastructure::DbPool, sql: &str, expected: i64, what: &str) {
+async fn wait_for_count(pool: &postgres_toolkit::DbPool, sql: &str, expected: i64, what: &str) {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let n = scalar(pool, sql).await;

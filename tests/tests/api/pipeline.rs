@@ -1,4 +1,4 @@
-//! Transactions whose `BEGIN` is pipelined with their first statements (`infrastructure::pipeline`):
+//! Transactions whose `BEGIN` is pipelined with their first statements (`postgres_toolkit::pipeline`):
 //! everything the work sends runs inside the transaction, a failure or a rollback leaves nothing, and
 //! a transaction dropped half-way never goes back to the pool open.
 
@@ -8,11 +8,11 @@ use diesel::result::Error as DieselError;
 use diesel::sql_types::{BigInt, Text};
 use diesel::QueryableByName;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, TransactionManager};
-use infrastructure::db::{build_pool, PoolSettings};
-use infrastructure::events::record_event;
-use infrastructure::pipeline::transaction;
-use infrastructure::request_tx::RequestTransaction;
-use infrastructure::storage::connect;
+use postgres_toolkit::db::{build_pool, PoolSettings};
+use postgres_toolkit::events::record_event;
+use postgres_toolkit::pipeline::transaction;
+use postgres_toolkit::request_tx::RequestTransaction;
+use postgres_toolkit::storage::connect;
 use shared_kernel::EventEnvelope;
 use tally_tests::TestDb;
 use tokio::sync::oneshot;

@@ -1,4 +1,4 @@
-//! Write statements are kept prepared on their connection (`infrastructure::prepared`): run again on
+//! Write statements are kept prepared on their connection (`postgres_toolkit::prepared`): run again on
 //! the same connection, an insert is not parsed again, whatever the number of rows it writes. A
 //! single order's reads settle on one plan instead of being planned on every run, and reads by id
 //! select by `id` alone, so no plan can take a list index for them.
@@ -8,10 +8,10 @@ use api::build_app;
 use diesel::sql_types::BigInt;
 use diesel::QueryableByName;
 use diesel_async::RunQueryDsl;
-use infrastructure::db::{build_pool, PoolSettings};
-use infrastructure::events::record_event;
-use infrastructure::orders::PgOrderRepository;
 use order_domain::OrderRepository;
+use order_postgres::PgOrderRepository;
+use postgres_toolkit::db::{build_pool, PoolSettings};
+use postgres_toolkit::events::record_event;
 use serde_json::json;
 use shared_kernel::EventEnvelope;
 use tally_tests::{login, TestApp, ADMIN_EMAIL, ADMIN_PASSWORD};
@@ -68,7 +68,7 @@ struct Plans {
 }
 
 /// The reads of rows of `first` or `second` kept prepared on `pool`'s one connection, by text.
-async fn reads_kept(pool: &infrastructure::DbPool, first: &str, second: &str) -> Vec<Plans> {
+async fn reads_kept(pool: &postgres_toolkit::DbPool, first: &str, second: &str) -> Vec<Plans> {
     let mut conn = pool.get().await.expect("connection");
     diesel::sql_query(
         "SELECT statement, generic_plans FROM pg_prepared_statements \
@@ -128,7 +128,7 @@ async fn a_single_order_read_settles_on_a_generic_plan() {
 #[actix_web::test]
 async fn reads_by_id_select_by_id_alone_so_no_list_index_can_serve_them() {
     use crm_domain::CustomerRepository;
-    use infrastructure::crm::PgCustomerRepository;
+    use crm_postgres::PgCustomerRepository;
 
     let t = TestApp::start().await;
     let app = init_service(build_app(t.state.clone())).await;
@@ -175,7 +175,7 @@ async fn kept_list_statements(conn: &mut diesel_async::AsyncPgConnection) -> Vec
 #[actix_web::test]
 async fn a_customer_list_keeps_its_statements_only_where_every_value_takes_the_same_index() {
     use crm_domain::{CustomerFilter, CustomerQuery, CustomerRepository};
-    use infrastructure::crm::PgCustomerRepository;
+    use crm_postgres::PgCustomerRepository;
     use shared_kernel::PageRequest;
 
     let t = TestApp::start().await;

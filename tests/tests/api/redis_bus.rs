@@ -7,9 +7,9 @@ use std::time::Duration;
 use actix_web::test::{init_service, TestRequest};
 use api::build_app;
 use async_trait::async_trait;
-use infrastructure::bus::redis_streams::pending_counts;
-use infrastructure::bus::{DeliveryObserver, RedisStreamsBus, RetryPolicy, StreamSettings};
-use infrastructure::kv::RedisStore;
+use postgres_toolkit::bus::redis_streams::pending_counts;
+use postgres_toolkit::bus::{DeliveryObserver, RedisStreamsBus, RetryPolicy, StreamSettings};
+use postgres_toolkit::kv::RedisStore;
 use shared_kernel::ports::{EventBus, KeyValueStore};
 use shared_kernel::EventEnvelope;
 use tally_tests::{call, redis_url, unique_prefix, TestApp, TestOptions};
@@ -197,7 +197,7 @@ async fn the_app_runs_on_redis_end_to_end() {
     let event = EventEnvelope::new("test.redis_app_event", Uuid::now_v7(), serde_json::json!({"via": "outbox"}));
     {
         let conn = t.state.pool.get().await.expect("conn");
-        infrastructure::events::record_event(&conn, std::slice::from_ref(&event)).await.expect("record");
+        postgres_toolkit::events::record_event(&conn, std::slice::from_ref(&event)).await.expect("record");
     }
     t.state.outbox.notify();
     eventually(Duration::from_secs(15), "outbox → relay → stream → handler", || {

@@ -136,7 +136,7 @@ async fn operators_deactivate_entries_and_seeding_keeps_their_choice() {
             .expect("update");
     }
     // Start-up seeds again: it must neither duplicate rows nor re-activate.
-    infrastructure::reference::seed(&t.state.pool).await.expect("reseed");
+    postgres_toolkit::reference::seed(&t.state.pool).await.expect("reseed");
 
     let (_, _, active) = call(&app, TestRequest::get().uri("/api/v1/shared/currencies/active")).await;
     assert!(!codes(&active).contains(&"UAH".to_owned()));

@@ -163,7 +163,7 @@ async fn every_kind_of_post_takes_effect_once() {
         count(&t, "SELECT count(*) AS n FROM users WHERE id = $1 OR email = 'new@example.com'", user_id).await,
         1
     );
-    assert_eq!(infrastructure::request_tx::busy_fallbacks(), 0, "no request needed a second connection");
+    assert_eq!(postgres_toolkit::request_tx::busy_fallbacks(), 0, "no request needed a second connection");
     t.stop().await;
 }
 
@@ -285,7 +285,7 @@ async fn keys_are_only_for_posts_and_expired_keys_are_forgotten() {
         "UPDATE idempotency_keys SET created_at = now() - interval '2 days', expires_at = now() - interval '1 day'",
     )
     .await;
-    let swept = infrastructure::idempotency::sweep(&t.state.pool).await.expect("sweep");
+    let swept = postgres_toolkit::idempotency::sweep(&t.state.pool).await.expect("sweep");
     assert!(swept >= 1, "swept {swept}");
     let (status, headers, fresh) = call(&app, post(&uri, &admin, "old", new_customer_body("old-2@example.com"))).await;
     assert_eq!((status, replayed(&headers)), (StatusCode::CREATED, false), "{fresh}");

@@ -1,4 +1,4 @@
-//! Request writes sharing a commit (`infrastructure::shared_commit`): creations and order changes
+//! Request writes sharing a commit (`postgres_toolkit::shared_commit`): creations and order changes
 //! that arrive together go in one transaction, and each request still gets the answer it would have
 //! got alone, with nothing half-written when one of them fails.
 
@@ -6,13 +6,13 @@ use actix_web::test::init_service;
 use api::build_app;
 use async_trait::async_trait;
 use crm_domain::{Customer, CustomerRepository, NewCustomer, RepoError};
+use crm_postgres::PgCustomerRepository;
 use diesel::sql_types::Integer;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use futures_util::future::join_all;
-use infrastructure::crm::PgCustomerRepository;
-use infrastructure::orders::PgOrderRepository;
-use infrastructure::shared_commit::{SharedCommit, TransactionWrite, WriteError};
 use order_domain::{OrderChange, OrderRepository};
+use order_postgres::PgOrderRepository;
+use postgres_toolkit::shared_commit::{SharedCommit, TransactionWrite, WriteError};
 use serde_json::json;
 use tally_tests::{login, TestApp, ADMIN_EMAIL, ADMIN_PASSWORD};
 use time::OffsetDateTime;

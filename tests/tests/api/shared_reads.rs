@@ -8,9 +8,9 @@ use std::time::Duration;
 use diesel::sql_types::{Integer, Text};
 use diesel::QueryableByName;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
-use infrastructure::db::{build_pool, DbPool, PoolSettings};
-use infrastructure::request_tx::RequestTransaction;
-use infrastructure::storage::{connect, connect_shared};
+use postgres_toolkit::db::{build_pool, DbPool, PoolSettings};
+use postgres_toolkit::request_tx::RequestTransaction;
+use postgres_toolkit::storage::{connect, connect_shared};
 use tally_tests::TestDb;
 
 #[derive(QueryableByName)]

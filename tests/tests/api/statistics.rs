@@ -4,7 +4,7 @@
 use diesel::sql_types::{Bool, Text};
 use diesel::QueryableByName;
 use diesel_async::{AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
-use infrastructure::db::{
+use postgres_toolkit::db::{
     analyse_changed_tables, build_pool, who_analyses_tables, Analysis, DbPool, PoolSettings, ANALYSIS_LOCK,
 };
 use tally_tests::db::TestDb;

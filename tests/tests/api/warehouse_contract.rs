@@ -2,11 +2,11 @@
 //! against the PostgreSQL adapters: the same functions the in-memory store passes in
 //! `crates/warehouse-domain/tests/memory_contract.rs`.
 
-use infrastructure::warehouse::{
-    PgInventoryRepository, PgLocationRepository, PgOrderStockRepository, PgProductRepository, PgStockMovementRepository,
-};
 use tally_tests::TestApp;
 use warehouse_domain::contract::{self, Ports};
+use warehouse_postgres::{
+    PgInventoryRepository, PgLocationRepository, PgOrderStockRepository, PgProductRepository, PgStockMovementRepository,
+};
 
 #[actix_web::test]
 async fn postgres_adapters_pass_the_warehouse_contract() {

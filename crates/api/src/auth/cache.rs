@@ -10,7 +10,7 @@
 //! without Redis), every profile is read from PostgreSQL: a copy in this
 //! process's memory is one other instances could not clear (docs/bounded-work.md).
 
-use infrastructure::request_tx;
+use postgres_toolkit::request_tx;
 use std::sync::Arc;
 use std::time::Duration;
 

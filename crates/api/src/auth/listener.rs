@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use infrastructure::identity::auth_notices::AuthListener;
+use identity_postgres::auth_notices::AuthListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 

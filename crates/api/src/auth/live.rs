@@ -14,7 +14,7 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use async_trait::async_trait;
 use identity_domain::ports::{AccessProfile, RepoError};
 use identity_domain::{PermissionSet, Rotation, TokenRef, TokenRevocations, UserStatus};
-use infrastructure::identity::auth_notices::{AuthNotice, Revoked};
+use identity_postgres::auth_notices::{AuthNotice, Revoked};
 use time::OffsetDateTime;
 use uuid::Uuid;
 

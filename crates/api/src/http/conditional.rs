@@ -12,8 +12,8 @@ use actix_web::http::{Method, StatusCode};
 use actix_web::middleware::Next;
 use actix_web::web::Data;
 use actix_web::{HttpMessage, HttpResponse, ResponseError};
-use infrastructure::preconditions::{matches_current, VersionedTable};
-use infrastructure::request_tx::{self, RequestTransaction};
+use postgres_toolkit::preconditions::{matches_current, VersionedTable};
+use postgres_toolkit::request_tx::{self, RequestTransaction};
 use serde::Serialize;
 use shared_kernel::StorageError;
 use uuid::Uuid;
@@ -338,7 +338,7 @@ async fn judge_body(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
-    if let Err(error) = infrastructure::preconditions::refuse_writes(&state.pool).await {
+    if let Err(error) = postgres_toolkit::preconditions::refuse_writes(&state.pool).await {
         return Ok(req.error_response(ApiError::from(error)));
     }
     let marker = PreconditionFailed::default();

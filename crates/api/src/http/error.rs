@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
-use infrastructure::DbError;
+use postgres_toolkit::DbError;
 use serde::Serialize;
 use shared_kernel::error::{Classified, ErrorKind};
 use shared_kernel::{PaginationError, StorageError};

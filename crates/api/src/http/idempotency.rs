@@ -1,6 +1,6 @@
 //! `Idempotency-Key` on every POST (docs/retries.md), as one middleware.
 //!
-//! A keyed POST runs inside a request transaction (`infrastructure::request_tx`):
+//! A keyed POST runs inside a request transaction (`postgres_toolkit::request_tx`):
 //! the key is claimed (an advisory lock, then a lookup), the handler runs with
 //! that transaction as every repository's connection, and its answer is saved
 //! before the one commit, so a crash after the commit still replays the right
@@ -13,8 +13,8 @@ use actix_web::http::{Method, StatusCode};
 use actix_web::middleware::Next;
 use actix_web::web::Data;
 use actix_web::{HttpMessage, HttpResponse, ResponseError};
-use infrastructure::idempotency::{claim, save, wait_for_key, Claim, StoredResponse};
-use infrastructure::request_tx::RequestTransaction;
+use postgres_toolkit::idempotency::{claim, save, wait_for_key, Claim, StoredResponse};
+use postgres_toolkit::request_tx::RequestTransaction;
 use sha2::{Digest, Sha256};
 use shared_kernel::StorageError;
 

@@ -1,11 +1,11 @@
 //! Customer analytics (`/customer-mgmt/analytics`, read-only, permission `analytics:read`).
-//! Figures come from `infrastructure::analytics`; formulas and choices are in `docs/analytics.md`.
+//! Figures come from `analytics_postgres`; formulas and choices are in `docs/analytics.md`.
 
 pub mod requests;
 pub mod responses;
 
 use actix_web::{web, HttpResponse};
-use infrastructure::analytics;
+use analytics_postgres as analytics;
 
 use self::requests::{today_utc, LifecycleQuery, PerformanceQuery, SeriesQuery};
 use self::responses::{

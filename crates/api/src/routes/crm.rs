@@ -22,9 +22,9 @@ use crm_domain::application::{
     CompanyService, CrmPorts, CustomerService, DealService, InteractionService, SystemClock,
 };
 use crm_domain::{CompanyRepository, CustomerRepository, DealRepository, InteractionRepository};
-use infrastructure::crm::{PgCompanyRepository, PgCustomerRepository, PgDealRepository, PgInteractionRepository};
-use infrastructure::identity::PgUserRepository;
-use infrastructure::DbPool;
+use crm_postgres::{PgCompanyRepository, PgCustomerRepository, PgDealRepository, PgInteractionRepository};
+use identity_postgres::PgUserRepository;
+use postgres_toolkit::DbPool;
 
 /// The customer-management use cases, and the repositories the plain reads use.
 #[derive(Clone)]

@@ -1,8 +1,8 @@
 //! The event log and dead letters.
 
 use actix_web::{web, HttpResponse};
-use infrastructure::events::log::{list_events, EventFilter, RecordedEvent};
-use infrastructure::events::DeadLetter;
+use postgres_toolkit::events::log::{list_events, EventFilter, RecordedEvent};
+use postgres_toolkit::events::DeadLetter;
 use serde::{Deserialize, Serialize};
 use shared_kernel::EventEnvelope;
 use time::OffsetDateTime;

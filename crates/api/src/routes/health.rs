@@ -24,13 +24,13 @@ pub const PROBE_FRESH_FOR: Duration = Duration::from_secs(1);
 
 /// The shared probe: its own one-connection pool and its last answer.
 pub struct HealthProbe {
-    pool: infrastructure::DbPool,
+    pool: postgres_toolkit::DbPool,
     last: tokio::sync::Mutex<Option<(Instant, Arc<Checks>)>>,
 }
 
 impl HealthProbe {
     /// `pool` is the probe's alone (one connection), never the requests'.
-    pub fn new(pool: infrastructure::DbPool) -> Self {
+    pub fn new(pool: postgres_toolkit::DbPool) -> Self {
         Self { pool, last: tokio::sync::Mutex::new(None) }
     }
 
@@ -109,12 +109,12 @@ async fn timed(name: &'static str, budget: Duration, check: impl Future<Output =
 }
 
 /// A trivial query on our own schema: unreachable fails to connect, a broken schema fails the query.
-async fn check_database(pool: &infrastructure::DbPool) -> HealthCheck {
-    if let Err(error) = infrastructure::db::ping(pool).await {
+async fn check_database(pool: &postgres_toolkit::DbPool) -> HealthCheck {
+    if let Err(error) = postgres_toolkit::db::ping(pool).await {
         tracing::warn!(%error, "database ping failed");
         return HealthCheck::unhealthy("database unreachable");
     }
-    match infrastructure::db::schema_probe(pool).await {
+    match postgres_toolkit::db::schema_probe(pool).await {
         Ok(()) => HealthCheck::healthy("database reachable"),
         Err(error) => {
             tracing::warn!(%error, "database query failed");

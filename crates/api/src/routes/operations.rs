@@ -76,7 +76,7 @@ pub async fn metrics(state: web::Data<AppState>, req: HttpRequest) -> Result<Htt
         gauge("waiting", status.waiting);
     }
     m.bus_queue_depth.set(state.bus.queue_depth());
-    match infrastructure::events::log::outbox_lag_seconds(&state.pool).await {
+    match postgres_toolkit::events::log::outbox_lag_seconds(&state.pool).await {
         Ok(lag) => m.outbox_lag_ms.set((lag * 1000.0) as i64),
         Err(error) => tracing::warn!(%error, "could not read outbox lag"),
     }

@@ -2,8 +2,8 @@
 //! Public, read-only; codes in paths are case-insensitive.
 
 use actix_web::{web, HttpResponse};
-use infrastructure::reference::queries as q;
-use infrastructure::reference::{CountryRow, CurrencyRow, LanguageRow, ReferenceFilter, TimezoneRow};
+use postgres_toolkit::reference::queries as q;
+use postgres_toolkit::reference::{CountryRow, CurrencyRow, LanguageRow, ReferenceFilter, TimezoneRow};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 

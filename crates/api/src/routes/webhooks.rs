@@ -1,6 +1,6 @@
 //! Outbound webhooks (docs/webhooks.md): `/webhooks` endpoints (secret shown on creation and
 //! rotation only), their delivery log, test pings and manual retries. Permission resource
-//! `webhooks`. Deliveries themselves are made and sent by `infrastructure::webhooks`, only of
+//! `webhooks`. Deliveries themselves are made and sent by `webhooks`, only of
 //! what the endpoint's creator may read (docs/webhooks.md): whoever creates or replaces an endpoint
 //! is recorded as its creator, with the API key they used.
 
@@ -8,14 +8,12 @@ pub mod deliveries;
 pub mod views;
 
 use actix_web::{web, HttpResponse};
-use infrastructure::webhooks::{
-    AddressPolicy, Creator, EndpointInput, PgWebhookStore, SecretKeeper, WebhookError, WorkerSignal,
-};
-use infrastructure::DbPool;
+use postgres_toolkit::DbPool;
 use serde::Deserialize;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
+use webhooks::{AddressPolicy, Creator, EndpointInput, PgWebhookStore, SecretKeeper, WebhookError, WorkerSignal};
 
 use crate::app::AppState;
 use crate::auth::Caller;
@@ -134,7 +132,7 @@ pub async fn create_endpoint(
     let input = body.checked(services.policy)?;
     let salt = new_salt()?;
     let id = shared_kernel::new_id();
-    let new = infrastructure::webhooks::store::NewEndpoint {
+    let new = webhooks::store::NewEndpoint {
         id,
         input: &input,
         created_by: creator(&caller),

@@ -2,7 +2,7 @@
 //!
 //! What a reply does to an order is the aggregate's decision ([`Order::fold_reply`]); this use case
 //! loads the order, asks it, and saves the change as a compare-and-set. The PostgreSQL event
-//! consumer (`crates/infrastructure/src/orders/replies.rs`) asks the same decision for replies that
+//! consumer (`crates/order-postgres/src/replies.rs`) asks the same decision for replies that
 //! arrive together, inside the one transaction that claims them and locks their orders.
 
 use event_contracts::warehouse::WarehouseReply;

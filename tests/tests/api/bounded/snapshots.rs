@@ -85,7 +85,7 @@ async fn the_events_in_flight_at_a_dead_instance_are_taken_over() {
     .await
     .expect("the instances' state");
     let taken =
-        infrastructure::events::instances::take_over_dead(&t.state.event_pool, std::time::Duration::from_secs(30))
+        postgres_toolkit::events::instances::take_over_dead(&t.state.event_pool, std::time::Duration::from_secs(30))
             .await
             .expect("take over");
     assert_eq!(taken, 1, "only the dead instance's event");
@@ -110,7 +110,7 @@ async fn the_events_in_flight_at_a_dead_instance_are_taken_over() {
     }
     assert_eq!(delivered, 1, "the relay published the orphaned event again");
     // Every connection of this process names this instance; what it puts in flight is its own.
-    let named = format!("SELECT count(*) AS n FROM bus_instances WHERE id = '{}'", infrastructure::db::instance_id());
+    let named = format!("SELECT count(*) AS n FROM bus_instances WHERE id = '{}'", postgres_toolkit::db::instance_id());
     assert_eq!(scalar(&t.state.pool, &named).await, 1, "this instance said it is alive");
     t.stop().await;
 }

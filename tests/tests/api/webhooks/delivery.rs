@@ -5,10 +5,10 @@ use std::time::Duration;
 
 use actix_web::test::init_service;
 use api::build_app;
-use infrastructure::webhooks::DeliveryQueue;
 use serde_json::json;
 use shared_kernel::EventEnvelope;
 use tally_tests::{login, Receiver, TestApp, ADMIN_EMAIL, ADMIN_PASSWORD};
+use webhooks::DeliveryQueue;
 
 use super::{endpoint, options, quiet, types, verify, WEBHOOKS};
 use crate::commerce_support::order;

@@ -143,7 +143,7 @@ async fn finished_deliveries_are_forgotten_after_30_days() {
         .expect("an old delivery");
     }
     drop(conn);
-    let queue = infrastructure::webhooks::DeliveryQueue::new(t.state.pool.clone());
+    let queue = webhooks::DeliveryQueue::new(t.state.pool.clone());
     assert_eq!(queue.sweep().await.expect("sweep"), 2);
     assert_eq!(queue.sweep().await.expect("sweep"), 0, "nothing twice");
     let log = expect(&app, 200, get(&format!("{WEBHOOKS}/{endpoint_id}/deliveries"), &admin)).await;

@@ -1,6 +1,6 @@
 //! Query parameters of the analytics endpoints: each bad value is 400 `VALIDATION_ERROR` naming it.
 
-use infrastructure::analytics::{Granularity, LifecyclePeriod, SeriesRange, SeriesRangeError};
+use analytics_postgres::{Granularity, LifecyclePeriod, SeriesRange, SeriesRangeError};
 use serde::Deserialize;
 use time::{Date, OffsetDateTime};
 use utoipa::{IntoParams, ToSchema};

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use infrastructure::analytics::{
+use analytics_postgres::{
     Conversions, CustomerCounts, InteractionInsights, Lifecycle, Pipeline, RepFigures, RevenueBucket,
 };
 use serde::Serialize;

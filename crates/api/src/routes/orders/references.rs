@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use crm_domain::{CompanyRepository, CustomerRepository};
-use infrastructure::DbPool;
 use order_domain::application::{CatalogProduct, CurrencyRegister, CustomerDirectory, OrderService, ProductCatalog};
 use order_domain::OrderRepository;
+use postgres_toolkit::DbPool;
 use shared_kernel::application::SystemClock;
 use shared_kernel::{CurrencyCode, StorageError};
 use uuid::Uuid;
@@ -22,8 +22,8 @@ pub fn order_service(
     products: Arc<dyn ProductRepository>,
 ) -> OrderService {
     let customers = CrmDirectory {
-        customers: Arc::new(infrastructure::crm::PgCustomerRepository::new(pool.clone())),
-        companies: Arc::new(infrastructure::crm::PgCompanyRepository::new(pool.clone())),
+        customers: Arc::new(crm_postgres::PgCustomerRepository::new(pool.clone())),
+        companies: Arc::new(crm_postgres::PgCompanyRepository::new(pool.clone())),
     };
     OrderService::new(
         orders,
@@ -102,7 +102,7 @@ pub struct ReferenceCurrencies {
 impl CurrencyRegister for ReferenceCurrencies {
     #[tracing::instrument(name = "orders.currency_is_active", skip_all, fields(currency = %currency.as_str()))]
     async fn is_active(&self, currency: CurrencyCode) -> Result<bool, StorageError> {
-        let found = infrastructure::reference::queries::find_currency(&self.pool, currency.as_str()).await?;
+        let found = postgres_toolkit::reference::queries::find_currency(&self.pool, currency.as_str()).await?;
         Ok(found.is_some_and(|row| row.is_active))
     }
 }

@@ -1,7 +1,7 @@
 //! Locations: create, read, replace, delete, activate and deactivate (`locations:*`).
 
 use actix_web::{web, HttpResponse};
-use infrastructure::reference::queries::find_country;
+use postgres_toolkit::reference::queries::find_country;
 use uuid::Uuid;
 use warehouse_domain::{Address, CountryCode, Location, LocationInput, LocationType, WarehouseError};
 

@@ -4,11 +4,11 @@
 //! payloads and shows every delivery.
 
 use actix_web::{web, HttpResponse};
-use infrastructure::webhooks::access::TEST_EVENT;
 use serde::Deserialize;
 use time::OffsetDateTime;
 use utoipa::IntoParams;
 use uuid::Uuid;
+use webhooks::access::TEST_EVENT;
 
 use super::views::{DeliveryDetailView, DeliveryStatusView, DeliveryView};
 use super::webhook_error;
@@ -55,13 +55,7 @@ pub async fn send_test(state: web::Data<AppState>, id: web::Path<Uuid>) -> Resul
     let endpoint_id = id.into_inner();
     let delivery_id = shared_kernel::new_id();
     let data = serde_json::json!({ "message": "A test delivery from Tally" });
-    let payload = infrastructure::webhooks::queue::payload(
-        TEST_EVENT,
-        OffsetDateTime::now_utc(),
-        delivery_id,
-        endpoint_id,
-        &data,
-    );
+    let payload = webhooks::queue::payload(TEST_EVENT, OffsetDateTime::now_utc(), delivery_id, endpoint_id, &data);
     let services = &state.webhooks;
     let delivery =
         services.store.enqueue(endpoint_id, delivery_id, TEST_EVENT, &payload).await.map_err(webhook_error)?;

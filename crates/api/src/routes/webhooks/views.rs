@@ -1,10 +1,10 @@
 //! How endpoints and deliveries look on the wire.
 
-use infrastructure::webhooks::model::{Attempt, Delivery, DeliveryDetail, Endpoint};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
+use webhooks::model::{Attempt, Delivery, DeliveryDetail, Endpoint};
 
 use crate::http::conditional::{EntityTag, Versioned};
 
@@ -93,8 +93,8 @@ pub enum DeliveryStatusView {
 }
 
 impl DeliveryStatusView {
-    pub fn domain(self) -> infrastructure::webhooks::DeliveryStatus {
-        use infrastructure::webhooks::DeliveryStatus as S;
+    pub fn domain(self) -> webhooks::DeliveryStatus {
+        use webhooks::DeliveryStatus as S;
         match self {
             Self::Pending => S::Pending,
             Self::Succeeded => S::Succeeded,
