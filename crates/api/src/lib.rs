@@ -9,6 +9,7 @@ pub mod config;
 pub mod http;
 pub mod metrics;
 pub mod openapi;
+pub mod phone;
 pub mod reference_ports;
 pub mod routes;
 pub mod startup;

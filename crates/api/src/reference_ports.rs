@@ -32,6 +32,14 @@ impl ReferenceData {
 }
 
 #[async_trait]
+impl crm_domain::ports::Currencies for ReferenceData {
+    #[tracing::instrument(name = "crm.currency_is_active", skip_all, fields(currency = %code.as_str()))]
+    async fn is_active(&self, code: CurrencyCode) -> Result<bool, StorageError> {
+        self.currency_is_active(code).await
+    }
+}
+
+#[async_trait]
 impl warehouse_domain::Currencies for ReferenceData {
     #[tracing::instrument(name = "warehouse.currency_is_active", skip_all, fields(currency = %code.as_str()))]
     async fn is_active(&self, code: CurrencyCode) -> Result<bool, StorageError> {
