@@ -97,7 +97,7 @@ impl IdentityServices {
             hasher: Arc::new(crate::auth::passwords::BcryptHasher::new(settings.bcrypt_cost)),
             access: Arc::new(access.clone()),
             secrets: Arc::new(crate::auth::api_keys::RandomKeySecrets),
-            phones: Arc::new(routes::identity::contacts::LibPhoneNumbers),
+            phones: Arc::new(crate::phone::LibPhoneNumbers),
             clock: Arc::new(shared_kernel::application::SystemClock),
         };
         let policy = identity_domain::application::AccountPolicy {

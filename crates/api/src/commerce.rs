@@ -42,6 +42,7 @@ impl CommerceServices {
                 products.clone(),
                 locations.clone(),
                 inventory.clone(),
+                Arc::new(crate::reference_ports::ReferenceData::new(pool.clone())),
                 clock,
             ),
             products,

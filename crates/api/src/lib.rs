@@ -9,6 +9,8 @@ pub mod config;
 pub mod http;
 pub mod metrics;
 pub mod openapi;
+pub mod phone;
+pub mod reference_ports;
 pub mod routes;
 pub mod startup;
 pub mod telemetry;

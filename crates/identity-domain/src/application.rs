@@ -39,7 +39,7 @@ pub use api_keys::{ApiKeys, IssuedKey, KeyRequest};
 pub use contacts::{AddressInput, ContactInput, Contacts};
 pub use guard::Target;
 pub use profiles::Profiles;
-pub use roles::RoleAdministration;
+pub use roles::{grant_list, RoleAdministration, MAX_PERMISSION_IDS};
 pub use sessions::{PresentedToken, Renewal, Sessions};
 pub use users::UserAdministration;
 

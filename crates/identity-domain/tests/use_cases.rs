@@ -215,7 +215,7 @@ fn superadmins_and_their_role_are_a_superadmins_business() {
         );
         assert_eq!(app.roles.assign_role(&actor, ann, superadmin.id).await.err(), Some(IdentityError::SuperadminOnly));
         assert_eq!(
-            app.roles.grant_permissions(&actor, superadmin.id, &[]).await.err(),
+            app.roles.grant_permissions(&actor, superadmin.id, &[Uuid::from_u128(9)]).await.err(),
             Some(IdentityError::SuperadminOnly)
         );
         let exp = time::OffsetDateTime::now_utc().unix_timestamp() + 600;
@@ -373,5 +373,34 @@ fn contacts_and_profiles_keep_their_rules() {
         assert!(app.profiles.moderate(&moderator, profile.id, Moderation::Ban).await.expect("banned").is_banned);
         app.profiles.delete(ann, profile.id).await.expect("deleted");
         assert_eq!(app.profiles.create(ann, fields).await.err(), Some(IdentityError::ProfileBanned));
+    });
+}
+
+#[test]
+fn a_grant_names_one_to_two_hundred_permissions_before_the_role_is_looked_at() {
+    block_on(async {
+        let store = InMemoryIdentity::new();
+        let app = app(&store);
+        let admin = user_with_role(&store, &app, "admin@example.com", "admin").await;
+        let (held, all) = (roles(&["admin"]), PermissionSet::from_names(["*:*"]));
+        let actor = Actor { user_id: admin, roles: &held, permissions: &all };
+        let superadmin = store.find_role_by_name("superadmin").await.expect("find").expect("seeded");
+        let none = app.roles.grant_permissions(&actor, superadmin.id, &[]).await.err();
+        assert_eq!(none, Some(IdentityError::invalid("permission_ids", "must name at least one permission")));
+        let too_many = vec![Uuid::from_u128(1); 201];
+        let refused = app.roles.grant_permissions(&actor, Uuid::from_u128(404), &too_many).await.err();
+        assert!(matches!(refused, Some(IdentityError::Invalid { field: "permission_ids", .. })), "{refused:?}");
+        let role = app
+            .roles
+            .create_role(identity_domain::roles::NewRole {
+                name: identity_domain::RoleName::parse("auditor").expect("name"),
+                display_name: "Auditor".into(),
+                description: String::new(),
+            })
+            .await
+            .expect("created");
+        let permission = store.list_permissions().await.expect("permissions")[0].id;
+        let granted = app.roles.grant_permissions(&actor, role.id, &[permission; 200]).await.expect("granted");
+        assert_eq!(granted, 1, "duplicates count once");
     });
 }

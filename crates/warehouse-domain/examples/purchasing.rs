@@ -55,8 +55,8 @@ async fn run() -> Result<(), RepoError> {
     let eur = CurrencyCode::parse("EUR").expect("EUR is an ISO 4217 code");
     let buyer = Uuid::from_u128(1);
 
-    let products = ProductService::new(s.clone(), clock.clone());
-    let locations = LocationService::new(s.clone(), clock.clone());
+    let products = ProductService::new(s.clone(), s.clone(), clock.clone());
+    let locations = LocationService::new(s.clone(), s.clone(), clock.clone());
     let inventory = InventoryService::new(s.clone(), s.clone(), s.clone(), clock.clone());
     let suppliers = SupplierService::new(s.clone(), clock.clone());
     let purchasing = PurchasingService::new(s.clone(), s.clone(), s.clone(), s.clone(), s.clone(), clock.clone(), eur);

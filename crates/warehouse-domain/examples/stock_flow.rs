@@ -29,10 +29,10 @@ async fn run() -> Result<(), RepoError> {
     let usd = CurrencyCode::parse("USD").expect("USD is an ISO 4217 code");
     let clerk = Uuid::from_u128(1);
 
-    let products = ProductService::new(store.clone(), clock.clone());
-    let locations = LocationService::new(store.clone(), clock.clone());
+    let products = ProductService::new(store.clone(), store.clone(), clock.clone());
+    let locations = LocationService::new(store.clone(), store.clone(), clock.clone());
     let inventory = InventoryService::new(store.clone(), store.clone(), store.clone(), clock.clone());
-    let stock = StockOperations::new(store.clone(), store.clone(), store.clone(), clock.clone(), usd);
+    let stock = StockOperations::new(store.clone(), store.clone(), store.clone(), store.clone(), clock.clone(), usd);
     let orders = OrderStock::new(store.clone(), clock.clone());
 
     let product = products

@@ -36,18 +36,19 @@ pub mod suppliers;
 pub mod transfers;
 
 use shared_kernel::application::Attempt;
-use shared_kernel::StorageError;
+use shared_kernel::{CurrencyCode, StorageError};
 
 use crate::error::WarehouseError;
-use crate::repository::RepoError;
+use crate::location::CountryCode;
+use crate::repository::{Countries, Currencies, RepoError};
 
 pub use inventory::InventoryService;
-pub use locations::LocationService;
+pub use locations::{LocationRequest, LocationService};
 pub use order_stock::{OrderStock, OrderStockOutcome};
 pub use products::ProductService;
 pub use purchasing::{PurchaseLineRequest, PurchaseOrderRequest, PurchasingService};
 pub use reorder::DraftedPurchases;
-pub use stock_operations::{ReceiptRequest, StockOperations};
+pub use stock_operations::{MovementRequest, ReceiptRequest, StockOperations};
 pub use suppliers::SupplierService;
 pub use transfers::TransferService;
 
@@ -72,4 +73,39 @@ pub(crate) fn saved<T>(result: Result<(), RepoError>, value: T, entity: &'static
 /// A domain refusal as a use case's error.
 pub(crate) fn refused(error: WarehouseError) -> RepoError {
     RepoError::Refused(error)
+}
+
+/// A currency that is not an active one of the reference data: `VALIDATION_ERROR` on `currency`.
+pub fn inactive_currency() -> WarehouseError {
+    WarehouseError::Validation { field: "currency", message: "must be an active ISO 4217 currency code" }
+}
+
+/// `code` when the reference data lists it as active; [`inactive_currency`] otherwise.
+pub(crate) async fn active_currency(
+    currencies: &dyn Currencies,
+    code: CurrencyCode,
+) -> Result<CurrencyCode, RepoError> {
+    match currencies.is_active(code).await? {
+        true => Ok(code),
+        false => Err(refused(inactive_currency())),
+    }
+}
+
+/// `text` as a currency code the reference data lists as active; [`inactive_currency`] otherwise.
+pub(crate) async fn active_currency_text(currencies: &dyn Currencies, text: &str) -> Result<CurrencyCode, RepoError> {
+    let code = CurrencyCode::parse(text).map_err(|_| refused(inactive_currency()))?;
+    active_currency(currencies, code).await
+}
+
+/// `code` when the reference data lists it; `VALIDATION_ERROR` on `field` ("is not a known
+/// country") otherwise.
+pub(crate) async fn known_country(
+    countries: &dyn Countries,
+    field: &'static str,
+    code: CountryCode,
+) -> Result<CountryCode, RepoError> {
+    match countries.exists(code).await? {
+        true => Ok(code),
+        false => Err(refused(WarehouseError::Validation { field, message: "is not a known country" })),
+    }
 }

@@ -212,9 +212,9 @@ pub use planning::{
 pub use product::{Product, ProductInput, ProductRecord, ProductSort, ProductStatus};
 pub use quantities::{Quantities, Thresholds};
 pub use repository::{
-    Availability, InventoryFilter, InventoryRepository, LocationFilter, LocationRepository, MovementFilter,
-    OrderStockRepository, ProductFilter, ProductRepository, RecentLimit, RepoError, ReservationOutcome, SettleOutcome,
-    StockMovementRepository,
+    Availability, Countries, Currencies, InventoryFilter, InventoryRepository, LocationFilter, LocationRepository,
+    MovementFilter, OrderStockRepository, ProductFilter, ProductRepository, RecentLimit, RepoError, ReservationOutcome,
+    SettleOutcome, StockMovementRepository,
 };
 pub use reservation::{answer_confirmation, reserve_from, ConfirmationAnswer, Reservation};
 pub use settlement::{settle_held, Settlement};

@@ -1,8 +1,9 @@
 //! In-memory adapters of every warehouse port (feature `memory`): one store, [`InMemoryWarehouse`],
 //! that implements [`ProductRepository`], [`LocationRepository`], [`InventoryRepository`],
 //! [`StockMovementRepository`], [`OrderStockRepository`], [`SupplierRepository`],
-//! [`PurchaseOrderRepository`], [`ReorderRepository`] and [`TransferRepository`], because the ports
-//! share their tables (a location's stock, an order's movements, a receipt's records). Pass
+//! [`PurchaseOrderRepository`], [`ReorderRepository`] and [`TransferRepository`] (and the reference
+//! data's [`Currencies`] and [`Countries`], a few of each, see [`InMemoryWarehouse::set_currency`]),
+//! because the ports share their tables (a location's stock, an order's movements, a receipt's records). Pass
 //! `Arc<InMemoryWarehouse>` wherever a port is wanted.
 //!
 //! It behaves as the PostgreSQL adapters (`warehouse_postgres`), each method one atomic step
@@ -30,11 +31,14 @@
 //! [`PurchaseOrderRepository`]: crate::PurchaseOrderRepository
 //! [`ReorderRepository`]: crate::purchasing::ReorderRepository
 //! [`TransferRepository`]: crate::TransferRepository
+//! [`Currencies`]: crate::Currencies
+//! [`Countries`]: crate::Countries
 
 mod batch;
 mod catalogue;
 mod order_stock;
 mod purchasing;
+mod reference;
 mod stock;
 mod suppliers;
 mod transfers;
@@ -86,6 +90,8 @@ struct State {
     transfers: BTreeMap<Uuid, Transfer>,
     /// The last number given per kind (`PO`, `TR`) and year.
     counters: HashMap<(&'static str, i32), u32>,
+    /// The reference data's currencies and countries.
+    reference: reference::ReferenceData,
 }
 
 /// Every warehouse port in memory; see the module docs for what it promises.

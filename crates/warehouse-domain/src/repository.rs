@@ -8,7 +8,7 @@
 use async_trait::async_trait;
 use serde::Serialize;
 use shared_kernel::error::{Classified, ErrorKind};
-use shared_kernel::{Page, PageRequest, StorageError};
+use shared_kernel::{CurrencyCode, Page, PageRequest, StorageError};
 use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
@@ -324,6 +324,22 @@ pub trait LocationRepository: Send + Sync {
     async fn delete(&self, id: Uuid, now: OffsetDateTime) -> Result<(), RepoError>;
     /// Σ on hand over the location's records (for [`Location::utilization`]).
     async fn quantity_on_hand(&self, id: Uuid) -> Result<i64, RepoError>;
+}
+
+/// The currencies of the reference data, as the operator keeps them (a port of the reference data,
+/// implemented in the api): a product's price and a receipt's cost are in an active one.
+#[async_trait]
+pub trait Currencies: Send + Sync {
+    /// Whether `code` is a currency the reference data lists and marks active.
+    async fn is_active(&self, code: CurrencyCode) -> Result<bool, StorageError>;
+}
+
+/// The countries of the reference data (a port of the reference data, implemented in the api): a
+/// location is in one of them.
+#[async_trait]
+pub trait Countries: Send + Sync {
+    /// Whether `code` is a country the reference data lists.
+    async fn exists(&self, code: CountryCode) -> Result<bool, StorageError>;
 }
 
 #[cfg(test)]

@@ -15,12 +15,14 @@ use time::macros::datetime;
 use time::OffsetDateTime;
 use uuid::Uuid;
 use warehouse_domain::application::{
-    InventoryService, LocationService, OrderStock, OrderStockOutcome, ProductService, ReceiptRequest, StockOperations,
+    InventoryService, LocationRequest, LocationService, MovementRequest, OrderStock, OrderStockOutcome, ProductService,
+    ReceiptRequest, StockOperations,
 };
 use warehouse_domain::memory::InMemoryWarehouse;
 use warehouse_domain::{
-    Address, CountryCode, LocationInput, LocationType, NewInventory, Product, ProductFilter, ProductInput,
-    ProductRepository, ProductStatus, RepoError, ReservationOutcome, SettleOutcome, Thresholds, WarehouseError,
+    Address, CountryCode, LocationInput, LocationType, MovementType, NewInventory, Product, ProductFilter,
+    ProductInput, ProductRepository, ProductStatus, RepoError, ReservationOutcome, SettleOutcome, Thresholds,
+    WarehouseError,
 };
 
 const USER: Uuid = Uuid::from_u128(1);
@@ -66,8 +68,14 @@ fn code(error: RepoError) -> &'static str {
 
 /// A product, a location and a record with `on_hand` units, through the use cases.
 async fn stocked(store: &Arc<InMemoryWarehouse>, on_hand: i64) -> (Uuid, Uuid, Uuid) {
-    let product = ProductService::new(store.clone(), clock()).create(product_input("WID-1")).await.expect("product");
-    let location = LocationService::new(store.clone(), clock()).create(location_input("L1")).await.expect("location");
+    let product = ProductService::new(store.clone(), store.clone(), clock())
+        .create(product_input("WID-1"))
+        .await
+        .expect("product");
+    let location = LocationService::new(store.clone(), store.clone(), clock())
+        .create(location_input("L1"))
+        .await
+        .expect("location");
     let input = NewInventory {
         product_id: product.id,
         location_id: location.id,
@@ -80,13 +88,13 @@ async fn stocked(store: &Arc<InMemoryWarehouse>, on_hand: i64) -> (Uuid, Uuid, U
 }
 
 fn operations(store: &Arc<InMemoryWarehouse>) -> StockOperations {
-    StockOperations::new(store.clone(), store.clone(), store.clone(), clock(), usd())
+    StockOperations::new(store.clone(), store.clone(), store.clone(), store.clone(), clock(), usd())
 }
 
 #[tokio::test]
 async fn products_move_between_states_and_answer_their_own_not_found() {
     let store = Arc::new(InMemoryWarehouse::new());
-    let products = ProductService::new(store.clone(), clock());
+    let products = ProductService::new(store.clone(), store.clone(), clock());
     let product = products.create(product_input("WID-1")).await.expect("create");
     assert_eq!(products.create(product_input("wid-1")).await.map_err(code), Err("ALREADY_EXISTS"));
     assert_eq!(products.create(product_input(" ")).await.map_err(code), Err("VALIDATION_ERROR"));
@@ -150,7 +158,7 @@ impl ProductRepository for RacingProducts {
 async fn an_edit_that_lost_a_race_is_applied_to_the_fresh_product() {
     let store = Arc::new(InMemoryWarehouse::new());
     let racing = Arc::new(RacingProducts { store: store.clone(), raced: AtomicBool::new(false) });
-    let products = ProductService::new(racing, clock());
+    let products = ProductService::new(racing, store.clone(), clock());
     let product = products.create(product_input("WID-1")).await.expect("create");
     let input = ProductInput { brand: Some("Acme".into()), ..product_input("WID-1") };
     let updated = products.update(product.id, input).await.expect("decided again");
@@ -162,7 +170,7 @@ async fn an_edit_that_lost_a_race_is_applied_to_the_fresh_product() {
 async fn locations_refuse_deletion_while_they_hold_stock() {
     let store = Arc::new(InMemoryWarehouse::new());
     let (_, location_id, _) = stocked(&store, 3).await;
-    let locations = LocationService::new(store.clone(), clock());
+    let locations = LocationService::new(store.clone(), store.clone(), clock());
     assert_eq!(locations.delete(location_id).await.map_err(code), Err("LOCATION_HAS_STOCK"));
     assert!(!locations.deactivate(location_id).await.expect("deactivate").is_active);
     assert_eq!(locations.deactivate(location_id).await.map_err(code), Err("INVALID_STATUS_TRANSITION"));
@@ -227,7 +235,10 @@ async fn stock_operations_apply_their_rules_and_cost_receipts_in_a_currency() {
 async fn transfers_create_the_destination_record() {
     let store = Arc::new(InMemoryWarehouse::new());
     let (_, _, record_id) = stocked(&store, 5).await;
-    let elsewhere = LocationService::new(store.clone(), clock()).create(location_input("L2")).await.expect("location");
+    let elsewhere = LocationService::new(store.clone(), store.clone(), clock())
+        .create(location_input("L2"))
+        .await
+        .expect("location");
     let change = operations(&store).transfer(record_id, elsewhere.id, 2, USER).await.expect("transfer");
     assert_eq!((change.from.inventory.quantity_on_hand, change.to.inventory.quantity_on_hand), (3, 2));
     assert_eq!(change.to.inventory.location_id, elsewhere.id);
@@ -259,4 +270,115 @@ async fn order_events_reserve_release_and_ignore_the_rest() {
     assert_eq!(late, Ok(OrderStockOutcome::Reservation(ReservationOutcome::AlreadyReleased)));
     let replies: Vec<String> = store.take_events().into_iter().map(|e| e.name).collect();
     assert_eq!(replies, ["warehouse.reservation_failed", "warehouse.stock_reserved", "warehouse.stock_released"]);
+}
+
+fn field_of(error: RepoError) -> (&'static str, Option<&'static str>) {
+    match error {
+        RepoError::Refused(refusal) => (refusal.code(), refusal.field()),
+        other => (other.code(), None),
+    }
+}
+
+#[tokio::test]
+async fn a_products_currency_is_an_active_one_checked_before_anything_else() {
+    let store = Arc::new(InMemoryWarehouse::new());
+    let products = ProductService::new(store.clone(), store.clone(), clock());
+    let chf = CurrencyCode::parse("CHF").expect("CHF");
+    let priced = |sku: &str, currency| ProductInput { currency: Some(currency), ..product_input(sku) };
+    let refused = products.create(priced(" ", chf)).await.map_err(field_of);
+    assert_eq!(refused, Err(("VALIDATION_ERROR", Some("currency"))), "the currency before the SKU's rules");
+    store.set_currency(chf, false);
+    assert_eq!(
+        products.create(priced("WID-1", chf)).await.map_err(field_of),
+        Err(("VALIDATION_ERROR", Some("currency")))
+    );
+    store.set_currency(chf, true);
+    let product = products.create(priced("WID-1", chf)).await.expect("an active currency");
+    assert_eq!(product.currency, Some(chf));
+    store.set_currency(chf, false);
+    let missing = products.update(Uuid::nil(), priced("WID-1", chf)).await.map_err(field_of);
+    assert_eq!(missing, Err(("VALIDATION_ERROR", Some("currency"))), "before the product is read");
+}
+
+#[tokio::test]
+async fn a_locations_country_is_known_then_its_address_country_is_parsed() {
+    let store = Arc::new(InMemoryWarehouse::new());
+    let locations = LocationService::new(store.clone(), store.clone(), clock());
+    let ch = CountryCode::parse("CH").expect("CH");
+    let swiss = LocationInput { country: ch, ..location_input("ZRH-1") };
+    let bad_address = LocationRequest { input: swiss.clone(), address_country: Some("Swiss".into()) };
+    let refused = locations.create(bad_address.clone()).await.map_err(field_of);
+    assert_eq!(refused, Err(("VALIDATION_ERROR", Some("country"))), "the country before the address's");
+    store.add_country(ch);
+    let refused = locations.create(bad_address).await.map_err(field_of);
+    assert_eq!(refused, Err(("VALIDATION_ERROR", Some("address.country"))));
+    let good = LocationRequest { input: swiss, address_country: Some(" ch ".into()) };
+    let created = locations.create(good).await.expect("created");
+    assert_eq!(created.address.country, Some(ch));
+    assert_eq!(locations.country("xx").await.map_err(field_of), Err(("VALIDATION_ERROR", Some("country"))));
+    assert_eq!(locations.country("Nope").await.map_err(field_of), Err(("VALIDATION_ERROR", Some("country"))));
+    assert_eq!(locations.country(" ch").await, Ok(ch));
+    let unknown = LocationInput { country: CountryCode::parse("XX").expect("XX"), ..location_input("L9") };
+    let missing = locations.update(Uuid::nil(), unknown).await.map_err(field_of);
+    assert_eq!(missing, Err(("VALIDATION_ERROR", Some("country"))), "before the location is read");
+}
+
+#[tokio::test]
+async fn a_receipts_sent_currency_is_active_and_a_missing_one_is_the_products() {
+    let store = Arc::new(InMemoryWarehouse::new());
+    let (_, _, record_id) = stocked(&store, 0).await;
+    let stock = operations(&store);
+    let receipt = |unit_cost, currency: Option<&str>| ReceiptRequest {
+        quantity: 1,
+        unit_cost,
+        currency: currency.map(str::to_owned),
+        reference_type: Some("invoice".into()),
+        reference_id: None,
+        reason: None,
+    };
+    let chf = CurrencyCode::parse("CHF").expect("CHF");
+    let refused = stock.receive(record_id, receipt(Some(5), Some("chf")), USER).await.map_err(field_of);
+    assert_eq!(refused, Err(("VALIDATION_ERROR", Some("currency"))), "the currency before the reference type");
+    let refused = stock.receive(record_id, receipt(Some(5), Some("francs")), USER).await.map_err(field_of);
+    assert_eq!(refused, Err(("VALIDATION_ERROR", Some("currency"))));
+    let refused = stock.receive(record_id, receipt(None, Some("chf")), USER).await.map_err(field_of);
+    assert_eq!(refused, Err(("VALIDATION_ERROR", Some("reference_type"))), "no cost: the currency is not looked at");
+    store.set_currency(chf, true);
+    let ok = |unit_cost, currency| ReceiptRequest { reference_type: None, ..receipt(unit_cost, currency) };
+    let received = stock.receive(record_id, ok(Some(5), Some(" chf ")), USER).await.expect("received");
+    assert_eq!(received.movement.currency, Some(chf));
+    let received = stock.receive(record_id, ok(Some(5), Some(" ")), USER).await.expect("received");
+    assert_eq!(received.movement.currency, Some(usd()), "blank: the reporting currency, the product has none");
+}
+
+#[tokio::test]
+async fn a_posted_movement_is_one_of_four_types_with_the_fields_its_type_needs() {
+    let store = Arc::new(InMemoryWarehouse::new());
+    let (_, _, record_id) = stocked(&store, 5).await;
+    let stock = operations(&store);
+    let post = |request: MovementRequest| stock.post(record_id, request, USER);
+    let typed = |t: &str| MovementRequest { movement_type: t.into(), ..MovementRequest::default() };
+    assert_eq!(post(typed("Nonsense")).await.map_err(field_of), Err(("VALIDATION_ERROR", Some("type"))));
+    let reservation = MovementRequest { quantity: Some(1), ..typed("Reservation") };
+    assert_eq!(post(reservation).await.map_err(field_of), Err(("VALIDATION_ERROR", Some("type"))));
+    let required = |request| async move { post(request).await.map_err(field_of) };
+    assert_eq!(required(typed("Receipt")).await, Err(("VALIDATION_ERROR", Some("quantity"))));
+    let costly = MovementRequest { unit_cost: Some(1), currency: Some("CHF".into()), ..typed("Receipt") };
+    assert_eq!(required(costly.clone()).await, Err(("VALIDATION_ERROR", Some("quantity"))), "quantity first");
+    let costly = MovementRequest { quantity: Some(1), ..costly };
+    assert_eq!(required(costly).await, Err(("VALIDATION_ERROR", Some("currency"))));
+    assert_eq!(required(typed("Adjustment")).await, Err(("VALIDATION_ERROR", Some("quantity_delta"))));
+    let delta = MovementRequest { quantity_delta: Some(2), ..typed("adjustment") };
+    assert_eq!(required(delta.clone()).await, Err(("VALIDATION_ERROR", Some("reason"))));
+    let adjusted = post(MovementRequest { reason: Some("count".into()), ..delta }).await.expect("adjusted");
+    assert_eq!((adjusted.movement.movement_type, adjusted.inventory.quantity_on_hand), (MovementType::Adjustment, 7));
+    let damage = MovementRequest { quantity: Some(1), ..typed("Damage") };
+    assert_eq!(required(damage).await, Err(("VALIDATION_ERROR", Some("reason"))));
+    assert_eq!(required(typed("Return")).await, Err(("VALIDATION_ERROR", Some("quantity"))));
+    let order = Uuid::from_u128(42);
+    let returned = MovementRequest { quantity: Some(1), reference_id: Some(order), ..typed("Return") };
+    let returned = post(returned).await.expect("returned");
+    assert_eq!(returned.movement.reference_id, Some(order), "a return's order: order_id, else reference_id");
+    let received = post(MovementRequest { quantity: Some(3), ..typed("Receipt") }).await.expect("received");
+    assert_eq!(received.inventory.quantity_on_hand, 11);
 }

@@ -48,6 +48,8 @@ impl CrmServices {
             interactions: Arc::new(PgInteractionRepository::new(pool.clone())),
             // Users are identity's: asked through its port, never its tables.
             users: Arc::new(directory::IdentityUsers::new(Arc::new(PgUserRepository::new(pool.clone())))),
+            currencies: Arc::new(crate::reference_ports::ReferenceData::new(pool.clone())),
+            phones: Arc::new(crate::phone::LibPhoneNumbers),
             clock: Arc::new(SystemClock),
         };
         Self {

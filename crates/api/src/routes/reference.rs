@@ -7,8 +7,6 @@ use postgres_toolkit::reference::{CountryRow, CurrencyRow, LanguageRow, Referenc
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use shared_kernel::CurrencyCode;
-
 use crate::app::AppState;
 use crate::http::conditional::{with_tag, EntityTag};
 use crate::http::{ok, ApiError};
@@ -315,15 +313,4 @@ pub async fn timezones_by_region(
     responses((status = 200, body = Timezone), (status = 404, description = "Unknown zone")))]
 pub async fn get_timezone(state: web::Data<AppState>, code: web::Path<String>) -> Result<HttpResponse, ApiError> {
     found::<Timezone, _>(q::find_timezone(&state.pool, &code).await?, "timezone", &code)
-}
-
-/// An active ISO 4217 code from the reference data as the operator keeps it (`is_active`), the one
-/// currency rule of every context; anything else is 400 on `field`.
-pub(crate) async fn active_currency(state: &AppState, field: &str, code: &str) -> Result<CurrencyCode, ApiError> {
-    let invalid = || ApiError::field(field, "must be an active ISO 4217 currency code");
-    let currency = CurrencyCode::parse(code).map_err(|_| invalid())?;
-    match q::find_currency(&state.pool, currency.as_str()).await? {
-        Some(row) if row.is_active => Ok(currency),
-        _ => Err(invalid()),
-    }
 }

@@ -24,6 +24,7 @@ use warehouse_domain::application::{InventoryService, LocationService, ProductSe
 use warehouse_domain::{InventoryRepository, LocationRepository, ProductRepository, RepoError, WarehouseError};
 
 use crate::http::ApiError;
+use crate::reference_ports::ReferenceData;
 
 /// The warehouse's use cases, over the same ports the handlers read.
 #[derive(Clone)]
@@ -32,6 +33,7 @@ pub struct WarehouseServices {
     pub locations: LocationService,
     pub inventory: InventoryService,
     ports: (Arc<dyn ProductRepository>, Arc<dyn LocationRepository>, Arc<dyn InventoryRepository>),
+    reference: Arc<ReferenceData>,
     clock: Arc<dyn Clock>,
 }
 
@@ -40,13 +42,15 @@ impl WarehouseServices {
         products: Arc<dyn ProductRepository>,
         locations: Arc<dyn LocationRepository>,
         inventory: Arc<dyn InventoryRepository>,
+        reference: Arc<ReferenceData>,
         clock: Arc<dyn Clock>,
     ) -> Self {
         Self {
-            products: ProductService::new(products.clone(), clock.clone()),
-            locations: LocationService::new(locations.clone(), clock.clone()),
+            products: ProductService::new(products.clone(), reference.clone(), clock.clone()),
+            locations: LocationService::new(locations.clone(), reference.clone(), clock.clone()),
             inventory: InventoryService::new(products.clone(), locations.clone(), inventory.clone(), clock.clone()),
             ports: (products, locations, inventory),
+            reference,
             clock,
         }
     }
@@ -54,7 +58,14 @@ impl WarehouseServices {
     /// The quantity operations, with costs defaulting to `reporting_currency` (a setting).
     pub fn stock(&self, reporting_currency: CurrencyCode) -> StockOperations {
         let (products, locations, inventory) = self.ports.clone();
-        StockOperations::new(products, locations, inventory, self.clock.clone(), reporting_currency)
+        StockOperations::new(
+            products,
+            locations,
+            inventory,
+            self.reference.clone(),
+            self.clock.clone(),
+            reporting_currency,
+        )
     }
 }
 

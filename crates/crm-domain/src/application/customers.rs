@@ -9,7 +9,7 @@ use uuid::Uuid;
 use super::error::or_missing;
 use super::{active_user, any_user, CrmError, CrmPorts};
 use crate::customer::{Customer, CustomerChanges, CustomerError, NewCustomer};
-use crate::ports::{CompanyRepository, CustomerRepository, UserDirectory};
+use crate::ports::{CompanyRepository, CustomerRepository, PhoneNumbers, UserDirectory};
 
 /// The customer use cases.
 #[derive(Clone)]
@@ -17,7 +17,16 @@ pub struct CustomerService {
     pub(super) customers: Arc<dyn CustomerRepository>,
     companies: Arc<dyn CompanyRepository>,
     users: Arc<dyn UserDirectory>,
+    phones: Arc<dyn PhoneNumbers>,
     pub(super) clock: Arc<dyn Clock>,
+}
+
+/// A phone as sent, in E.164 form; blank (or none) is no phone, anything else `InvalidPhone`.
+fn e164(phones: &dyn PhoneNumbers, raw: Option<String>) -> Result<Option<String>, CrmError> {
+    match raw.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+        Some(text) => phones.to_e164(text).map(Some).ok_or(CrmError::InvalidPhone),
+        None => Ok(None),
+    }
 }
 
 impl CustomerService {
@@ -27,6 +36,7 @@ impl CustomerService {
             customers: ports.customers.clone(),
             companies: ports.companies.clone(),
             users: ports.users.clone(),
+            phones: ports.phones.clone(),
             clock: ports.clock.clone(),
         }
     }
@@ -34,9 +44,11 @@ impl CustomerService {
     /// Creates a customer: the aggregate's rules first, then the references it names in this order:
     /// its company (`NOT_FOUND` naming `company_id`), its sales rep (an active user, `assigned_to`),
     /// its user account (`user_id`). The row, its first history row and `customer.created` are saved
-    /// together; a taken email is `Conflict { field: "email" }`. `input.phone` must already be E.164.
+    /// together; a taken email is `Conflict { field: "email" }`. The phone, as sent, is checked and
+    /// stored in E.164 form before everything else (`InvalidPhone`; blank is no phone).
     #[tracing::instrument(skip_all, fields(company_id = ?input.company_id, user_id = ?input.user_id))]
-    pub async fn create(&self, input: NewCustomer) -> Result<Customer, CrmError> {
+    pub async fn create(&self, mut input: NewCustomer) -> Result<Customer, CrmError> {
+        input.phone = e164(&*self.phones, input.phone)?;
         let created = Customer::new(input, self.clock.now())?;
         let customer = &created.customer;
         if let Some(company) = customer.company_id {
@@ -59,9 +71,11 @@ impl CustomerService {
         self.customers.find_by_id(id).await?.ok_or(CrmError::CustomerNotFound)
     }
 
-    /// Edits the name, phone (already E.164) and tags; absent changes keep their field.
+    /// Edits the name, phone and tags; absent changes keep their field. A phone, as sent, is checked
+    /// and put in E.164 form first, before the customer is read (`InvalidPhone`; blank clears it).
     #[tracing::instrument(skip_all, fields(customer_id = %id))]
-    pub async fn update_details(&self, id: Uuid, changes: CustomerChanges) -> Result<Customer, CrmError> {
+    pub async fn update_details(&self, id: Uuid, mut changes: CustomerChanges) -> Result<Customer, CrmError> {
+        changes.phone = changes.phone.map(|phone| e164(&*self.phones, phone)).transpose()?;
         let read = self.get(id).await?;
         self.edit(read, |customer, now| customer.update_details(changes.clone(), now)).await
     }

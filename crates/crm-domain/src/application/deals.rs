@@ -7,10 +7,10 @@ use shared_kernel::CurrencyCode;
 use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
-use super::{active_user, CrmError, CrmPorts};
+use super::{active_currency, active_user, CrmError, CrmPorts};
 use crate::deal::{Deal, DealError, NewDeal, StageTransition};
 use crate::enums::DealStage;
-use crate::ports::{CustomerRepository, DealRepository, UserDirectory};
+use crate::ports::{Currencies, CustomerRepository, DealRepository, UserDirectory};
 use crate::RepoError;
 
 /// The deal use cases.
@@ -19,6 +19,7 @@ pub struct DealService {
     deals: Arc<dyn DealRepository>,
     customers: Arc<dyn CustomerRepository>,
     users: Arc<dyn UserDirectory>,
+    currencies: Arc<dyn Currencies>,
     clock: Arc<dyn Clock>,
 }
 
@@ -29,14 +30,19 @@ impl DealService {
             deals: ports.deals.clone(),
             customers: ports.customers.clone(),
             users: ports.users.clone(),
+            currencies: ports.currencies.clone(),
             clock: ports.clock.clone(),
         }
     }
 
-    /// Opens a deal at `lead`: the aggregate's rules, then its customer (`CUSTOMER_NOT_FOUND`), then
-    /// its sales rep (an active user). The currency, if given, is already an active one.
+    /// Opens a deal at `lead`: its currency, if given, is an active one (`InactiveCurrency`), then
+    /// the aggregate's rules, then its customer (`CUSTOMER_NOT_FOUND`), then its sales rep (an active
+    /// user).
     #[tracing::instrument(skip_all, fields(customer_id = %input.customer_id, assigned_to = %input.assigned_to))]
     pub async fn create(&self, input: NewDeal) -> Result<Deal, CrmError> {
+        if let Some(code) = input.currency {
+            active_currency(&*self.currencies, code).await?;
+        }
         let created = Deal::new(input, self.clock.now())?;
         if !self.customers.exists(created.deal.customer_id).await? {
             return Err(CrmError::CustomerNotFound);
@@ -62,9 +68,13 @@ impl DealService {
         self.edit_open(id, |deal, now| deal.update_basic_info(name.clone(), expected_close_date, now)).await
     }
 
-    /// Sets the value, and the currency when one is given (else the deal keeps its own); only while open.
+    /// Sets the value, and the currency when one is given (else the deal keeps its own); only while
+    /// open. A given currency is checked first (an active one, `InactiveCurrency`), before the deal is read.
     #[tracing::instrument(skip_all, fields(deal_id = %id))]
     pub async fn update_value(&self, id: Uuid, value: i64, currency: Option<CurrencyCode>) -> Result<Deal, CrmError> {
+        if let Some(code) = currency {
+            active_currency(&*self.currencies, code).await?;
+        }
         self.edit_open(id, |deal, now| deal.update_value(value, currency.unwrap_or(deal.currency), now)).await
     }
 

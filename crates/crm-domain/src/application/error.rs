@@ -46,6 +46,13 @@ pub enum CrmError {
         /// The request field that named the user (`assigned_to`, `user_id`, `attendee_id`).
         field: &'static str,
     },
+    /// The phone is not an E.164 number (`+` and a number valid for its country code): 400
+    /// `INVALID_PHONE` on `phone`.
+    #[error("phone must be a valid international number starting with +")]
+    InvalidPhone,
+    /// The currency is not an active one of the reference data: 400 `VALIDATION_ERROR` on `currency`.
+    #[error("must be an active ISO 4217 currency code")]
+    InactiveCurrency,
     /// Storage failed, or a conditional write kept losing its race (`Stale`).
     #[error(transparent)]
     Storage(#[from] StorageError),
@@ -62,6 +69,8 @@ impl CrmError {
             CrmError::CompanyNotFound { field } => *field,
             CrmError::UserNotFound { field } => Some(field),
             CrmError::CustomerNotFound | CrmError::DealNotFound | CrmError::InteractionNotFound => None,
+            CrmError::InvalidPhone => Some("phone"),
+            CrmError::InactiveCurrency => Some("currency"),
             CrmError::Storage(error) => error.field(),
         }
     }
@@ -79,6 +88,7 @@ impl Classified for CrmError {
             | CrmError::DealNotFound
             | CrmError::InteractionNotFound
             | CrmError::UserNotFound { .. } => ErrorKind::NotFound,
+            CrmError::InvalidPhone | CrmError::InactiveCurrency => ErrorKind::Validation,
             CrmError::Storage(error) => error.kind(),
         }
     }
@@ -92,6 +102,8 @@ impl Classified for CrmError {
             CrmError::CustomerNotFound => "CUSTOMER_NOT_FOUND",
             CrmError::CompanyNotFound { .. } | CrmError::DealNotFound | CrmError::InteractionNotFound => "NOT_FOUND",
             CrmError::UserNotFound { .. } => "USER_NOT_FOUND",
+            CrmError::InvalidPhone => "INVALID_PHONE",
+            CrmError::InactiveCurrency => "VALIDATION_ERROR",
             CrmError::Storage(error) => error.code(),
         }
     }

@@ -47,7 +47,8 @@ pub use shared_kernel::application::{Clock, FixedClock, SystemClock};
 use uuid::Uuid;
 
 use crate::ports::{
-    CompanyRepository, CustomerRepository, DealRepository, InteractionRepository, UserDirectory, UserStanding,
+    CompanyRepository, Currencies, CustomerRepository, DealRepository, InteractionRepository, PhoneNumbers,
+    UserDirectory, UserStanding,
 };
 
 /// The ports the request use cases need, handed to each service's `new`.
@@ -63,13 +64,18 @@ pub struct CrmPorts {
     pub interactions: Arc<dyn InteractionRepository>,
     /// The users of identity that records name.
     pub users: Arc<dyn UserDirectory>,
+    /// The reference data's currencies (a deal's currency is an active one).
+    pub currencies: Arc<dyn Currencies>,
+    /// The phone rule customers' numbers are stored by (E.164).
+    pub phones: Arc<dyn PhoneNumbers>,
     /// Where every use case reads the time.
     pub clock: Arc<dyn Clock>,
 }
 
 #[cfg(feature = "memory")]
 impl CrmPorts {
-    /// Every repository port on one in-memory store.
+    /// Every repository port on one in-memory store, which also answers the currencies; phones by
+    /// [`crate::memory::DigitPhoneNumbers`].
     pub fn in_memory(store: &crate::memory::InMemoryCrm, users: Arc<dyn UserDirectory>, clock: Arc<dyn Clock>) -> Self {
         Self {
             customers: Arc::new(store.clone()),
@@ -77,6 +83,8 @@ impl CrmPorts {
             deals: Arc::new(store.clone()),
             interactions: Arc::new(store.clone()),
             users,
+            currencies: Arc::new(store.clone()),
+            phones: Arc::new(crate::memory::DigitPhoneNumbers),
             clock,
         }
     }
@@ -87,6 +95,17 @@ async fn active_user(users: &dyn UserDirectory, id: Uuid, field: &'static str) -
     match users.standing(id).await? {
         Some(UserStanding::Active) => Ok(()),
         _ => Err(CrmError::UserNotFound { field }),
+    }
+}
+
+/// `code` when the reference data lists it as active; `InactiveCurrency` otherwise.
+async fn active_currency(
+    currencies: &dyn Currencies,
+    code: shared_kernel::CurrencyCode,
+) -> Result<shared_kernel::CurrencyCode, CrmError> {
+    match currencies.is_active(code).await? {
+        true => Ok(code),
+        false => Err(CrmError::InactiveCurrency),
     }
 }
 

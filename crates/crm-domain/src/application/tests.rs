@@ -6,13 +6,16 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use shared_kernel::application::{block_on, FixedClock};
+use shared_kernel::error::Classified;
 use shared_kernel::{Page, PageRequest};
 use time::macros::{date, datetime};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::*;
-use crate::customer::{Customer, CustomerCreated, CustomerError, NewCustomer, StatusTransition, TierChange};
+use crate::customer::{
+    Customer, CustomerChanges, CustomerCreated, CustomerError, NewCustomer, StatusTransition, TierChange,
+};
 use crate::memory::{InMemoryCrm, InMemoryUsers};
 use crate::ports::{EmailScope, UserCustomerPlan};
 use crate::query::CustomerFilter;
@@ -227,4 +230,56 @@ fn a_registered_user_becomes_a_customer_once_or_is_linked_by_email() {
     let linked = block_on(service.customer_from_user(Uuid::from_u128(102), user(11, "known@example.com"))).expect("ok");
     assert!(matches!(linked, Some(UserCustomerPlan::Link { customer_id, .. }) if customer_id == existing.id));
     assert_eq!(block_on(known.get(existing.id)).expect("read").user_id, Some(Uuid::from_u128(11)));
+}
+
+#[test]
+fn a_customers_phone_is_stored_in_e164_and_checked_before_anything_else() {
+    let (_, ports) = setup();
+    let customers = CustomerService::new(&ports);
+    let unknown = Uuid::from_u128(99);
+    let bad =
+        NewCustomer { phone: Some("044 123 4567".into()), email: "nope".into(), company_id: Some(unknown), ..ada() };
+    assert_eq!(block_on(customers.create(bad)), Err(CrmError::InvalidPhone), "the phone before the other rules");
+    assert_eq!((CrmError::InvalidPhone.code(), CrmError::InvalidPhone.field()), ("INVALID_PHONE", Some("phone")));
+    let spaced = NewCustomer { phone: Some(" +380 44 123-4567 ".into()), ..ada() };
+    let created = block_on(customers.create(spaced)).expect("created");
+    assert_eq!(created.phone.as_deref(), Some("+380441234567"));
+    let changes =
+        |phone: Option<&str>| CustomerChanges { phone: Some(phone.map(str::to_owned)), ..CustomerChanges::default() };
+    let missing = block_on(customers.update_details(unknown, changes(Some("+1"))));
+    assert_eq!(missing, Err(CrmError::InvalidPhone), "before the customer is read");
+    let edited = block_on(customers.update_details(created.id, changes(Some("+1 (415) 555 2671")))).expect("edited");
+    assert_eq!(edited.phone.as_deref(), Some("+14155552671"));
+    let cleared = block_on(customers.update_details(created.id, changes(Some("  ")))).expect("cleared");
+    assert_eq!(cleared.phone, None);
+}
+
+#[test]
+fn a_deals_currency_is_an_active_one_checked_before_anything_else() {
+    let (store, ports) = setup();
+    let (customers, deals) = (CustomerService::new(&ports), DealService::new(&ports));
+    let customer = block_on(customers.create(ada())).expect("created");
+    let chf = shared_kernel::CurrencyCode::parse("CHF").expect("CHF");
+    let input = |customer_id, currency| NewDeal {
+        customer_id,
+        assigned_to: REP,
+        name: "Plan".into(),
+        value: 100,
+        currency,
+        source: None,
+        expected_close_date: date!(2026 - 06 - 30),
+        tags: vec![],
+    };
+    let refused = block_on(deals.create(input(Uuid::from_u128(9), Some(chf))));
+    assert_eq!(refused, Err(CrmError::InactiveCurrency), "the currency before the customer");
+    let error = CrmError::InactiveCurrency;
+    assert_eq!((error.code(), error.field()), ("VALIDATION_ERROR", Some("currency")));
+    store.set_currency(chf, true);
+    let deal = block_on(deals.create(input(customer.id, Some(chf)))).expect("opened");
+    assert_eq!(deal.currency, chf);
+    store.set_currency(chf, false);
+    let missing = block_on(deals.update_value(Uuid::from_u128(9), 5, Some(chf)));
+    assert_eq!(missing, Err(CrmError::InactiveCurrency), "before the deal is read");
+    let kept = block_on(deals.update_value(deal.id, 5, None)).expect("the deal keeps its currency");
+    assert_eq!((kept.value, kept.currency), (5, chf));
 }

@@ -23,7 +23,7 @@ use crate::validate::{optional_text, required_text, tags};
 
 /// The longest customer name, in characters after trimming.
 pub const MAX_NAME_CHARS: usize = 255;
-/// The longest phone text, in characters (the E.164 check is the caller's).
+/// The longest phone text, in characters (the E.164 rule is `application::CustomerService`'s).
 pub const MAX_PHONE_CHARS: usize = 50;
 /// The longest `source` (where the customer came from), in characters.
 pub const MAX_SOURCE_CHARS: usize = 100;
@@ -116,7 +116,7 @@ pub struct Customer {
     pub name: String,
     /// The normalised address; unique among live customers of the same company (or of none).
     pub email: Email,
-    /// Already validated and in E.164 form (the adapter owns the phone library).
+    /// In E.164 form (`application::CustomerService` stores it so, through the `PhoneNumbers` port).
     pub phone: Option<String>,
     /// Where the customer stands in the lifecycle; changes only through the status moves.
     pub status: CustomerStatus,
@@ -152,7 +152,8 @@ pub struct NewCustomer {
     pub name: String,
     /// The email as sent; parsed with the shared rule.
     pub email: String,
-    /// Validated and normalised to E.164 by the caller; here only its length is checked.
+    /// As sent; `application::CustomerService` puts it in E.164 form (its `PhoneNumbers` port) before
+    /// the rules; here only its length is checked.
     pub phone: Option<String>,
     /// Any status may be given on create; default `lead`.
     pub status: Option<CustomerStatus>,

@@ -12,11 +12,16 @@
 //! (`MissingReference`). Users are another context's: it checks none of them, and answers no
 //! `created_by_name`. In place of the outbox it keeps the events each write carried ([`InMemoryCrm::events`]).
 //!
-//! [`InMemoryUsers`] is a [`UserDirectory`] of users added by hand.
+//! [`InMemoryUsers`] is a [`UserDirectory`] of users added by hand. The store also answers the
+//! reference data's [`crate::ports::Currencies`] (a few, see [`InMemoryCrm::set_currency`]);
+//! [`DigitPhoneNumbers`] is a [`crate::ports::PhoneNumbers`] without a phone library.
 
 mod customers;
 mod records;
+mod reference;
 mod registrations;
+
+pub use reference::DigitPhoneNumbers;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -43,6 +48,8 @@ struct State {
     /// Deliveries of `identity.user.registered` already handled (the inbox).
     deliveries: HashSet<Uuid>,
     events: Vec<EventEnvelope>,
+    /// The reference data's currencies.
+    currencies: reference::KnownCurrencies,
 }
 
 /// One in-memory store serving every customer-management repository port; clones share it.

@@ -14,6 +14,7 @@ mod company;
 mod customer;
 mod deal;
 mod interaction;
+mod reference;
 mod user_customer;
 mod users;
 
@@ -21,6 +22,7 @@ pub use company::{CompanyFilter, CompanyRepository};
 pub use customer::{CustomerRepository, EmailScope};
 pub use deal::{DealFilter, DealRepository, WonTotals};
 pub use interaction::{FollowUpFilter, InteractionFilter, InteractionRepository, InteractionView};
+pub use reference::{Currencies, PhoneNumbers};
 pub use user_customer::{DecideUserCustomer, UserCustomerMatch, UserCustomerPlan, UserCustomers};
 pub use users::{UserDirectory, UserStanding};
 

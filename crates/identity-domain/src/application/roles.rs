@@ -15,6 +15,20 @@ use crate::roles::{NewRole, PermissionRecord, RoleChanges, RoleRecord, RoleRepos
 use crate::{IdentityError, Missing, Refusal, Taken};
 
 /// A taken role name is `AlreadyExists(RoleName)`.
+/// The most permission ids one grant may carry (docs/identity.md), counted as sent.
+pub const MAX_PERMISSION_IDS: usize = 200;
+
+/// A grant's ids: at most [`MAX_PERMISSION_IDS`] as sent, at least one, duplicates removed (first
+/// kept); `Invalid { field: "permission_ids" }` otherwise.
+pub fn grant_list(permission_ids: &[Uuid]) -> Result<Vec<Uuid>, IdentityError> {
+    let ids = shared_kernel::bounds::unique_bounded(permission_ids, MAX_PERMISSION_IDS)
+        .map_err(|e| IdentityError::invalid("permission_ids", e.to_string()))?;
+    if ids.is_empty() {
+        return Err(IdentityError::invalid("permission_ids", "must name at least one permission"));
+    }
+    Ok(ids)
+}
+
 fn duplicate_name(error: RepoError) -> IdentityError {
     match error {
         RepoError::Conflict { .. } => IdentityError::AlreadyExists(Taken::RoleName),
@@ -86,8 +100,10 @@ impl RoleAdministration {
         Ok(())
     }
 
-    /// Grants the permissions (already validated: at least one, duplicates removed) to the role;
-    /// how many were new. A missing role or permission is `NotFound(GrantTarget)`.
+    /// Grants the permissions to the role; how many were new. Refused, in this order: the ids as sent
+    /// are more than [`MAX_PERMISSION_IDS`] or none (`Invalid { field: "permission_ids" }`;
+    /// duplicates are dropped); the role is missing or not the actor's to edit; a missing role or
+    /// permission is `NotFound(GrantTarget)`.
     #[instrument(skip_all, fields(actor = %actor.user_id, role_id = %id, count = permission_ids.len()))]
     pub async fn grant_permissions(
         &self,
@@ -95,8 +111,9 @@ impl RoleAdministration {
         id: Uuid,
         permission_ids: &[Uuid],
     ) -> Result<usize, IdentityError> {
+        let permission_ids = grant_list(permission_ids)?;
         let role = self.editable(actor, id).await?;
-        let granted = self.roles.grant_permissions(role.id, permission_ids).await.map_err(|error| match error {
+        let granted = self.roles.grant_permissions(role.id, &permission_ids).await.map_err(|error| match error {
             RepoError::NotFound => IdentityError::NotFound(Missing::GrantTarget),
             other => other.into(),
         })?;

@@ -1,7 +1,7 @@
 //! Products: create, update, delete, discontinue and activate.
 //!
-//! The product's currency is checked against the reference data by the caller, which passes it in
-//! the [`ProductInput`]; the SKU's uniqueness is the port's (`ALREADY_EXISTS` on `sku`).
+//! The product's currency, when it has one, must be active in the reference data ([`Currencies`],
+//! checked first); the SKU's uniqueness is the port's (`ALREADY_EXISTS` on `sku`).
 
 use std::sync::Arc;
 
@@ -9,10 +9,10 @@ use shared_kernel::application::{until_settled, Clock};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use super::{missing, refused, saved};
+use super::{active_currency, missing, refused, saved};
 use crate::error::WarehouseError;
 use crate::product::{Product, ProductInput};
-use crate::repository::{ProductRepository, RepoError};
+use crate::repository::{Currencies, ProductRepository, RepoError};
 
 const PRODUCT: &str = "product";
 
@@ -20,13 +20,22 @@ const PRODUCT: &str = "product";
 #[derive(Clone)]
 pub struct ProductService {
     products: Arc<dyn ProductRepository>,
+    currencies: Arc<dyn Currencies>,
     clock: Arc<dyn Clock>,
 }
 
 impl ProductService {
-    /// The service over its port and clock.
-    pub fn new(products: Arc<dyn ProductRepository>, clock: Arc<dyn Clock>) -> Self {
-        Self { products, clock }
+    /// The service over its ports and clock.
+    pub fn new(products: Arc<dyn ProductRepository>, currencies: Arc<dyn Currencies>, clock: Arc<dyn Clock>) -> Self {
+        Self { products, currencies, clock }
+    }
+
+    /// The input's currency, when it has one, is an active one ([`super::inactive_currency`]).
+    async fn check_currency(&self, input: &ProductInput) -> Result<(), RepoError> {
+        match input.currency {
+            Some(code) => active_currency(&*self.currencies, code).await.map(drop),
+            None => Ok(()),
+        }
     }
 
     /// The live product; `NOT_FOUND` ("product not found") otherwise.
@@ -35,19 +44,21 @@ impl ProductService {
         self.products.get(id).await.map_err(missing(PRODUCT))
     }
 
-    /// A new active product: the input's rules (`VALIDATION_ERROR` naming the field), then the SKU's
-    /// uniqueness (`ALREADY_EXISTS`).
+    /// A new active product: the currency (active), the input's rules (`VALIDATION_ERROR` naming
+    /// the field), then the SKU's uniqueness (`ALREADY_EXISTS`).
     #[tracing::instrument(skip_all, fields(sku = %input.sku))]
     pub async fn create(&self, input: ProductInput) -> Result<Product, RepoError> {
+        self.check_currency(&input).await?;
         let product = Product::create(input, self.clock.now()).map_err(refused)?;
         self.products.create(&product).await.map_err(missing(PRODUCT))?;
         Ok(product)
     }
 
     /// Replaces the editable fields (`PUT`), over the version read; a concurrent change is read
-    /// again and the edit applied to it.
+    /// again and the edit applied to it. The currency is checked first, before the product is read.
     #[tracing::instrument(skip_all, fields(product_id = %id))]
     pub async fn update(&self, id: Uuid, input: ProductInput) -> Result<Product, RepoError> {
+        self.check_currency(&input).await?;
         let input = &input;
         until_settled(|| async move {
             let product = self.get(id).await?;

@@ -1,6 +1,9 @@
 //! Quantity operations on one record: receive, reserve, release, commit, adjust, damage, return,
 //! and transfer between two locations. Each loads the record, lets [`Inventory`] decide, and applies
 //! the change as a compare-and-set with its movement; a lost race is decided again on a fresh read.
+//! A movement posted by hand is decided in [`posting`].
+
+mod posting;
 
 use std::sync::Arc;
 
@@ -9,13 +12,15 @@ use shared_kernel::{CurrencyCode, Money};
 use uuid::Uuid;
 
 use super::inventory::INVENTORY;
-use super::{missing, refused, saved};
+use super::{active_currency_text, missing, refused, saved};
 use crate::error::WarehouseError;
 use crate::inventory::{Inventory, NewInventory};
 use crate::movement::ReferenceType;
 use crate::operations::{InventoryChange, Receipt, Stamp, TransferChange};
 use crate::quantities::Thresholds;
-use crate::repository::{InventoryRepository, LocationRepository, ProductRepository, RepoError};
+use crate::repository::{Currencies, InventoryRepository, LocationRepository, ProductRepository, RepoError};
+
+pub use posting::MovementRequest;
 
 /// Stock received, as the client sends it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,9 +29,10 @@ pub struct ReceiptRequest {
     pub quantity: i64,
     /// Cost per unit in cents, if known.
     pub unit_cost: Option<i64>,
-    /// The cost's currency (an active one, checked by the caller); without it the cost is in the
-    /// product's currency, else in the reporting currency (docs/conventions.md).
-    pub currency: Option<CurrencyCode>,
+    /// The cost's currency as sent; with a cost, it must be an active one (`VALIDATION_ERROR` on
+    /// `currency`); without it (or blank) the cost is in the product's currency, else in the
+    /// reporting currency (docs/conventions.md). Ignored without a cost.
+    pub currency: Option<String>,
     /// What caused the receipt (`purchase_order`, …), as sent; `VALIDATION_ERROR` when unknown.
     pub reference_type: Option<String>,
     /// The document that caused it.
@@ -41,6 +47,7 @@ pub struct StockOperations {
     products: Arc<dyn ProductRepository>,
     locations: Arc<dyn LocationRepository>,
     inventory: Arc<dyn InventoryRepository>,
+    currencies: Arc<dyn Currencies>,
     clock: Arc<dyn Clock>,
     reporting_currency: CurrencyCode,
 }
@@ -52,10 +59,11 @@ impl StockOperations {
         products: Arc<dyn ProductRepository>,
         locations: Arc<dyn LocationRepository>,
         inventory: Arc<dyn InventoryRepository>,
+        currencies: Arc<dyn Currencies>,
         clock: Arc<dyn Clock>,
         reporting_currency: CurrencyCode,
     ) -> Self {
-        Self { products, locations, inventory, clock, reporting_currency }
+        Self { products, locations, inventory, currencies, clock, reporting_currency }
     }
 
     fn stamp(&self, by: Uuid) -> Stamp {
@@ -63,7 +71,8 @@ impl StockOperations {
     }
 
     /// Stock arrives at record `id`: on hand raised, a Receipt. The cost's currency is settled
-    /// first, then the reference type, then the operation.
+    /// first (a sent one must be active; else the product's, else the reporting currency), then the
+    /// reference type, then the operation.
     #[tracing::instrument(skip_all, fields(inventory_id = %id))]
     pub async fn receive(&self, id: Uuid, request: ReceiptRequest, by: Uuid) -> Result<InventoryChange, RepoError> {
         let receipt = self.receipt(id, request).await?;
@@ -194,8 +203,9 @@ impl StockOperations {
 
     /// The receipt as the operation takes it: the cost in its currency, the reference type parsed.
     async fn receipt(&self, id: Uuid, request: ReceiptRequest) -> Result<Receipt, RepoError> {
-        let unit_cost = match (request.unit_cost, request.currency) {
-            (Some(cents), Some(currency)) => Some(Money::new(cents, currency)),
+        let sent = request.currency.as_deref().map(str::trim).filter(|c| !c.is_empty());
+        let unit_cost = match (request.unit_cost, sent) {
+            (Some(cents), Some(code)) => Some(Money::new(cents, active_currency_text(&*self.currencies, code).await?)),
             (Some(cents), None) => Some(Money::new(cents, self.cost_currency(id).await?)),
             (None, _) => None,
         };

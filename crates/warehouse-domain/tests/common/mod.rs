@@ -59,10 +59,10 @@ impl World {
     pub fn over(store: Arc<InMemoryWarehouse>) -> Self {
         let s = &store;
         Self {
-            products: ProductService::new(s.clone(), clock()),
-            locations: LocationService::new(s.clone(), clock()),
+            products: ProductService::new(s.clone(), s.clone(), clock()),
+            locations: LocationService::new(s.clone(), s.clone(), clock()),
             inventory: InventoryService::new(s.clone(), s.clone(), s.clone(), clock()),
-            stock: StockOperations::new(s.clone(), s.clone(), s.clone(), clock(), usd()),
+            stock: StockOperations::new(s.clone(), s.clone(), s.clone(), s.clone(), clock(), usd()),
             suppliers: SupplierService::new(s.clone(), clock()),
             purchasing: PurchasingService::new(s.clone(), s.clone(), s.clone(), s.clone(), s.clone(), clock(), usd()),
             transfers: TransferService::new(s.clone(), s.clone(), s.clone(), clock()),

@@ -7,7 +7,7 @@ use uuid::Uuid;
 use super::change_views::{ChangedFields, CustomerDetailsChanged};
 use super::requests::{CreateCustomerBody, CustomerListParams, EmailLookupQuery, UpdateCustomerBody};
 use super::responses::CustomerView;
-use super::wire::{customer_not_found, e164};
+use super::wire::customer_not_found;
 use crate::app::AppState;
 use crate::http::conditional::{created_tagged, ok_tagged, Tagged, Versioned};
 use crate::http::{list, no_content, ok, ApiError, Json, PageQuery};
@@ -37,7 +37,7 @@ pub async fn create_customer(
     Json(body): Json<CreateCustomerBody>,
 ) -> Result<HttpResponse, ApiError> {
     let input = NewCustomer {
-        phone: e164(body.phone.as_deref())?,
+        phone: body.phone,
         user_id: body.user_id,
         company_id: body.company_id,
         name: body.name,
@@ -108,12 +108,8 @@ pub async fn update_customer(
     id: web::Path<Uuid>,
     Json(body): Json<UpdateCustomerBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let phone = match body.phone {
-        Some(raw) => Some(e164(raw.as_deref())?),
-        None => None,
-    };
-    let changed = ChangedFields { name: body.name.is_some(), phone: phone.is_some(), tags: body.tags.is_some() };
-    let changes = CustomerChanges { name: body.name, phone, tags: body.tags };
+    let changed = ChangedFields { name: body.name.is_some(), phone: body.phone.is_some(), tags: body.tags.is_some() };
+    let changes = CustomerChanges { name: body.name, phone: body.phone, tags: body.tags };
     let saved = state.crm.customer_cases.update_details(id.into_inner(), changes).await?;
     // Echo only what the request changed.
     let tag = saved.entity_tag();

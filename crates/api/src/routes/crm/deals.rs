@@ -11,7 +11,6 @@ use super::responses::DealView;
 use crate::app::AppState;
 use crate::http::conditional::{created_tagged, ok_tagged, Tagged};
 use crate::http::{list, no_content, ok, ApiError, Json, PageQuery};
-use crate::routes::reference::active_currency;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(web::resource("/deals").route(web::post().to(create_deal)).route(web::get().to(list_deals)))
@@ -42,16 +41,12 @@ pub async fn create_deal(
     state: web::Data<AppState>,
     Json(body): Json<CreateDealBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let currency = match &body.currency {
-        Some(code) => Some(active_currency(&state, "currency", code.as_str()).await?),
-        None => None,
-    };
     let input = NewDeal {
         customer_id: body.customer_id,
         assigned_to: body.assigned_to,
         name: body.name,
         value: body.value,
-        currency,
+        currency: body.currency,
         source: body.source,
         expected_close_date: body.expected_close_date,
         tags: body.tags,
@@ -161,10 +156,6 @@ pub async fn update_value(
     id: web::Path<Uuid>,
     Json(body): Json<ValueBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let currency = match &body.currency {
-        Some(code) => Some(active_currency(&state, "currency", code.as_str()).await?),
-        None => None,
-    };
-    let saved = state.crm.deal_cases.update_value(id.into_inner(), body.value, currency).await?;
+    let saved = state.crm.deal_cases.update_value(id.into_inner(), body.value, body.currency).await?;
     Ok(ok(DealValueChanged::from(&saved)).tagged(&saved))
 }

@@ -1,8 +1,6 @@
-//! Helpers shared by the customer-management routes' parse and map steps: phone numbers, dates,
-//! "field present" deserialisation. Reference checks are the use cases' (`crm_domain::application`).
-//!
-//! Phone numbers are parsed and normalised here, in the parse step, with `phonenumber` (the rule has no
-//! I/O, but the library is the api's; the use cases take an E.164 number already checked).
+//! Helpers shared by the customer-management routes' parse and map steps: dates, "field present"
+//! deserialisation. Reference checks and the phone rule are the use cases' (`crm_domain::application`;
+//! the phone library behind its `PhoneNumbers` port is `crate::phone`).
 
 use actix_web::http::StatusCode;
 use serde::{Deserialize, Deserializer};
@@ -32,43 +30,4 @@ pub fn required(field: &str) -> ApiError {
 
 pub fn customer_not_found() -> ApiError {
     ApiError::new(StatusCode::NOT_FOUND, "CUSTOMER_NOT_FOUND", "no such customer")
-}
-
-/// A phone number in E.164 form: must start with `+` and be valid for its country code.
-/// Blank means "no phone".
-pub fn e164(raw: Option<&str>) -> Result<Option<String>, ApiError> {
-    let Some(text) = raw.map(str::trim).filter(|t| !t.is_empty()) else {
-        return Ok(None);
-    };
-    let invalid = || {
-        ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "INVALID_PHONE",
-            "phone must be a valid international number starting with +",
-        )
-        .on_field("phone")
-    };
-    if !text.starts_with('+') {
-        return Err(invalid());
-    }
-    let number = phonenumber::parse(None, text).map_err(|_| invalid())?;
-    if !phonenumber::is_valid(&number) {
-        return Err(invalid());
-    }
-    Ok(Some(number.format().mode(phonenumber::Mode::E164).to_string()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn phones_are_validated_and_normalised() {
-        assert_eq!(e164(Some(" +380 44 123 4567 ")).ok().flatten().as_deref(), Some("+380441234567"));
-        assert_eq!(e164(Some("+1 (415) 555-2671")).ok().flatten().as_deref(), Some("+14155552671"));
-        assert_eq!(e164(Some("  ")).ok().flatten(), None);
-        for bad in ["0441234567", "+1", "+999 123", "phone", "+380 12"] {
-            assert_eq!(e164(Some(bad)).map_err(|e| e.code), Err("INVALID_PHONE"), "{bad}");
-        }
-    }
 }

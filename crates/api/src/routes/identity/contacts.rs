@@ -2,10 +2,8 @@
 //! per type. Someone else's contact is 404, as if it did not exist.
 
 use actix_web::{web, HttpResponse};
-use identity_domain::application::ports::PhoneNumbers;
 use identity_domain::application::{AddressInput, ContactInput};
 use identity_domain::contact::ContactRecord;
-use identity_domain::IdentityError;
 use uuid::Uuid;
 
 use super::requests::{AddressBody, ContactListQuery, CreateContactBody, UpdateContactBody, VerifyContactBody};
@@ -55,28 +53,6 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route(web::put().to(verify_contact_put)),
         )
         .service(web::resource("/contacts/{id}/primary").route(web::put().to(set_primary_contact)));
-}
-
-/// `+`, a country code and a number valid for it; stored as E.164.
-pub fn parse_phone(raw: &str) -> Result<String, IdentityError> {
-    let raw = raw.trim();
-    if !raw.starts_with('+') {
-        return Err(IdentityError::InvalidPhone);
-    }
-    let number = phonenumber::parse(None, raw).map_err(|_| IdentityError::InvalidPhone)?;
-    if !phonenumber::is_valid(&number) {
-        return Err(IdentityError::InvalidPhone);
-    }
-    Ok(number.format().mode(phonenumber::Mode::E164).to_string())
-}
-
-/// The phone-number library behind the contacts use cases' `PhoneNumbers` port.
-pub struct LibPhoneNumbers;
-
-impl PhoneNumbers for LibPhoneNumbers {
-    fn normalise(&self, raw: &str) -> Result<String, IdentityError> {
-        parse_phone(raw)
-    }
 }
 
 fn address(body: AddressBody) -> AddressInput {
@@ -219,18 +195,4 @@ pub async fn set_primary_contact(
 ) -> Result<HttpResponse, ApiError> {
     let contact = state.identity.app.contacts.set_primary(caller.user_id, id.into_inner()).await?;
     Ok(ok_tagged::<ContactView, _>(contact))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn phones_need_a_plus_and_a_valid_number_and_are_stored_as_e164() {
-        assert_eq!(parse_phone(" +380 44 123 4567 "), Ok("+380441234567".to_owned()));
-        assert_eq!(parse_phone("+1 (201) 555-0123"), Ok("+12015550123".to_owned()));
-        for bad in ["", "0441234567", "380441234567", "+1234", "+380 abc", "+999 123 456 789"] {
-            assert_eq!(parse_phone(bad), Err(IdentityError::InvalidPhone), "{bad}");
-        }
-    }
 }

@@ -41,9 +41,6 @@ impl From<PermissionRecord> for PermissionView {
     }
 }
 
-/// The most permission ids one grant may carry (docs/identity.md), counted as sent.
-pub const MAX_PERMISSION_IDS: usize = 200;
-
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(web::resource("/roles").route(web::post().to(create_role)).route(web::get().to(list_roles)))
         .service(web::resource("/roles/name/{name}").route(web::get().to(role_by_name)))
@@ -144,12 +141,17 @@ pub async fn grant_permissions(
     id: web::Path<Uuid>,
     Json(body): Json<GrantBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let permission_ids = shared_kernel::bounds::unique_bounded(&body.permission_ids, MAX_PERMISSION_IDS)
-        .map_err(|e| ApiError::field("permission_ids", e.to_string()))?;
-    if permission_ids.is_empty() {
-        return Err(ApiError::field("permission_ids", "must name at least one permission"));
-    }
-    let granted = state.identity.app.roles.grant_permissions(&actor(&caller), id.into_inner(), &permission_ids).await?;
+    let granted = state
+        .identity
+        .app
+        .roles
+        .grant_permissions(&actor(&caller), id.into_inner(), &body.permission_ids)
+        .await
+        .map_err(|error| match error {
+            // The wire message is the rule alone, as `ApiError::field` writes it.
+            IdentityError::Invalid { field, message } => ApiError::field(field, message),
+            other => other.into(),
+        })?;
     Ok(ok(PermissionsGranted { message: "permissions assigned", granted }))
 }
 

@@ -102,7 +102,6 @@ pub struct ReferenceCurrencies {
 impl CurrencyRegister for ReferenceCurrencies {
     #[tracing::instrument(name = "orders.currency_is_active", skip_all, fields(currency = %currency.as_str()))]
     async fn is_active(&self, currency: CurrencyCode) -> Result<bool, StorageError> {
-        let found = postgres_toolkit::reference::queries::find_currency(&self.pool, currency.as_str()).await?;
-        Ok(found.is_some_and(|row| row.is_active))
+        crate::reference_ports::ReferenceData::new(self.pool.clone()).currency_is_active(currency).await
     }
 }

@@ -13,7 +13,6 @@ use crate::app::AppState;
 use crate::auth::Caller;
 use crate::http::conditional::Tagged;
 use crate::http::{ok, ApiError, Json};
-use crate::routes::reference::active_currency;
 
 /// The quantity operations, with the configured reporting currency.
 pub(crate) fn stock(state: &AppState) -> StockOperations {
@@ -29,24 +28,6 @@ fn answer(change: InventoryChange) -> HttpResponse {
     .tagged(&change.inventory)
 }
 
-/// The receipt of `POST /receive` and of a Receipt posted to `/stock-movements`: a cost's currency,
-/// when one is sent with a cost, must be an active one (the reference data).
-pub(crate) async fn receipt(
-    state: &AppState,
-    quantity: i64,
-    unit_cost: Option<i64>,
-    currency: Option<&str>,
-    reference_type: Option<String>,
-    reference_id: Option<Uuid>,
-    reason: Option<String>,
-) -> Result<ReceiptRequest, ApiError> {
-    let currency = match (unit_cost, currency.map(str::trim).filter(|c| !c.is_empty())) {
-        (Some(_), Some(code)) => Some(active_currency(state, "currency", code).await?),
-        _ => None,
-    };
-    Ok(ReceiptRequest { quantity, unit_cost, currency, reference_type, reference_id, reason })
-}
-
 #[utoipa::path(post, path = "/api/v1/warehouse/inventory/{id}/receive", tag = "warehouse", params(("id" = Uuid, Path)),
     request_body = ReceiveBody,
     responses((status = 200, body = StockChangeView, description = "On hand raised; a Receipt movement"),
@@ -58,16 +39,14 @@ pub async fn receive(
     id: web::Path<Uuid>,
     Json(body): Json<ReceiveBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let receipt = receipt(
-        &state,
-        body.quantity,
-        body.unit_cost,
-        body.currency.as_deref(),
-        body.reference_type,
-        body.reference_id,
-        body.reason,
-    )
-    .await?;
+    let receipt = ReceiptRequest {
+        quantity: body.quantity,
+        unit_cost: body.unit_cost,
+        currency: body.currency,
+        reference_type: body.reference_type,
+        reference_id: body.reference_id,
+        reason: body.reason,
+    };
     Ok(answer(stock(&state).receive(id.into_inner(), receipt, caller.user_id).await?))
 }
 

@@ -4,7 +4,7 @@ use actix_web::{web, HttpResponse};
 use uuid::Uuid;
 use warehouse_domain::{InventoryFilter, LocationFilter, LocationType, MovementFilter};
 
-use super::locations::{known_country, load_location};
+use super::locations::load_location;
 use super::requests::{LocationListQuery, LocationTypeName};
 use super::responses::{InventoryView, LocationView, MovementView, UtilizationView};
 use super::{repo_error, warehouse_error};
@@ -31,7 +31,7 @@ pub async fn list_locations(
     let location_type =
         present(&q.location_type).map(LocationType::parse).transpose().map_err(|e| warehouse_error(&e))?;
     let country = match present(&q.country) {
-        Some(code) => Some(known_country(&state, "country", code).await?),
+        Some(code) => Some(state.commerce.warehouse.locations.country(code).await?),
         None => None,
     };
     let filter = LocationFilter { location_type, country, is_active: q.is_active, search: q.search };
@@ -80,8 +80,13 @@ pub async fn locations_by_country(
     page: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
     // A code in the path that names no country is a missing resource, as for the reference data.
-    let country =
-        known_country(&state, "country", &country).await.map_err(|_| ApiError::not_found("no such country"))?;
+    let country = state
+        .commerce
+        .warehouse
+        .locations
+        .country(&country)
+        .await
+        .map_err(|_| ApiError::not_found("no such country"))?;
     locations_page(&state, LocationFilter { country: Some(country), ..LocationFilter::default() }, &page).await
 }
 

@@ -1,9 +1,9 @@
 //! Locations: create, read, replace, delete, activate and deactivate (`locations:*`).
 
 use actix_web::{web, HttpResponse};
-use postgres_toolkit::reference::queries::find_country;
 use uuid::Uuid;
-use warehouse_domain::{Address, CountryCode, Location, LocationInput, LocationType, WarehouseError};
+use warehouse_domain::application::LocationRequest;
+use warehouse_domain::{Address, CountryCode, Location, LocationInput, LocationType};
 
 use super::location_queries as q;
 use super::requests::LocationBody;
@@ -34,20 +34,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .service(web::resource("/locations/{id}/utilization").route(web::get().to(q::location_utilization)));
 }
 
-/// A country code that exists in the reference data; anything else is 400 on `field`.
-pub(crate) async fn known_country(state: &AppState, field: &'static str, code: &str) -> Result<CountryCode, ApiError> {
-    let country = CountryCode::parse(code).map_err(|_| {
-        warehouse_error(&WarehouseError::Validation { field, message: "must be an ISO 3166-1 alpha-2 code" })
-    })?;
-    match find_country(&state.pool, country.as_str()).await? {
-        Some(_) => Ok(country),
-        None => Err(ApiError::field(field, "is not a known country")),
-    }
-}
-
-async fn location_input(state: &AppState, body: LocationBody) -> Result<LocationInput, ApiError> {
+/// The body as the use case takes it: the type and the country's shape parsed here; whether the
+/// country exists, and the address's country, are the use case's (in that order).
+fn location_request(body: LocationBody) -> Result<LocationRequest, ApiError> {
     let location_type = LocationType::parse(&body.location_type).map_err(|e| warehouse_error(&e))?;
-    let country = known_country(state, "country", &body.country).await?;
+    let country = CountryCode::parse(&body.country).map_err(|e| warehouse_error(&e))?;
     let address = body.address.unwrap_or(super::requests::AddressBody {
         street: None,
         city: None,
@@ -55,14 +46,7 @@ async fn location_input(state: &AppState, body: LocationBody) -> Result<Location
         postal_code: None,
         country: None,
     });
-    let address_country = match address.country.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
-        Some(code) => Some(
-            CountryCode::parse(code)
-                .map_err(|_| ApiError::field("address.country", "must be an ISO 3166-1 alpha-2 code"))?,
-        ),
-        None => None,
-    };
-    Ok(LocationInput {
+    let input = LocationInput {
         code: body.code,
         name: body.name,
         location_type,
@@ -71,11 +55,12 @@ async fn location_input(state: &AppState, body: LocationBody) -> Result<Location
             city: address.city,
             state: address.state,
             postal_code: address.postal_code,
-            country: address_country,
+            country: None,
         },
         country,
         capacity: body.capacity,
-    })
+    };
+    Ok(LocationRequest { input, address_country: address.country })
 }
 
 pub(crate) async fn load_location(state: &AppState, id: Uuid) -> Result<Location, ApiError> {
@@ -90,8 +75,8 @@ pub async fn create_location(
     state: web::Data<AppState>,
     Json(body): Json<LocationBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let input = location_input(&state, body).await?;
-    let location = state.commerce.warehouse.locations.create(input).await?;
+    let request = location_request(body)?;
+    let location = state.commerce.warehouse.locations.create(request).await?;
     Ok(created_tagged::<LocationView, _>(location))
 }
 
@@ -112,8 +97,8 @@ pub async fn update_location(
     id: web::Path<Uuid>,
     Json(body): Json<LocationBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let input = location_input(&state, body).await?;
-    let updated = state.commerce.warehouse.locations.update(id.into_inner(), input).await?;
+    let request = location_request(body)?;
+    let updated = state.commerce.warehouse.locations.update(id.into_inner(), request).await?;
     Ok(ok_tagged::<LocationView, _>(updated))
 }
 

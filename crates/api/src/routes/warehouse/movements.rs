@@ -2,10 +2,11 @@
 
 use actix_web::{web, HttpResponse};
 use uuid::Uuid;
-use warehouse_domain::{MovementFilter, MovementType, RecentLimit, WarehouseError};
+use warehouse_domain::application::MovementRequest;
+use warehouse_domain::{MovementFilter, MovementType, RecentLimit};
 
 use super::inventory::load_inventory;
-use super::inventory_ops::{receipt, stock};
+use super::inventory_ops::stock;
 use super::requests::{MovementBody, MovementListQuery, MovementTypeName, RecentQuery};
 use super::responses::MovementView;
 use super::{repo_error, warehouse_error};
@@ -32,10 +33,6 @@ async fn movements_page(state: &AppState, filter: MovementFilter, page: &PageQue
     Ok(list(movements.map(MovementView::from)))
 }
 
-fn required<T>(value: Option<T>, field: &str) -> Result<T, ApiError> {
-    value.ok_or_else(|| ApiError::field(field, "is required"))
-}
-
 #[utoipa::path(post, path = "/api/v1/warehouse/stock-movements", tag = "warehouse", request_body = MovementBody,
     responses((status = 201, body = MovementView, description = "The operation was performed; this is its movement"),
               (status = 400, description = "VALIDATION_ERROR (type other than Receipt, Adjustment, Damage, Return; missing field), INVALID_QUANTITY"),
@@ -46,46 +43,18 @@ pub async fn post_movement(
     caller: Caller,
     Json(body): Json<MovementBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let kind = MovementType::parse(&body.movement_type).map_err(|e| warehouse_error(&e))?;
-    if !kind.can_be_posted() {
-        return Err(warehouse_error(&WarehouseError::Validation {
-            field: "type",
-            message: "must be Receipt, Adjustment, Damage or Return (the others have their own endpoints)",
-        }));
-    }
-    let (id, by) = (body.inventory_id, caller.user_id);
-    let reason = body.reason.clone();
-    let change = match kind {
-        MovementType::Receipt => {
-            let quantity = required(body.quantity, "quantity")?;
-            let receipt = receipt(
-                &state,
-                quantity,
-                body.unit_cost,
-                body.currency.as_deref(),
-                body.reference_type,
-                body.reference_id,
-                reason,
-            )
-            .await?;
-            stock(&state).receive(id, receipt, by).await?
-        }
-        MovementType::Adjustment => {
-            let delta = required(body.quantity_delta, "quantity_delta")?;
-            let reason = required(reason, "reason")?;
-            stock(&state).adjust(id, delta, &reason, by).await?
-        }
-        MovementType::Damage => {
-            let quantity = required(body.quantity, "quantity")?;
-            let reason = required(reason, "reason")?;
-            stock(&state).damage(id, quantity, &reason, by).await?
-        }
-        _ => {
-            let quantity = required(body.quantity, "quantity")?;
-            let order_id = body.order_id.or(body.reference_id);
-            stock(&state).return_stock(id, quantity, order_id, reason.as_deref(), by).await?
-        }
+    let request = MovementRequest {
+        movement_type: body.movement_type,
+        quantity: body.quantity,
+        quantity_delta: body.quantity_delta,
+        unit_cost: body.unit_cost,
+        currency: body.currency,
+        reference_type: body.reference_type,
+        reference_id: body.reference_id,
+        order_id: body.order_id,
+        reason: body.reason,
     };
+    let change = stock(&state).post(body.inventory_id, request, caller.user_id).await?;
     Ok(created_tagged::<MovementView, _>(change.movement))
 }
 

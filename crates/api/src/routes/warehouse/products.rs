@@ -1,16 +1,18 @@
 //! Products: create, read, replace, delete, discontinue and activate (`products:*`).
 
 use actix_web::{web, HttpResponse};
+use shared_kernel::CurrencyCode;
 use uuid::Uuid;
+use warehouse_domain::application::inactive_currency;
 use warehouse_domain::{Product, ProductInput};
 
 use super::product_queries as q;
 use super::requests::ProductBody;
 use super::responses::ProductView;
+use super::warehouse_error;
 use crate::app::AppState;
 use crate::http::conditional::{created_tagged, ok_tagged};
 use crate::http::{no_content, ApiError, Json};
-use crate::routes::reference::active_currency;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(
@@ -35,9 +37,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .service(web::resource("/products/{id}/activate").route(web::post().to(activate_product)));
 }
 
-async fn product_input(state: &AppState, body: ProductBody) -> Result<ProductInput, ApiError> {
+/// The body as the use case takes it; a currency that is not even a code is refused as an inactive
+/// one (whether it is active is the use case's question).
+fn product_input(body: ProductBody) -> Result<ProductInput, ApiError> {
     let currency = match body.currency.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
-        Some(code) => Some(active_currency(state, "currency", code).await?),
+        Some(code) => Some(CurrencyCode::parse(code).map_err(|_| warehouse_error(&inactive_currency()))?),
         None => None,
     };
     Ok(ProductInput {
@@ -67,7 +71,7 @@ pub async fn create_product(
     state: web::Data<AppState>,
     Json(body): Json<ProductBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let input = product_input(&state, body).await?;
+    let input = product_input(body)?;
     let product = state.commerce.warehouse.products.create(input).await?;
     Ok(created_tagged::<ProductView, _>(product))
 }
@@ -89,7 +93,7 @@ pub async fn update_product(
     id: web::Path<Uuid>,
     Json(body): Json<ProductBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let input = product_input(&state, body).await?;
+    let input = product_input(body)?;
     let updated = state.commerce.warehouse.products.update(id.into_inner(), input).await?;
     Ok(ok_tagged::<ProductView, _>(updated))
 }
