@@ -1,7 +1,7 @@
 //! Quantity operations on one record: receive, reserve, release, commit, adjust, damage, return,
 //! and transfer between two locations. Each loads the record, lets [`Inventory`] decide, and applies
 //! the change as a compare-and-set with its movement; a lost race is decided again on a fresh read.
-//! A movement posted by hand is decided in [`posting`].
+//! A movement posted by hand is decided in `posting` (`StockOperations::post`).
 
 mod posting;
 
