@@ -39,6 +39,7 @@ impl EventHandler for CustomerFromUser {
         event_name == UserRegistered::NAME
     }
 
+    #[tracing::instrument(skip_all, fields(event_id = %event.id, event = %event.name))]
     async fn handle(&self, event: &EventEnvelope) -> Result<(), HandlerError> {
         // The contract's `email` is a `shared_kernel::Email`: parsed by the rule identity applied at
         // registration, so an address identity accepted is one a customer may have.

@@ -54,6 +54,7 @@ impl EventHandler for WarehouseRepliesHandler {
         self.handles(event_name)
     }
 
+    #[tracing::instrument(skip_all, fields(event_id = %event.id, event = %event.name))]
     async fn handle(&self, event: &EventEnvelope) -> Result<(), HandlerError> {
         let Some(reply) = WarehouseReply::from_event(event) else {
             return Ok(());

@@ -47,11 +47,13 @@ impl BcryptHasher {
 
 #[async_trait]
 impl PasswordHasher for BcryptHasher {
+    #[tracing::instrument(name = "identity.hash_password", skip_all)]
     async fn hash(&self, password: &Password) -> Result<String, IdentityError> {
         hash_text(password.expose().to_owned(), self.cost).await.map_err(IdentityError::Credential)
     }
 
     /// With no user (`None`) it checks a dummy hash of the same cost.
+    #[tracing::instrument(name = "identity.verify_password", skip_all)]
     async fn verify(&self, password: &str, stored: Option<&str>) -> Result<bool, IdentityError> {
         let known = stored.is_some();
         let stored = match stored {
