@@ -32,6 +32,14 @@ impl ReferenceData {
 }
 
 #[async_trait]
+impl order_domain::application::CurrencyRegister for ReferenceData {
+    #[tracing::instrument(name = "orders.currency_is_active", skip_all, fields(currency = %currency.as_str()))]
+    async fn is_active(&self, currency: CurrencyCode) -> Result<bool, StorageError> {
+        self.currency_is_active(currency).await
+    }
+}
+
+#[async_trait]
 impl crm_domain::ports::Currencies for ReferenceData {
     #[tracing::instrument(name = "crm.currency_is_active", skip_all, fields(currency = %code.as_str()))]
     async fn is_active(&self, code: CurrencyCode) -> Result<bool, StorageError> {

@@ -4,7 +4,8 @@
 
 use actix_web::test::init_service;
 use api::build_app;
-use api::routes::orders::references::{CrmDirectory, ReferenceCurrencies, WarehouseCatalog};
+use api::reference_ports::ReferenceData;
+use api::routes::orders::references::{CrmDirectory, WarehouseCatalog};
 use order_domain::contract;
 use order_postgres::PgOrderRepository;
 use tally_tests::{login, TestApp, ADMIN_EMAIL, ADMIN_PASSWORD};
@@ -53,6 +54,6 @@ async fn api_wiring_passes_the_reference_ports_contract() {
     contract::directory_finds_live_customers_and_companies(&directory, customer_id, company_id).await;
     let catalog = WarehouseCatalog { products: t.state.commerce.products.clone() };
     contract::catalog_finds_products_with_what_a_line_copies(&catalog, orderable, retired).await;
-    contract::register_knows_active_currencies(&ReferenceCurrencies { pool: t.state.pool.clone() }).await;
+    contract::register_knows_active_currencies(&ReferenceData::new(t.state.pool.clone())).await;
     t.stop().await;
 }

@@ -7,11 +7,11 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use crm_domain::{CompanyRepository, CustomerRepository};
-use order_domain::application::{CatalogProduct, CurrencyRegister, CustomerDirectory, OrderService, ProductCatalog};
+use order_domain::application::{CatalogProduct, CustomerDirectory, OrderService, ProductCatalog};
 use order_domain::OrderRepository;
 use postgres_toolkit::DbPool;
 use shared_kernel::application::SystemClock;
-use shared_kernel::{CurrencyCode, StorageError};
+use shared_kernel::StorageError;
 use uuid::Uuid;
 use warehouse_domain::{Product, ProductRepository, RepoError as WarehouseRepoError};
 
@@ -29,7 +29,7 @@ pub fn order_service(
         orders,
         Arc::new(customers),
         Arc::new(WarehouseCatalog { products }),
-        Arc::new(ReferenceCurrencies { pool: pool.clone() }),
+        Arc::new(crate::reference_ports::ReferenceData::new(pool.clone())),
         Arc::new(SystemClock),
     )
 }
@@ -90,18 +90,5 @@ impl ProductCatalog for WarehouseCatalog {
     async fn products(&self, ids: &[Uuid]) -> Result<Vec<CatalogProduct>, StorageError> {
         let products = self.products.get_many(ids).await.map_err(storage)?;
         Ok(products.iter().map(catalog_product).collect())
-    }
-}
-
-/// Currencies, as the reference data holds them (operators switch them on and off).
-pub struct ReferenceCurrencies {
-    pub pool: DbPool,
-}
-
-#[async_trait]
-impl CurrencyRegister for ReferenceCurrencies {
-    #[tracing::instrument(name = "orders.currency_is_active", skip_all, fields(currency = %currency.as_str()))]
-    async fn is_active(&self, currency: CurrencyCode) -> Result<bool, StorageError> {
-        crate::reference_ports::ReferenceData::new(self.pool.clone()).currency_is_active(currency).await
     }
 }
