@@ -218,7 +218,7 @@ pub fn build_app(
                 .configure(routes::webhooks::configure)
                 // The UI loads the document from its URL; the document is served as text serialized
                 // once, not as a copy of the parsed tree per worker (megabytes each:
-                // docs/performance-mechanisms.md, "Memory").
+                // docs/adr/0018-memory.md).
                 .service(web::resource(OPENAPI_FILE).route(web::get().to(openapi_json))),
         )
         .configure(routes::health::configure)

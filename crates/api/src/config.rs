@@ -102,7 +102,7 @@ fn invalid(name: &'static str, problem: impl Into<String>) -> ConfigError {
 }
 
 /// Event work's connections by default: half the requests' (at least 2), enough for the order flow's
-/// handlers to keep up with confirmations (docs/performance-mechanisms.md, "Pool parts per worker").
+/// handlers to keep up with confirmations (docs/adr/0015-pool-parts-per-worker.md).
 fn default_event_pool_size(request_pool_size: usize) -> usize {
     (request_pool_size / 2).max(2)
 }

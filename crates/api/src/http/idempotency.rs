@@ -117,7 +117,7 @@ pub async fn replay_or_run(
         return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
     };
     // Boxed: a keyed request's state (its transaction, the kept answer) would otherwise sit in the
-    // future of every request in flight, keyed or not (docs/performance-mechanisms.md, "Memory").
+    // future of every request in flight, keyed or not (docs/adr/0018-memory.md).
     Box::pin(keyed(req, next, header, state)).await
 }
 
