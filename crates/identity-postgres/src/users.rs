@@ -446,7 +446,7 @@ impl UserRepository for PgUserRepository {
             .get_result(&mut conn)
             .await?;
             match existing {
-                // Decisions §13.2: an existing account is left exactly as it is, so a ban, a
+                // docs/identity.md, "First admin and secrets": an existing account is left exactly as it is, so a ban, a
                 // demotion or a new password made since is never undone by a restart.
                 ExistingAccount::Refuse if found.is_admin => Ok(AdminProvision::AlreadyAdmin(found.id)),
                 ExistingAccount::Refuse => Ok(AdminProvision::RefusedNotAdmin),
