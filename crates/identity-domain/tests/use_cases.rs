@@ -257,6 +257,9 @@ impl UserRepository for RacingUsers {
     async fn find_by_email(&self, email: &str) -> Result<Option<UserRecord>, RepoError> {
         self.inner.find_by_email(email).await
     }
+    async fn names(&self, ids: &[Uuid]) -> Result<Vec<(Uuid, String)>, RepoError> {
+        self.inner.names(ids).await
+    }
     async fn list(&self, filter: &UserFilter, page: PageRequest) -> Result<Page<UserRecord>, RepoError> {
         self.inner.list(filter, page).await
     }

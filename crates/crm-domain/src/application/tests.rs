@@ -28,7 +28,7 @@ const RETIRED: Uuid = Uuid::from_u128(2);
 fn setup() -> (InMemoryCrm, CrmPorts) {
     let store = InMemoryCrm::new();
     let users = InMemoryUsers::new();
-    users.add(REP, UserStanding::Active);
+    users.add_named(REP, UserStanding::Active, "Rita Rep");
     users.add(RETIRED, UserStanding::Inactive);
     let ports = CrmPorts::in_memory(&store, Arc::new(users), Arc::new(FixedClock(NOW)));
     (store, ports)
@@ -192,6 +192,17 @@ fn interactions_take_their_customers_company_and_check_attendees() {
     };
     let call = block_on(interactions.create(input.clone())).expect("logged");
     assert_eq!(call.company_id, Some(company.id));
+    let listed = block_on(interactions.of_customer(customer.id, PageRequest::default())).expect("listed");
+    assert_eq!(listed.items[0].created_by_name.as_deref(), Some("Rita Rep"), "named from the user directory");
+    let stranger = Uuid::from_u128(9);
+    let with_stranger = crate::NewInteraction { attendees: vec![RETIRED, stranger], ..input.clone() };
+    assert_eq!(
+        block_on(interactions.create(with_stranger)).map(|i| i.id),
+        Err(CrmError::from(RepoError::MissingReference { field: "attendees" })),
+        "every attendee must be a user"
+    );
+    let with_retired = crate::NewInteraction { attendees: vec![RETIRED], ..input.clone() };
+    assert_eq!(block_on(interactions.create(with_retired)).expect("logged").attendees, vec![RETIRED]);
     let elsewhere = crate::NewInteraction { company_id: Some(Uuid::from_u128(3)), ..input };
     assert_eq!(block_on(interactions.create(elsewhere)), Err(CrmError::CompanyNotFound { field: Some("company_id") }));
     assert_eq!(
