@@ -13,6 +13,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use webhooks::{DeliveryPolicy, DeliveryQueue, DeliveryWorker, HttpSender, RunningWorker, WebhookFanOut, WorkerSignal};
 
+use identity_domain::application::AdminAccount;
 use identity_domain::ports::{AdminProvision, ExistingAccount};
 
 use crate::app::{build_app, AppState, IdentityServices};
@@ -200,7 +201,7 @@ async fn start_services_split(
     let identity = IdentityServices::new(&settings, &pool, kv.clone());
     if let (Some(email), Some(password)) = (&settings.admin_email, &settings.admin_password) {
         let account = Account { email, password, name: settings.admin_name.as_deref() };
-        ensure_admin(&identity, &settings, account, ExistingAccount::Refuse).await?;
+        ensure_admin(&identity, account, ExistingAccount::Refuse).await?;
     }
     let sweeper = spawn_sweeper(identity.revocations.clone(), event_pool.clone(), delivery_queue.clone());
     let analyser = spawn_analyser(event_pool.clone());
@@ -410,47 +411,33 @@ pub struct Account<'a> {
     pub name: Option<&'a str>,
 }
 
-/// Creates `email` as an active user holding `admin` and `superadmin` when no such user exists.
-/// An existing account changes only when promotion is asked for explicitly (docs/identity.md): a
-/// restart never re-activates, re-grants or re-passwords an admin that was banned or demoted since.
+/// The first admin, through identity's use case (`Accounts::provision_admin`): a refusal to promote
+/// an existing account stops the start-up with what to do instead.
 async fn ensure_admin(
     identity: &IdentityServices,
-    settings: &Settings,
     account: Account<'_>,
     existing: ExistingAccount,
 ) -> Result<AdminProvision, StartupError> {
-    let email =
-        identity_domain::Email::parse(account.email).map_err(|e| StartupError::Other(format!("admin email: {e}")))?;
-    let password = identity_domain::Password::parse("password", account.password)
-        .map_err(|e| StartupError::Other(format!("admin password: {e}")))?;
-    let password_hash = crate::auth::passwords::hash(password.expose().to_owned(), settings.bcrypt_cost)
-        .await
-        .map_err(|e| StartupError::Other(format!("admin password: {}", e.message)))?;
-    let id = shared_kernel::new_id();
-    let name = account.name.map(str::trim).filter(|n| !n.is_empty()).unwrap_or("Administrator").to_owned();
-    let registered = identity_domain::application::registered_event(id, &email, &name, time::OffsetDateTime::now_utc());
-    let user = identity_domain::ports::NewUser { id, email: email.as_str().to_owned(), name, password_hash };
+    let email = account.email.to_owned();
+    let admin = AdminAccount {
+        email: account.email.to_owned(),
+        password: account.password.to_owned(),
+        name: account.name.map(str::to_owned),
+    };
     let outcome = identity
-        .users
-        .ensure_admin(user, &["admin", "superadmin"], existing, vec![registered])
+        .app
+        .accounts
+        .provision_admin(admin, existing)
         .await
         .map_err(|e| StartupError::Other(format!("admin user: {e}")))?;
-    match outcome {
-        AdminProvision::RefusedNotAdmin => {
-            return Err(StartupError::AdminRefused(format!(
-                "{} belongs to an existing account that is not an admin; nothing changed \
-                 (ADMIN_EMAIL only creates a missing admin: unset it, or promote the account \
-                 explicitly with `tally create-admin --promote`)",
-                email.as_str()
-            )))
-        }
-        AdminProvision::Created(admin_id)
-        | AdminProvision::AlreadyAdmin(admin_id)
-        | AdminProvision::Promoted(admin_id) => {
-            identity.access.invalidate_user(admin_id).await;
-        }
+    if outcome == AdminProvision::RefusedNotAdmin {
+        return Err(StartupError::AdminRefused(format!(
+            "{email} belongs to an existing account that is not an admin; nothing changed \
+             (ADMIN_EMAIL only creates a missing admin: unset it, or promote the account \
+             explicitly with `tally create-admin --promote`)"
+        )));
     }
-    tracing::info!(email = email.as_str(), ?outcome, "admin user ensured");
+    tracing::info!(email = %email, ?outcome, "admin user ensured");
     Ok(outcome)
 }
 
@@ -471,7 +458,7 @@ pub async fn create_admin(
     let identity = IdentityServices::new(&settings, &pool, kv);
     let existing = if promote { ExistingAccount::Promote } else { ExistingAccount::Refuse };
     let account = Account { email: &email, password: &password, name: name.as_deref() };
-    let outcome = ensure_admin(&identity, &settings, account, existing).await?;
+    let outcome = ensure_admin(&identity, account, existing).await?;
     let what = match outcome {
         AdminProvision::Created(_) => "created",
         AdminProvision::Promoted(_) => "promoted (password set, earlier sessions ended)",

@@ -43,7 +43,12 @@ fn to_views(rows: Vec<ViewRow>) -> Result<Vec<InteractionView>, RepoError> {
     rows.into_iter()
         .map(|(row, customer_name, company_name)| {
             // The creator's name is identity's: the use case asks the user directory for it.
-            Ok(InteractionView { interaction: Interaction::try_from(row)?, customer_name, company_name, created_by_name: None })
+            Ok(InteractionView {
+                interaction: Interaction::try_from(row)?,
+                customer_name,
+                company_name,
+                created_by_name: None,
+            })
         })
         .collect()
 }
@@ -59,7 +64,11 @@ impl PgInteractionRepository {
     }
 
     /// Writes `interaction`: its row, or `None` when an update found it moved or gone.
-    async fn write(&self, interaction: &Interaction, statement: WriteKind) -> Result<Option<InteractionRow>, RepoError> {
+    async fn write(
+        &self,
+        interaction: &Interaction,
+        statement: WriteKind,
+    ) -> Result<Option<InteractionRow>, RepoError> {
         let mut conn = connect(&self.pool).await?;
         transaction(
             &mut conn,

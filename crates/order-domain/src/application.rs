@@ -76,5 +76,5 @@ pub use creation::{CreateOrder, OrderItem, MAX_ORDER_ITEMS};
 pub use error::OrderUseCaseError;
 pub use lines::AddLine;
 pub use orders::OrderService;
-pub use replies::ReplyService;
 pub use ports::{CatalogProduct, CurrencyRegister, CustomerDirectory, ProductCatalog};
+pub use replies::ReplyService;

@@ -33,10 +33,10 @@ use crate::change::OrderChange;
 use crate::line::NewLine;
 use crate::number::OrderNumber;
 use crate::order::{NewOrder, Order, OrderDraft};
-use crate::repository::{OrderFilter, OrderRepository, RepoError, ReplyInbox};
+use crate::repository::{OrderFilter, OrderRepository, ReplyInbox, RepoError};
+use crate::status::OrderStatus;
 use crate::status::ReservationStatus;
 use event_contracts::warehouse::{StockReserved, WarehouseReply};
-use crate::status::OrderStatus;
 
 fn usd() -> CurrencyCode {
     CurrencyCode::parse("USD").expect("USD is an ISO 4217 code")

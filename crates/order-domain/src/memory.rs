@@ -36,7 +36,7 @@ use uuid::Uuid;
 use crate::change::{LineChange, OrderChange, OrderDeletion};
 use crate::number::OrderNumber;
 use crate::order::{Order, OrderDraft, OrderRecord};
-use crate::repository::{FoldReply, OrderFilter, OrderRepository, RepoError, ReplyInbox};
+use crate::repository::{FoldReply, OrderFilter, OrderRepository, ReplyInbox, RepoError};
 use event_contracts::warehouse::WarehouseReply;
 
 /// One stored order: its record (lines included) and, once soft-deleted, when.

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use event_contracts::warehouse::{WarehouseReply, REPLIES};
 use order_domain::application::ReplyService;
-use order_domain::{FoldReply, Order, OrderChange, RepoError, ReplyInbox};
+use order_domain::{FoldReply, Order, OrderChange, ReplyInbox, RepoError};
 use shared_kernel::application::SystemClock;
 use shared_kernel::ports::{EventHandler, HandlerError};
 use shared_kernel::EventEnvelope;

@@ -71,7 +71,11 @@ impl InteractionService {
     /// One page of the interactions that need a follow-up, as [`FollowUpFilter`] orders them, named
     /// as [`InteractionService::list`] names them.
     #[tracing::instrument(skip_all)]
-    pub async fn follow_ups(&self, filter: &FollowUpFilter, page: PageRequest) -> Result<Page<InteractionView>, CrmError> {
+    pub async fn follow_ups(
+        &self,
+        filter: &FollowUpFilter,
+        page: PageRequest,
+    ) -> Result<Page<InteractionView>, CrmError> {
         self.named(self.interactions.follow_ups(filter, page).await?).await
     }
 
