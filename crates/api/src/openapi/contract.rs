@@ -236,7 +236,8 @@ fn finish_operation(path: &str, method: &str, operation: &mut Value, new_compone
         .get("parameters")
         .and_then(Value::as_array)
         .is_some_and(|params| params.iter().any(|p| p["name"] == "page_size"));
-    if method == "post" {
+    // An import's upload ignores the key: its body streams to storage (docs/imports-and-exports.md).
+    if method == "post" && path != "/api/v1/imports/{resource}" {
         super::retries::document_idempotency(op);
     }
     super::retries::document_conditions(path, method, op);
