@@ -112,11 +112,10 @@ pub async fn replay_or_run(
     let state = req.app_data::<Data<AppState>>().cloned();
     // Register, login and refresh ignore the key: their answers are credentials, never kept. An
     // import upload too: its body streams to storage, never whole to fingerprint, and each is a job.
-    let replayable =
-        header.is_some()
-            && req.method() == Method::POST
-            && !crate::auth::route_access::answers_with_credentials(&req)
-            && !crate::auth::route_access::streams_body(&req);
+    let replayable = header.is_some()
+        && req.method() == Method::POST
+        && !crate::auth::route_access::answers_with_credentials(&req)
+        && !crate::auth::route_access::streams_body(&req);
     let (Some(header), Some(state), true) = (header, state, replayable) else {
         return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
     };

@@ -111,7 +111,7 @@ async fn update_product(
         width_mm: pick("width_mm").width_mm,
         height_mm: pick("height_mm").height_mm,
         price: pick("price").price,
-        currency: pick("currency").currency.clone(),
+        currency: pick("currency").currency,
     };
     state.commerce.warehouse.products.update(stored.id, input).await?;
     Ok(RowOutcome::Updated)
