@@ -398,3 +398,63 @@ async fn a_hundred_thousand_bad_rows_are_all_reported_and_the_job_finishes() {
     assert_eq!(page["data"][99]["row"], 100_000);
     t.stop().await;
 }
+
+#[actix_web::test]
+async fn products_upsert_by_sku_and_a_stock_take_sets_on_hand_by_one_adjustment() {
+    use crate::commerce_support::{location, post as commerce_post, product, stock};
+    let t = TestApp::start().await;
+    let app = init_service(build_app(t.state.clone())).await;
+    let admin = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    // Products: the create endpoint's rules (a price needs a currency), then an upsert by SKU.
+    let file = "sku,name,price,currency\nP-1,Bolt,100,USD\nP-2,Nut,5,\nP-3,Washer,,\n";
+    let id = queue(&app, upload(&admin, "products", "", CSV, file)).await;
+    assert_eq!(counts(&finished(&app, &admin, id).await), (3, 3, 2, 0, 0, 1));
+    assert_eq!(errors(&app, &admin, id).await, vec![(2, "currency".to_owned(), "VALIDATION_ERROR".to_owned())]);
+    let again = "sku,name,price,currency\np-1,Bolt,120,USD\nP-3,Washer,,\nP-4,Screw,,\n";
+    let id = queue(&app, upload(&admin, "products", "mode=upsert", CSV, again)).await;
+    assert_eq!(counts(&finished(&app, &admin, id).await), (3, 3, 1, 1, 1, 0), "SKUs match in any case");
+    // A stock take: a missing record is made, an existing one is set by one adjustment.
+    product(&app, &admin, "B-1").await;
+    let nut = product(&app, &admin, "N-1").await;
+    let main = location(&app, &admin, "MAIN").await;
+    let record = stock(&app, &admin, &nut, &main, 10).await;
+    let reserve = format!("/api/v1/warehouse/inventory/{}/reserve", record["id"].as_str().expect("id"));
+    let (status, body) =
+        commerce_post(&app, &admin, &reserve, serde_json::json!({"quantity": 4, "order_id": Uuid::now_v7()})).await;
+    assert_eq!(status.as_u16(), 200, "{body}");
+    let take =
+        "sku,location_code,quantity_on_hand,reorder_point\nB-1,MAIN,7,2\nN-1,MAIN,6,\nN-1,MAIN,3,\nX-9,MAIN,1,\n";
+    let id = queue(&app, upload(&admin, "inventory", "mode=upsert", CSV, take)).await;
+    let job = finished(&app, &admin, id).await;
+    assert_eq!(counts(&job), (4, 4, 1, 1, 0, 2), "{job}");
+    let found = errors(&app, &admin, id).await;
+    assert_eq!((found[0].0, found[0].2.as_str()), (3, "INSUFFICIENT_STOCK"), "{found:?}");
+    assert_eq!((found[1].0, found[1].1.as_str(), found[1].2.as_str()), (4, "sku", "NOT_FOUND"));
+    let nut_record =
+        expect(&app, 200, get(&format!("/api/v1/warehouse/inventory/{}", record["id"].as_str().expect("id")), &admin))
+            .await;
+    assert_eq!((nut_record["quantity_on_hand"].as_i64(), nut_record["quantity_reserved"].as_i64()), (Some(6), Some(4)));
+    let (_, movements) = crate::commerce_support::get(
+        &app,
+        &admin,
+        &format!("/api/v1/warehouse/stock-movements/inventory/{}", record["id"].as_str().expect("id")),
+    )
+    .await;
+    let types: Vec<&str> =
+        movements["data"].as_array().expect("movements").iter().filter_map(|m| m["type"].as_str()).collect();
+    assert!(types.contains(&"Adjustment"), "{movements}");
+    // The same take again changes nothing.
+    let id = queue(
+        &app,
+        upload(
+            &admin,
+            "inventory",
+            "mode=upsert",
+            CSV,
+            "sku,location_code,quantity_on_hand,reorder_point\nB-1,MAIN,7,2\n",
+        ),
+    )
+    .await;
+    assert_eq!(counts(&finished(&app, &admin, id).await), (1, 1, 0, 0, 1, 0));
+    t.stop().await;
+}
