@@ -19,7 +19,7 @@ use postgres_toolkit::request_tx::RequestTransaction;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use super::rows::{import_row, Transient};
+use super::rows::{import_rows, Transient};
 use super::source::{Source, SourceError};
 use super::{BATCH_ROWS, LEASE};
 use crate::app::AppState;
@@ -76,15 +76,12 @@ async fn do_rows(
     counts: &mut Counts,
     lost: &AtomicBool,
 ) -> Result<Vec<StoredError>, Stop> {
+    let outcomes = import_rows(state, job, rows, lost).await?;
+    if lost.load(Ordering::Relaxed) {
+        return Err(Stop::Lost);
+    }
     let mut errors = Vec::new();
-    for (row, read) in rows {
-        if lost.load(Ordering::Relaxed) {
-            return Err(Stop::Lost);
-        }
-        let outcome = match read {
-            Ok(fields) => import_row(state, job, fields).await?,
-            Err(problems) => RowOutcome::Failed(problems),
-        };
+    for (row, outcome) in outcomes {
         if let RowOutcome::Failed(problems) = &outcome {
             errors.extend(problems.iter().map(|p| StoredError {
                 row,

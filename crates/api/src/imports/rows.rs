@@ -2,7 +2,7 @@
 //! schema, the same codes), created, or in an upsert matched and changed through the update use
 //! cases. Nothing here judges a value itself (docs/imports-and-exports.md, "Upsert").
 
-use bulk_data::{ImportJob, ImportResource, RowError, RowOutcome};
+use bulk_data::{ImportJob, ImportResource, RowError, RowOutcome, RowResult};
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
@@ -29,6 +29,41 @@ pub async fn import_row(state: &AppState, job: &ImportJob, row: Map<String, Valu
     };
     match outcome {
         Ok(outcome) => Ok(outcome),
+        Err(error) if error.status.is_server_error() => Err(Transient(format!("{}: {}", error.code, error.message))),
+        Err(error) => Ok(RowOutcome::Failed(row_errors(error))),
+    }
+}
+
+/// What each of `rows` did, in order: customers made together when the job only creates
+/// (`CustomerService::create_many`, one statement per table for the batch), every other row through
+/// [`import_row`]. `lost` is asked between rows; once it says so, the rest is not done.
+pub async fn import_rows(
+    state: &AppState,
+    job: &ImportJob,
+    rows: Vec<(u64, RowResult)>,
+    lost: &std::sync::atomic::AtomicBool,
+) -> Result<Vec<(u64, RowOutcome)>, Transient> {
+    if job.resource == ImportResource::Customers && job.options.mode == bulk_data::ImportMode::Create {
+        return crm::customers_together(state, rows).await;
+    }
+    let mut outcomes = Vec::with_capacity(rows.len());
+    for (number, read) in rows {
+        if lost.load(std::sync::atomic::Ordering::Relaxed) {
+            break;
+        }
+        let outcome = match read {
+            Ok(fields) => import_row(state, job, fields).await?,
+            Err(problems) => RowOutcome::Failed(problems),
+        };
+        outcomes.push((number, outcome));
+    }
+    Ok(outcomes)
+}
+
+/// An outcome of the API's answer: a client's mistake is the row's error; the server's is `Transient`.
+fn judged<T>(answer: Result<T, ApiError>, outcome: RowOutcome) -> Result<RowOutcome, Transient> {
+    match answer {
+        Ok(_) => Ok(outcome),
         Err(error) if error.status.is_server_error() => Err(Transient(format!("{}: {}", error.code, error.message))),
         Err(error) => Ok(RowOutcome::Failed(row_errors(error))),
     }

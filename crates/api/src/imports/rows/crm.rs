@@ -8,11 +8,12 @@ use serde_json::{json, Map, Value};
 use shared_kernel::{PageRequest, StorageError};
 use time::OffsetDateTime;
 
-use super::{body_of, given, row_id, text};
+use super::{body_of, given, judged, row_errors, row_id, text, Transient};
 use crate::app::AppState;
 use crate::http::extract::parse_value;
 use crate::http::ApiError;
 use crate::routes::crm::requests::{CreateCompanyBody, CreateCustomerBody};
+use bulk_data::RowResult;
 
 /// What an upsert may change on a customer: the fields of its update, assignment, tier and status
 /// endpoints.
@@ -41,6 +42,37 @@ pub async fn customer(state: &AppState, mode: ImportMode, row: Map<String, Value
         return update_customer(state, &row, stored, input).await;
     }
     Err(ApiError::conflict("CONFLICT", "the record changed while the row was imported; import it again"))
+}
+
+/// A create-only batch of customer rows: each parsed as `POST /customers`' body, then all of them
+/// through `CustomerService::create_many` (the same rules and answers as one by one, saved together).
+pub async fn customers_together(
+    state: &AppState,
+    rows: Vec<(u64, RowResult)>,
+) -> Result<Vec<(u64, RowOutcome)>, Transient> {
+    let mut outcomes: Vec<(u64, Option<RowOutcome>)> = Vec::with_capacity(rows.len());
+    let (mut inputs, mut slots) = (Vec::new(), Vec::new());
+    for (number, read) in rows {
+        let parsed = read.map_err(RowOutcome::Failed).and_then(|fields| {
+            let body = row_id(&fields)
+                .and_then(|_| parse_value::<CreateCustomerBody>(body_of(fields)))
+                .map_err(|error| RowOutcome::Failed(row_errors(error)))?;
+            Ok(NewCustomer::from(body))
+        });
+        match parsed {
+            Ok(input) => {
+                slots.push(outcomes.len());
+                inputs.push(input);
+                outcomes.push((number, None));
+            }
+            Err(failed) => outcomes.push((number, Some(failed))),
+        }
+    }
+    let saved = state.crm.customer_cases.create_many(inputs).await;
+    for (slot, answer) in slots.into_iter().zip(saved) {
+        outcomes[slot].1 = Some(judged(answer.map_err(ApiError::from), RowOutcome::Created)?);
+    }
+    Ok(outcomes.into_iter().map(|(number, outcome)| (number, outcome.unwrap_or(RowOutcome::Created))).collect())
 }
 
 /// The customer the row names: by `id`, else by email within its company (or among those of none),
