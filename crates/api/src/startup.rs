@@ -80,6 +80,8 @@ pub struct Services {
     webhooks: RunningWorker,
     /// With the in-process bus: the heartbeat and the take-over of dead instances' events.
     instances: Option<JoinHandle<()>>,
+    /// The import runner (`IMPORT_RUNNER`).
+    imports: Option<JoinHandle<()>>,
 }
 
 impl Services {
@@ -89,6 +91,10 @@ impl Services {
         self.analyser.abort();
         if let Some(instances) = &self.instances {
             instances.abort();
+        }
+        // A job cut off here is resumed from its last committed batch by the next claim.
+        if let Some(imports) = &self.imports {
+            imports.abort();
         }
         // Attempts in flight are abandoned and handed back to be sent again (at least once).
         self.webhooks.stop().await;
@@ -203,7 +209,13 @@ async fn start_services_split(
         let account = Account { email, password, name: settings.admin_name.as_deref() };
         ensure_admin(&identity, account, ExistingAccount::Refuse).await?;
     }
-    let sweeper = spawn_sweeper(identity.revocations.clone(), event_pool.clone(), delivery_queue.clone());
+    // Import jobs run on connections of their own: a long import never makes requests wait.
+    let import_pool =
+        db::build_pool(&PoolSettings::new(&settings.database_url, 4).with_limits(settings.database_limits))?;
+    import_pool.wake_relay_with(signal.clone());
+    let runner_store = import_postgres::ImportStore::new(import_pool);
+    let sweeper =
+        spawn_sweeper(identity.revocations.clone(), event_pool.clone(), delivery_queue.clone(), runner_store.clone());
     let analyser = spawn_analyser(event_pool.clone());
     // With Redis, revocations live there and every request asks it.
     let auth_listener = match settings.redis_url {
@@ -222,6 +234,8 @@ async fn start_services_split(
         signal: webhook_signal,
     }
     .spawn();
+    // The handlers' statements run on the request connections, the runner's on its own.
+    let http_imports = import_postgres::ImportStore::new(pool.clone());
     let state = web::Data::new(AppState {
         webhooks,
         identity,
@@ -236,7 +250,13 @@ async fn start_services_split(
         outbox: signal,
         metrics: Arc::new(Metrics::new()?),
         health: crate::routes::health::HealthProbe::new(health_pool),
+        imports: http_imports,
+        import_runner: crate::imports::RunnerSignal::default(),
     });
+    let imports = state
+        .settings
+        .import_runner
+        .then(|| crate::imports::spawn(state.clone(), runner_store, state.import_runner.clone()));
     Ok(Services {
         state,
         relay_stop,
@@ -247,6 +267,7 @@ async fn start_services_split(
         completions,
         webhooks: webhook_worker,
         instances,
+        imports,
     })
 }
 
@@ -279,6 +300,7 @@ fn spawn_sweeper(
     revocations: Arc<dyn identity_domain::TokenRevocations>,
     pool: postgres_toolkit::DbPool,
     deliveries: DeliveryQueue,
+    imports: import_postgres::ImportStore,
 ) -> JoinHandle<()> {
     tokio::spawn(async move {
         let mut every = tokio::time::interval(SWEEP_EVERY);
@@ -298,6 +320,11 @@ fn spawn_sweeper(
                 Ok(0) => {}
                 Ok(swept) => tracing::info!(swept, "forgot webhook deliveries finished 30 days ago"),
                 Err(error) => tracing::warn!(%error, "could not sweep webhook deliveries"),
+            }
+            match imports.sweep().await {
+                Ok(0) => {}
+                Ok(swept) => tracing::info!(swept, "dropped old import uploads and errors"),
+                Err(error) => tracing::warn!(%error, "could not sweep import jobs"),
             }
         }
     })

@@ -290,6 +290,30 @@ impl CustomerRepository for PgCustomerRepository {
         Customer::try_from(row)
     }
 
+    /// All in one transaction (a savepoint inside a request's), one statement per table; if any is
+    /// refused (a taken email), that transaction rolls back and each is written alone, so each gets
+    /// its own answer.
+    #[tracing::instrument(skip_all, fields(customers = batch.len()))]
+    async fn create_many(&self, batch: &[CustomerCreated]) -> Vec<Result<Customer, RepoError>> {
+        if batch.len() > 1 {
+            let together: Vec<&CustomerCreated> = batch.iter().collect();
+            let written = async {
+                let mut conn = connect(&self.pool).await?;
+                transaction(&mut conn, async |shared: &AsyncPgConnection| insert_customers(shared, &together).await)
+                    .await
+                    .map_err(from_diesel)
+            };
+            if let Ok(rows) = written.await {
+                return rows.into_iter().map(Customer::try_from).collect();
+            }
+        }
+        let mut answers = Vec::with_capacity(batch.len());
+        for created in batch {
+            answers.push(self.create(created).await);
+        }
+        answers
+    }
+
     #[tracing::instrument(skip_all, fields(id = %id))]
     async fn find_by_id(&self, id: Uuid) -> Result<Option<Customer>, RepoError> {
         let conn = connect_shared(&self.pool).await?;

@@ -39,6 +39,26 @@ fn ada() -> NewCustomer {
 }
 
 #[test]
+fn customers_created_together_get_the_answers_one_by_one_would_give() {
+    let (_, ports) = setup();
+    let customers = CustomerService::new(&ports);
+    let bob = NewCustomer { name: "Bob".into(), email: "bob@example.com".into(), ..NewCustomer::default() };
+    let inputs = vec![
+        ada(),
+        NewCustomer { email: "nope".into(), ..ada() },
+        NewCustomer { assigned_to: Some(RETIRED), ..bob.clone() },
+        ada(),
+        bob,
+    ];
+    let answers = block_on(customers.create_many(inputs));
+    assert_eq!(answers.len(), 5);
+    assert!(answers[0].is_ok() && answers[4].is_ok(), "{answers:?}");
+    assert_eq!(answers[1], Err(CrmError::Customer(CustomerError::InvalidEmail)));
+    assert_eq!(answers[2], Err(CrmError::UserNotFound { field: "assigned_to" }));
+    assert_eq!(answers[3], Err(CrmError::Storage(RepoError::Conflict { field: "email" })));
+}
+
+#[test]
 fn a_customer_is_created_after_its_references_are_checked_in_order() {
     let (_, ports) = setup();
     let customers = CustomerService::new(&ports);
