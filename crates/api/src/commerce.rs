@@ -11,7 +11,8 @@ use shared_kernel::ports::EventHandler;
 use warehouse_domain::{InventoryRepository, LocationRepository, ProductRepository, StockMovementRepository};
 use warehouse_postgres::{
     OrderEventsHandler, PgInventoryRepository, PgLocationRepository, PgOrderStockRepository, PgProductRepository,
-    PgStockMovementRepository,
+    PgPurchaseOrderRepository, PgReorderRepository, PgStockMovementRepository, PgSupplierRepository,
+    PgTransferRepository,
 };
 
 /// The storage ports of orders and the warehouse, as the handlers see them.
@@ -42,6 +43,12 @@ impl CommerceServices {
                 products.clone(),
                 locations.clone(),
                 inventory.clone(),
+                crate::routes::warehouse::PurchasingPorts {
+                    suppliers: Arc::new(PgSupplierRepository::new(pool.clone())),
+                    purchase_orders: Arc::new(PgPurchaseOrderRepository::new(pool.clone())),
+                    reorder: Arc::new(PgReorderRepository::new(pool.clone())),
+                    transfers: Arc::new(PgTransferRepository::new(pool.clone())),
+                },
                 Arc::new(crate::reference_ports::ReferenceData::new(pool.clone())),
                 clock,
             ),

@@ -24,6 +24,9 @@ pub enum VersionedTable {
     Products,
     Locations,
     Inventory,
+    Suppliers,
+    PurchaseOrders,
+    Transfers,
     WebhookEndpoints,
 }
 
@@ -70,6 +73,12 @@ impl VersionedTable {
             Self::Products => check!("products"),
             Self::Locations => check!("locations"),
             Self::Inventory => check!("inventory"),
+            Self::Suppliers => check!("suppliers"),
+            // Purchase orders and transfers are never deleted: no `deleted_at`.
+            Self::PurchaseOrders => {
+                "SELECT version = ANY($2) AS current FROM purchase_orders WHERE id = $1 FOR NO KEY UPDATE"
+            }
+            Self::Transfers => "SELECT version = ANY($2) AS current FROM transfers WHERE id = $1 FOR NO KEY UPDATE",
             // Endpoints are deleted outright: no `deleted_at`.
             Self::WebhookEndpoints => {
                 "SELECT version = ANY($2) AS current FROM webhook_endpoints WHERE id = $1 FOR NO KEY UPDATE"

@@ -237,6 +237,13 @@ pub trait InventoryRepository: Send + Sync {
     /// The product's quantities summed over its live records, with its `quantity_incoming` (an
     /// adapter that does not keep purchase orders and transfers answers 0).
     async fn availability(&self, product_id: Uuid) -> Result<Availability, RepoError>;
+    /// The `quantity_incoming` of each (product, location) of `records`, in their order: what open
+    /// purchase orders still expect there and what transfers in transit bring there, in one read
+    /// for any number of records. An adapter that does not keep purchase orders and transfers
+    /// answers 0 for each.
+    async fn incoming(&self, records: &[(Uuid, Uuid)]) -> Result<Vec<i64>, RepoError> {
+        Ok(vec![0; records.len()])
+    }
 }
 
 /// Result of handling `order.confirmed`.

@@ -16,6 +16,23 @@ pub static CONSTRAINTS: Constraints = Constraints::new(&[
     ("inventory_product_id_fkey", "product_id"),
     ("inventory_location_id_fkey", "location_id"),
     ("inventory_reserved_within_on_hand_check", "quantity_reserved"),
+    // migrations/2026-11-28-000027_purchasing_transfers
+    ("suppliers_currency_fkey", "currency"),
+    ("products_supplier_id_fkey", "supplier_id"),
+    ("purchase_orders_number_key", "po_number"),
+    ("purchase_orders_supplier_id_fkey", "supplier_id"),
+    ("purchase_orders_location_id_fkey", "location_id"),
+    ("purchase_orders_currency_fkey", "currency"),
+    ("purchase_orders_created_by_fkey", "created_by"),
+    ("purchase_order_lines_product_id_fkey", "product_id"),
+    ("purchase_order_lines_received_check", "quantity_received"),
+    ("transfers_number_key", "transfer_number"),
+    ("transfers_from_location_id_fkey", "from_location_id"),
+    ("transfers_to_location_id_fkey", "to_location_id"),
+    ("transfers_created_by_fkey", "created_by"),
+    ("transfers_locations_differ_check", "to_location_id"),
+    ("transfer_lines_product_id_fkey", "product_id"),
+    ("transfer_lines_product_key", "product_id"),
 ]);
 
 /// A stored value the `CHECK` constraints should have made impossible.
@@ -32,6 +49,8 @@ pub(crate) fn from_diesel(error: DieselError) -> RepoError {
         StorageError::Conflict { field: "quantity_reserved" } => {
             RepoError::Refused(WarehouseError::InsufficientStock { requested: 0, available: 0 })
         }
+        // The conditional receipt should have caught it: never more than was ordered.
+        StorageError::Conflict { field: "quantity_received" } => RepoError::Storage(StorageError::Stale),
         other => RepoError::Storage(other),
     }
 }

@@ -20,10 +20,12 @@ use super::errors::{from_diesel, tx_error, TxError};
 use super::ledger::{apply_change, apply_change_to_new, insert_movements, inventory_exists};
 use super::rows::{InventoryRow, MovementRow};
 use super::schema::inventory;
+use super::stock_alerts::{record_alerts, Judged};
 use postgres_toolkit::prepared::Prepared;
 use postgres_toolkit::storage::{connect, connect_shared};
 use postgres_toolkit::DbPool;
 use shared_kernel::StorageError;
+use warehouse_domain::alerts::AlertLevel;
 
 #[derive(Clone)]
 pub struct PgInventoryRepository {
@@ -48,6 +50,8 @@ struct Sums {
     reserved: i64,
     #[diesel(sql_type = BigInt)]
     committed: i64,
+    #[diesel(sql_type = BigInt)]
+    incoming: i64,
 }
 
 /// A missed compare-and-set: the record moved (`Stale`) or is gone (`NotFound`).
@@ -142,20 +146,37 @@ impl InventoryRepository for PgInventoryRepository {
     #[tracing::instrument(level = "debug", skip_all, fields(inventory_id = %record.id))]
     async fn update_thresholds(&self, record: &Inventory) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
-        let updated = Prepared(diesel::update(inventory::table).filter(inventory::id.eq(record.id).and(live())).set((
-            inventory::reorder_point.eq(record.reorder_point),
-            inventory::min_stock.eq(record.min_stock),
-            inventory::max_stock.eq(record.max_stock),
-            inventory::updated_at.eq(record.updated_at),
-        )))
-        .execute(&mut conn)
-        .await
-        .map_err(from_diesel)?;
-        if updated == 1 {
+        transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<(), TxError> {
+            // The record as it is, locked: a new reorder point may be a crossing (docs/purchasing-and-transfers.md).
+            let stored: Option<InventoryRow> = inventory::table
+                .filter(inventory::id.eq(record.id).and(live()))
+                .for_update()
+                .select(InventoryRow::as_select())
+                .first(&mut conn)
+                .await
+                .optional()?;
+            let Some(stored) = stored.map(InventoryRow::into_inventory) else {
+                return Err(TxError::Refused(RepoError::Storage(StorageError::NotFound)));
+            };
+            let updated: InventoryRow = Prepared(
+                diesel::update(inventory::table)
+                    .filter(inventory::id.eq(record.id))
+                    .set((
+                        inventory::reorder_point.eq(record.reorder_point),
+                        inventory::min_stock.eq(record.min_stock),
+                        inventory::max_stock.eq(record.max_stock),
+                        inventory::updated_at.eq(record.updated_at),
+                    ))
+                    .returning(InventoryRow::as_returning()),
+            )
+            .get_result(&mut conn)
+            .await?;
+            let after = updated.into_inventory();
+            record_alerts(conn, [Judged { before: AlertLevel::of(&stored), after: &after }]).await?;
             Ok(())
-        } else {
-            Err(RepoError::Storage(StorageError::NotFound))
-        }
+        })
+        .await
+        .map_err(tx_error)
     }
 
     #[tracing::instrument(level = "debug", skip_all, fields(inventory_id = %change.inventory.id))]
@@ -228,10 +249,20 @@ impl InventoryRepository for PgInventoryRepository {
     #[tracing::instrument(level = "debug", skip_all, fields(product_id = %product_id))]
     async fn availability(&self, product_id: Uuid) -> Result<Availability, RepoError> {
         let mut conn = connect(&self.pool).await?;
+        // The incoming stock counts every open purchase order line and in-transit transfer line of
+        // the product, wherever it goes, whether or not a record is there yet (one statement,
+        // through `purchase_order_lines_product_idx` and `transfer_lines_product_idx`).
         let sums: Sums = diesel::sql_query(
             "SELECT least(coalesce(sum(quantity_on_hand), 0), 9223372036854775807)::bigint AS on_hand, \
                     least(coalesce(sum(quantity_reserved), 0), 9223372036854775807)::bigint AS reserved, \
-                    least(coalesce(sum(quantity_committed), 0), 9223372036854775807)::bigint AS committed \
+                    least(coalesce(sum(quantity_committed), 0), 9223372036854775807)::bigint AS committed, \
+                    least(coalesce((SELECT sum(l.quantity_ordered - l.quantity_received) \
+                                    FROM purchase_order_lines l JOIN purchase_orders o ON o.id = l.purchase_order_id \
+                                    WHERE l.product_id = $1 AND o.status IN ('ordered', 'partially_received')), 0) \
+                        + coalesce((SELECT sum(tl.quantity) FROM transfer_lines tl \
+                                    JOIN transfers t ON t.id = tl.transfer_id \
+                                    WHERE tl.product_id = $1 AND t.status = 'in_transit'), 0), \
+                          9223372036854775807)::bigint AS incoming \
              FROM inventory WHERE product_id = $1 AND deleted_at IS NULL",
         )
         .bind::<SqlUuid, _>(product_id)
@@ -239,6 +270,28 @@ impl InventoryRepository for PgInventoryRepository {
         .await
         .map_err(from_diesel)?;
         let totals = Quantities { on_hand: sums.on_hand, reserved: sums.reserved, committed: sums.committed };
-        Ok(Availability::new(product_id, totals))
+        Ok(Availability::new(product_id, totals).with_incoming(sums.incoming))
     }
+
+    #[tracing::instrument(level = "debug", skip_all, fields(count = records.len()))]
+    async fn incoming(&self, records: &[(Uuid, Uuid)]) -> Result<Vec<i64>, RepoError> {
+        use diesel::sql_types::Array;
+        if records.is_empty() {
+            return Ok(Vec::new());
+        }
+        let conn = connect_shared(&self.pool).await?;
+        let rows: Vec<Incoming> = diesel::sql_query(super::reorder::incoming_of_records())
+            .bind::<Array<SqlUuid>, _>(records.iter().map(|r| r.0).collect::<Vec<_>>())
+            .bind::<Array<SqlUuid>, _>(records.iter().map(|r| r.1).collect::<Vec<_>>())
+            .load(&mut &*conn)
+            .await
+            .map_err(from_diesel)?;
+        Ok(rows.into_iter().map(|r| r.incoming).collect())
+    }
+}
+
+#[derive(QueryableByName)]
+struct Incoming {
+    #[diesel(sql_type = BigInt)]
+    incoming: i64,
 }

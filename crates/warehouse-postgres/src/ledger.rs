@@ -1,5 +1,6 @@
 //! The one way quantities change: a compare-and-set on the quantities an operation was computed
-//! from, plus its movement row, on the caller's connection (inside its transaction).
+//! from, plus its movement row and the stock alerts it raises (`stock_alerts.rs`), on the caller's
+//! connection (inside its transaction).
 
 use std::collections::HashMap;
 
@@ -8,10 +9,12 @@ use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use futures_util::FutureExt;
 use uuid::Uuid;
 
+use warehouse_domain::alerts::AlertLevel;
 use warehouse_domain::{InventoryChange, InventoryRecord};
 
 use super::rows::{InventoryRow, MovementRow};
 use super::schema::inventory;
+use super::stock_alerts::{record_alerts, Judged};
 use postgres_toolkit::pipeline::write_with_followers;
 use postgres_toolkit::prepared::Prepared;
 
@@ -21,7 +24,20 @@ use postgres_toolkit::prepared::Prepared;
 /// out all the same, so the caller must then roll its transaction back.
 pub(crate) async fn apply_change(conn: &AsyncPgConnection, change: &InventoryChange) -> QueryResult<bool> {
     let update = update_quantities(conn, change).map(|written| written.map(|rows| (rows == 1).then_some(())));
-    Ok(write_with_followers(update, append_movement(conn, change)).await?.is_some())
+    let followers = futures_util::future::try_join(append_movement(conn, change), alerts_of(conn, change));
+    Ok(write_with_followers(update, followers).await?.is_some())
+}
+
+/// The alert one change raises, judged from the quantities it started from.
+async fn alerts_of(conn: &AsyncPgConnection, change: &InventoryChange) -> QueryResult<()> {
+    record_alerts(conn, [judged(change, change)]).await
+}
+
+/// A record changed by `first` … `last` (the same change for a record changed once), as the alert
+/// rule judges it: the compare-and-set held the version read, so its reorder point is the record's.
+fn judged<'a>(first: &InventoryChange, last: &'a InventoryChange) -> Judged<'a> {
+    let before = AlertLevel { available: first.before.available(), reorder_point: first.inventory.reorder_point };
+    Judged { before, after: &last.inventory }
 }
 
 /// [`apply_change`] for a record this transaction may have failed to create (a transfer's
@@ -32,7 +48,7 @@ pub(crate) async fn apply_change_to_new(conn: &AsyncPgConnection, change: &Inven
     if update_quantities(conn, change).await? == 0 {
         return Ok(false);
     }
-    append_movement(conn, change).await?;
+    futures_util::future::try_join(append_movement(conn, change), alerts_of(conn, change)).await?;
     Ok(true)
 }
 
@@ -156,8 +172,11 @@ pub(crate) async fn apply_locked_changes(shared: &AsyncPgConnection, changes: &[
         }
     }
     let rows: Vec<MovementRow> = changes.iter().map(|c| MovementRow::of(c.movement.record())).collect();
-    let (written, _) =
-        futures_util::future::try_join(write_quantities(shared, &writes), insert_movements(shared, &rows)).await?;
+    // Each record judged once, from its first change's quantities to its last change's.
+    let alerts = record_alerts(shared, writes.iter().map(|w| judged(w.first, w.last)));
+    let (written, _, _) =
+        futures_util::future::try_join3(write_quantities(shared, &writes), insert_movements(shared, &rows), alerts)
+            .await?;
     Ok(written == writes.len())
 }
 

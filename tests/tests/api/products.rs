@@ -144,7 +144,8 @@ async fn a_products_stock_availability_and_movements() {
     assert_eq!(status, StatusCode::OK);
     assert_eq!(
         availability["data"],
-        json!({"product_id": id, "quantity_on_hand": 15, "quantity_reserved": 4, "quantity_available": 11, "quantity_committed": 0})
+        json!({"product_id": id, "quantity_on_hand": 15, "quantity_reserved": 4, "quantity_available": 11, "quantity_committed": 0,
+               "quantity_incoming": 0})
     );
     let (_, records) = get(&app, &admin, &format!("{PRODUCTS}/{id}/inventory")).await;
     assert_eq!(records["pagination"]["total"], 2);

@@ -76,6 +76,9 @@ versioned_by_row!(
     warehouse_domain::Product,
     warehouse_domain::Location,
     warehouse_domain::Inventory,
+    warehouse_domain::purchasing::Supplier,
+    warehouse_domain::purchasing::PurchaseOrder,
+    warehouse_domain::transfers::Transfer,
 );
 
 impl Versioned for identity_domain::ports::UserRecord {
@@ -134,7 +137,7 @@ pub fn with_tag(mut response: HttpResponse, tag: EntityTag) -> HttpResponse {
 /// The resources `If-Match` guards: a route under one of these patterns (the
 /// pattern itself or a sub-path such as `/confirm` or `/lines/{line_id}`) writes
 /// the row whose id is the pattern's `{id}` segment.
-const GUARDED: [(&str, VersionedTable); 14] = [
+const GUARDED: [(&str, VersionedTable); 17] = [
     ("/api/v1/customer-mgmt/companies/{id}", VersionedTable::Companies),
     ("/api/v1/customer-mgmt/customers/{id}", VersionedTable::Customers),
     ("/api/v1/customer-mgmt/deals/{id}", VersionedTable::Deals),
@@ -148,6 +151,9 @@ const GUARDED: [(&str, VersionedTable); 14] = [
     ("/api/v1/warehouse/products/{id}", VersionedTable::Products),
     ("/api/v1/warehouse/locations/{id}", VersionedTable::Locations),
     ("/api/v1/warehouse/inventory/{id}", VersionedTable::Inventory),
+    ("/api/v1/warehouse/suppliers/{id}", VersionedTable::Suppliers),
+    ("/api/v1/warehouse/purchase-orders/{id}", VersionedTable::PurchaseOrders),
+    ("/api/v1/warehouse/transfers/{id}", VersionedTable::Transfers),
     ("/api/v1/webhooks/{id}", VersionedTable::WebhookEndpoints),
 ];
 

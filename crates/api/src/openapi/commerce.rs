@@ -5,6 +5,7 @@ use utoipa::OpenApi;
 use crate::routes::orders::{lifecycle, lines, queries};
 use crate::routes::warehouse::{
     inventory, inventory_ops, location_queries, locations, movements, product_queries, products,
+    purchase_order_lifecycle, purchase_orders, reorder, suppliers, transfers,
 };
 
 #[derive(OpenApi)]
@@ -30,12 +31,25 @@ use crate::routes::warehouse::{
         locations::get_location, locations::update_location, locations::delete_location, locations::activate_location,
         locations::deactivate_location, location_queries::location_inventory, location_queries::location_movements,
         location_queries::location_utilization,
+        suppliers::create_supplier, suppliers::list_suppliers, suppliers::get_supplier, suppliers::update_supplier,
+        suppliers::delete_supplier,
+        purchase_orders::create_purchase_order, purchase_orders::list_purchase_orders,
+        purchase_orders::get_purchase_order, purchase_orders::purchase_order_by_number,
+        purchase_orders::add_purchase_order_line, purchase_orders::change_purchase_order_line,
+        purchase_orders::remove_purchase_order_line, purchase_order_lifecycle::submit_purchase_order,
+        purchase_order_lifecycle::receive_purchase_order, purchase_order_lifecycle::cancel_purchase_order,
+        purchase_order_lifecycle::close_purchase_order, purchase_order_lifecycle::purchase_orders_from_suggestions,
+        reorder::reorder_suggestions,
+        transfers::create_transfer, transfers::list_transfers, transfers::get_transfer, transfers::ship_transfer,
+        transfers::receive_transfer, transfers::cancel_transfer,
     ),
     tags(
         (name = "orders", description = "Orders with lines and totals, their lifecycle and the warehouse's reservation status \
             (orders:create/read/update/delete)"),
         (name = "warehouse", description = "Products, inventory quantities, the stock-movement ledger and locations \
             (products, inventory, stock_movements, locations × create/read/update/delete)"),
+        (name = "purchasing", description = "Suppliers, purchase orders and their receipts, transfers between locations \
+            and reorder suggestions (suppliers, purchase_orders, transfers × create/read/update/delete)"),
     )
 )]
 pub struct CommerceDoc;

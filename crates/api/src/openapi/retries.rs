@@ -73,7 +73,7 @@ fn add_error(responses: &mut Map<String, Value>, status: &str, text: &str) {
 
 /// Single-resource reads that are not a guarded resource's own `{id}` route; their answers
 /// carry an `ETag` too.
-const TAGGED_LOOKUPS: [&str; 13] = [
+const TAGGED_LOOKUPS: [&str; 14] = [
     "/api/v1/customer-mgmt/customers/email/{email}",
     "/api/v1/identity/permissions/name/{name}",
     "/api/v1/identity/profiles/me",
@@ -86,6 +86,7 @@ const TAGGED_LOOKUPS: [&str; 13] = [
     "/api/v1/shared/timezones/{code}",
     "/api/v1/warehouse/locations/code/{code}",
     "/api/v1/warehouse/products/sku/{sku}",
+    "/api/v1/warehouse/purchase-orders/number/{po_number}",
     "/api/v1/warehouse/stock-movements/{id}",
 ];
 

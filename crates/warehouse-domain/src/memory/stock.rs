@@ -194,6 +194,11 @@ impl InventoryRepository for InMemoryWarehouse {
         );
         Ok(Availability::new(product_id, totals).with_incoming(incoming(&state, product_id, None)))
     }
+
+    async fn incoming(&self, records: &[(Uuid, Uuid)]) -> Result<Vec<i64>, RepoError> {
+        let state = self.lock();
+        Ok(records.iter().map(|&(product_id, location_id)| incoming(&state, product_id, Some(location_id))).collect())
+    }
 }
 
 #[async_trait]

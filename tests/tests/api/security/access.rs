@@ -15,7 +15,7 @@ use tally_tests::{bearer, call, register, register_staff, TestApp};
 /// The seeded `staff` grants (docs/identity.md), written out independently of the migration.
 fn staff_may(resource: &str, action: &str) -> bool {
     let works_with = ["customers", "companies", "deals", "interactions", "orders"];
-    let reads = ["products", "inventory", "stock_movements", "locations"];
+    let reads = ["products", "inventory", "stock_movements", "locations", "suppliers", "purchase_orders", "transfers"];
     (works_with.contains(&resource) && ["create", "read", "update"].contains(&action))
         || (reads.contains(&resource) && action == "read")
         || (resource, action) == ("analytics", "read")

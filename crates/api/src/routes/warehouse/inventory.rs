@@ -10,8 +10,8 @@ use super::requests::{CreateInventoryBody, InventoryListQuery, ThresholdsBody};
 use super::responses::InventoryView;
 use crate::app::AppState;
 use crate::auth::Caller;
-use crate::http::conditional::{created_tagged, ok_tagged};
-use crate::http::{list, no_content, ApiError, Json, PageQuery};
+use crate::http::conditional::Tagged;
+use crate::http::{created, list, no_content, ok, ApiError, Json, PageQuery};
 use crate::routes::query_params;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -35,6 +35,22 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .service(web::resource("/inventory/{id}/return").route(web::post().to(ops::return_stock)));
 }
 
+/// The views of `records` with their incoming stock, read in one query for all of them.
+pub(crate) async fn with_incoming(state: &AppState, records: &[&Inventory]) -> Result<Vec<InventoryView>, ApiError> {
+    let keys: Vec<(Uuid, Uuid)> = records.iter().map(|r| (r.product_id, r.location_id)).collect();
+    let incoming = state.commerce.inventory.incoming(&keys).await?;
+    Ok(records
+        .iter()
+        .zip(incoming.into_iter().chain(std::iter::repeat(0)))
+        .map(|(record, incoming)| InventoryView::from(*record).with_incoming(incoming))
+        .collect())
+}
+
+/// One record's view with its incoming stock.
+pub(crate) async fn view(state: &AppState, record: &Inventory) -> Result<InventoryView, ApiError> {
+    Ok(with_incoming(state, &[record]).await?.pop().unwrap_or_else(|| InventoryView::from(record)))
+}
+
 /// One page of inventory records as the list envelope; every inventory list uses it.
 pub(crate) async fn inventory_page(
     state: &AppState,
@@ -42,7 +58,9 @@ pub(crate) async fn inventory_page(
     page: shared_kernel::PageRequest,
 ) -> Result<HttpResponse, ApiError> {
     let records = state.commerce.inventory.list(&filter, page).await.map_err(|e| repo_error("inventory record", e))?;
-    Ok(list(records.map(InventoryView::from)))
+    let views = with_incoming(state, &records.items.iter().collect::<Vec<_>>()).await?;
+    let mut views = views.into_iter();
+    Ok(list(records.map(|record| views.next().unwrap_or_else(|| InventoryView::from(record)))))
 }
 
 pub(crate) async fn load_inventory(state: &AppState, id: Uuid) -> Result<Inventory, ApiError> {
@@ -71,7 +89,7 @@ pub async fn create_inventory(
         },
     };
     let record = state.commerce.warehouse.inventory.create(input, caller.user_id).await?;
-    Ok(created_tagged::<InventoryView, _>(record))
+    Ok(created(view(&state, &record).await?).tagged(&record))
 }
 
 #[utoipa::path(get, path = "/api/v1/warehouse/inventory", tag = "warehouse", params(InventoryListQuery),
@@ -102,7 +120,8 @@ pub async fn low_stock(state: web::Data<AppState>, page: web::Query<PageQuery>) 
     responses((status = 200, body = InventoryView), (status = 404, description = "NOT_FOUND")),
     security(("bearer" = [])))]
 pub async fn get_inventory(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    Ok(ok_tagged::<InventoryView, _>(load_inventory(&state, id.into_inner()).await?))
+    let record = load_inventory(&state, id.into_inner()).await?;
+    Ok(ok(view(&state, &record).await?).tagged(&record))
 }
 
 #[utoipa::path(put, path = "/api/v1/warehouse/inventory/{id}", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -118,7 +137,7 @@ pub async fn update_inventory(
     let thresholds =
         Thresholds { reorder_point: body.reorder_point, min_stock: body.min_stock, max_stock: body.max_stock };
     let updated = state.commerce.warehouse.inventory.set_thresholds(id.into_inner(), thresholds).await?;
-    Ok(ok_tagged::<InventoryView, _>(updated))
+    Ok(ok(view(&state, &updated).await?).tagged(&updated))
 }
 
 #[utoipa::path(delete, path = "/api/v1/warehouse/inventory/{id}", tag = "warehouse", params(("id" = Uuid, Path)),

@@ -20,12 +20,9 @@ pub(crate) fn stock(state: &AppState) -> StockOperations {
 }
 
 /// Tagged as the inventory record it changed (the resource the route names).
-fn answer(change: InventoryChange) -> HttpResponse {
-    ok(StockChangeView {
-        inventory: InventoryView::from(&change.inventory),
-        movement: MovementView::from(change.movement),
-    })
-    .tagged(&change.inventory)
+async fn answer(state: &AppState, change: InventoryChange) -> Result<HttpResponse, ApiError> {
+    let inventory = super::inventory::view(state, &change.inventory).await?;
+    Ok(ok(StockChangeView { inventory, movement: MovementView::from(change.movement) }).tagged(&change.inventory))
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/inventory/{id}/receive", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -47,7 +44,7 @@ pub async fn receive(
         reference_id: body.reference_id,
         reason: body.reason,
     };
-    Ok(answer(stock(&state).receive(id.into_inner(), receipt, caller.user_id).await?))
+    answer(&state, stock(&state).receive(id.into_inner(), receipt, caller.user_id).await?).await
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/inventory/{id}/reserve", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -62,7 +59,7 @@ pub async fn reserve(
     id: web::Path<Uuid>,
     Json(body): Json<OrderQuantityBody>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(answer(stock(&state).reserve(id.into_inner(), body.quantity, body.order_id, caller.user_id).await?))
+    answer(&state, stock(&state).reserve(id.into_inner(), body.quantity, body.order_id, caller.user_id).await?).await
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/inventory/{id}/release", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -77,7 +74,7 @@ pub async fn release(
     id: web::Path<Uuid>,
     Json(body): Json<OrderQuantityBody>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(answer(stock(&state).release(id.into_inner(), body.quantity, body.order_id, caller.user_id).await?))
+    answer(&state, stock(&state).release(id.into_inner(), body.quantity, body.order_id, caller.user_id).await?).await
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/inventory/{id}/commit", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -92,7 +89,7 @@ pub async fn commit(
     id: web::Path<Uuid>,
     Json(body): Json<OrderQuantityBody>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(answer(stock(&state).commit(id.into_inner(), body.quantity, body.order_id, caller.user_id).await?))
+    answer(&state, stock(&state).commit(id.into_inner(), body.quantity, body.order_id, caller.user_id).await?).await
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/inventory/{id}/adjust", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -107,7 +104,8 @@ pub async fn adjust(
     id: web::Path<Uuid>,
     Json(body): Json<AdjustBody>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(answer(stock(&state).adjust(id.into_inner(), body.quantity_delta, &body.reason, caller.user_id).await?))
+    answer(&state, stock(&state).adjust(id.into_inner(), body.quantity_delta, &body.reason, caller.user_id).await?)
+        .await
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/inventory/{id}/damage", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -122,7 +120,7 @@ pub async fn damage(
     id: web::Path<Uuid>,
     Json(body): Json<DamageBody>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(answer(stock(&state).damage(id.into_inner(), body.quantity, &body.reason, caller.user_id).await?))
+    answer(&state, stock(&state).damage(id.into_inner(), body.quantity, &body.reason, caller.user_id).await?).await
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/inventory/{id}/return", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -139,7 +137,7 @@ pub async fn return_stock(
     let reason = body.reason.as_deref();
     let change =
         stock(&state).return_stock(id.into_inner(), body.quantity, body.order_id, reason, caller.user_id).await?;
-    Ok(answer(change))
+    answer(&state, change).await
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/inventory/{id}/transfer", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -156,9 +154,15 @@ pub async fn transfer(
     Json(body): Json<TransferBody>,
 ) -> Result<HttpResponse, ApiError> {
     let change = stock(&state).transfer(id.into_inner(), body.to_location_id, body.quantity, caller.user_id).await?;
+    let mut views =
+        super::inventory::with_incoming(&state, &[&change.from.inventory, &change.to.inventory]).await?.into_iter();
+    let (from, to) = (
+        views.next().unwrap_or_else(|| InventoryView::from(&change.from.inventory)),
+        views.next().unwrap_or_else(|| InventoryView::from(&change.to.inventory)),
+    );
     Ok(ok(TransferView {
-        from: InventoryView::from(&change.from.inventory),
-        to: InventoryView::from(&change.to.inventory),
+        from,
+        to,
         movements: vec![MovementView::from(change.from.movement), MovementView::from(change.to.movement)],
     }))
 }

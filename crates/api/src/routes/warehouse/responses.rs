@@ -68,12 +68,21 @@ pub struct InventoryView {
     pub reorder_point: Option<i64>,
     pub min_stock: Option<i64>,
     pub max_stock: Option<i64>,
+    /// What open purchase orders still expect here and transfers in transit bring here.
+    pub quantity_incoming: i64,
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     pub created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     pub updated_at: OffsetDateTime,
+}
+
+impl InventoryView {
+    /// The view with the record's incoming stock (read beside it: `super::inventory::with_incoming`).
+    pub fn with_incoming(self, quantity_incoming: i64) -> Self {
+        Self { quantity_incoming, ..self }
+    }
 }
 
 impl From<&Inventory> for InventoryView {
@@ -89,6 +98,7 @@ impl From<&Inventory> for InventoryView {
             reorder_point: i.reorder_point,
             min_stock: i.min_stock,
             max_stock: i.max_stock,
+            quantity_incoming: 0,
             created_at: i.created_at,
             updated_at: i.updated_at,
         }
@@ -225,6 +235,8 @@ pub struct AvailabilityView {
     pub quantity_reserved: i64,
     pub quantity_available: i64,
     pub quantity_committed: i64,
+    /// What open purchase orders still expect and transfers in transit bring, at any location.
+    pub quantity_incoming: i64,
 }
 
 impl From<Availability> for AvailabilityView {
@@ -235,6 +247,7 @@ impl From<Availability> for AvailabilityView {
             quantity_reserved: a.quantity_reserved,
             quantity_available: a.quantity_available,
             quantity_committed: a.quantity_committed,
+            quantity_incoming: a.quantity_incoming,
         }
     }
 }

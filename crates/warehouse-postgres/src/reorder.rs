@@ -1,0 +1,116 @@
+//! `ReorderRepository` on PostgreSQL: the low records with what is already on its way to them, in
+//! one statement (docs/purchasing-and-transfers.md).
+
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Nullable, Text, Uuid as SqlUuid};
+use diesel_async::RunQueryDsl;
+use postgres_toolkit::storage::connect;
+use postgres_toolkit::DbPool;
+use uuid::Uuid;
+use warehouse_domain::alerts::ReorderCandidate;
+use warehouse_domain::purchasing::{ReorderRepository, SuggestionFilter};
+use warehouse_domain::RepoError;
+
+use super::errors::from_diesel;
+
+#[derive(Clone)]
+pub struct PgReorderRepository {
+    pool: DbPool,
+}
+
+impl PgReorderRepository {
+    pub fn new(pool: DbPool) -> Self {
+        Self { pool }
+    }
+}
+
+/// What open purchase orders (`ordered`, `partially_received`) still expect of a product at a
+/// location, plus what transfers in transit bring there: `incoming(product, location)` as SQL, for
+/// the reorder candidates and the inventory reads. Reached by `purchase_order_lines_product_idx` and
+/// `transfer_lines_product_idx`.
+pub(crate) const INCOMING_AT: &str = "least(\
+       coalesce((SELECT sum(l.quantity_ordered - l.quantity_received) FROM purchase_order_lines l \
+                 JOIN purchase_orders o ON o.id = l.purchase_order_id \
+                 WHERE l.product_id = i.product_id AND o.location_id = i.location_id \
+                   AND o.status IN ('ordered', 'partially_received')), 0) \
+     + coalesce((SELECT sum(tl.quantity) FROM transfer_lines tl JOIN transfers t ON t.id = tl.transfer_id \
+                 WHERE tl.product_id = i.product_id AND t.to_location_id = i.location_id \
+                   AND t.status = 'in_transit'), 0), \
+     9223372036854775807)::bigint";
+
+/// The incoming stock of each (product, location) given as two arrays, in their order (one
+/// statement for a page of records).
+pub(crate) fn incoming_of_records() -> String {
+    format!(
+        "SELECT {INCOMING_AT} AS incoming \
+         FROM unnest($1::uuid[], $2::uuid[]) WITH ORDINALITY AS i(product_id, location_id, n) ORDER BY i.n"
+    )
+}
+
+/// Live low records (a reorder point above zero, available at or below it; the rows of
+/// `inventory_low_stock_idx`) of live products, with their SKU, preferred supplier and incoming
+/// stock; by SKU, then location.
+fn candidates_sql() -> String {
+    format!(
+        "SELECT i.id AS inventory_id, i.product_id, p.sku, i.location_id, p.supplier_id, \
+                i.quantity_on_hand - i.quantity_reserved AS quantity_available, \
+                {INCOMING_AT} AS quantity_incoming, i.reorder_point, i.max_stock \
+         FROM inventory i JOIN products p ON p.id = i.product_id AND p.deleted_at IS NULL \
+         WHERE i.deleted_at IS NULL AND i.reorder_point IS NOT NULL AND i.reorder_point > 0 \
+           AND i.quantity_on_hand - i.quantity_reserved <= i.reorder_point \
+           AND ($1::uuid IS NULL OR i.location_id = $1) \
+           AND ($2::uuid IS NULL OR p.supplier_id = $2) \
+         ORDER BY p.sku, i.location_id"
+    )
+}
+
+#[derive(QueryableByName)]
+struct CandidateRow {
+    #[diesel(sql_type = SqlUuid)]
+    inventory_id: Uuid,
+    #[diesel(sql_type = SqlUuid)]
+    product_id: Uuid,
+    #[diesel(sql_type = Text)]
+    sku: String,
+    #[diesel(sql_type = SqlUuid)]
+    location_id: Uuid,
+    #[diesel(sql_type = Nullable<SqlUuid>)]
+    supplier_id: Option<Uuid>,
+    #[diesel(sql_type = BigInt)]
+    quantity_available: i64,
+    #[diesel(sql_type = BigInt)]
+    quantity_incoming: i64,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    reorder_point: Option<i64>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    max_stock: Option<i64>,
+}
+
+#[async_trait]
+impl ReorderRepository for PgReorderRepository {
+    #[tracing::instrument(level = "debug", skip_all)]
+    async fn candidates(&self, filter: &SuggestionFilter) -> Result<Vec<ReorderCandidate>, RepoError> {
+        let mut conn = connect(&self.pool).await?;
+        let rows: Vec<CandidateRow> = diesel::sql_query(candidates_sql())
+            .bind::<Nullable<SqlUuid>, _>(filter.location_id)
+            .bind::<Nullable<SqlUuid>, _>(filter.supplier_id)
+            .load(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        Ok(rows
+            .into_iter()
+            .map(|r| ReorderCandidate {
+                inventory_id: r.inventory_id,
+                product_id: r.product_id,
+                sku: r.sku,
+                location_id: r.location_id,
+                supplier_id: r.supplier_id,
+                quantity_available: r.quantity_available,
+                quantity_incoming: r.quantity_incoming,
+                reorder_point: r.reorder_point,
+                max_stock: r.max_stock,
+            })
+            .collect())
+    }
+}
