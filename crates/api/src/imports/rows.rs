@@ -6,6 +6,8 @@ use bulk_data::{ImportJob, ImportResource, RowError, RowOutcome, RowResult};
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
+use postgres_toolkit::request_tx::in_savepoint;
+
 use crate::app::AppState;
 use crate::http::ApiError;
 
@@ -21,16 +23,29 @@ pub struct Transient(pub String);
 /// `job` says the resource, the mode and who uploaded it (a stock take's movements are theirs).
 pub async fn import_row(state: &AppState, job: &ImportJob, row: Map<String, Value>) -> Result<RowOutcome, Transient> {
     let mode = job.options.mode;
-    let outcome = match job.resource {
-        ImportResource::Customers => crm::customer(state, mode, row).await,
-        ImportResource::Companies => crm::company(state, mode, row).await,
-        ImportResource::Products => warehouse::product(state, mode, row).await,
-        ImportResource::Inventory => warehouse::inventory(state, job.created_by, mode, row).await,
-    };
+    // A row is all or nothing: a refused step (a taken SKU, a tier change after the details were
+    // updated) undoes the row's earlier writes and leaves the batch's transaction usable.
+    let outcome = in_savepoint(async {
+        let outcome = match job.resource {
+            ImportResource::Customers => crm::customer(state, mode, row).await,
+            ImportResource::Companies => crm::company(state, mode, row).await,
+            ImportResource::Products => warehouse::product(state, mode, row).await,
+            ImportResource::Inventory => warehouse::inventory(state, job.created_by, mode, row).await,
+        };
+        match outcome {
+            Ok(RowOutcome::Failed(errors)) => Err(Ok(RowOutcome::Failed(errors))),
+            Ok(outcome) => Ok(outcome),
+            Err(error) => Err(Err(error)),
+        }
+    })
+    .await
+    .map_err(|error| Transient(error.to_string()))?;
     match outcome {
-        Ok(outcome) => Ok(outcome),
-        Err(error) if error.status.is_server_error() => Err(Transient(format!("{}: {}", error.code, error.message))),
-        Err(error) => Ok(RowOutcome::Failed(row_errors(error))),
+        Ok(outcome) | Err(Ok(outcome)) => Ok(outcome),
+        Err(Err(error)) if error.status.is_server_error() => {
+            Err(Transient(format!("{}: {}", error.code, error.message)))
+        }
+        Err(Err(error)) => Ok(RowOutcome::Failed(row_errors(error))),
     }
 }
 
