@@ -6,6 +6,7 @@ use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Uuid as SqlUuid};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use postgres_toolkit::counting;
+use postgres_toolkit::events::handing_over;
 use postgres_toolkit::pipeline::transaction;
 use postgres_toolkit::rendered::FirstRenderedOnce;
 use shared_kernel::{Page, PageRequest};
@@ -146,7 +147,9 @@ impl InventoryRepository for PgInventoryRepository {
     #[tracing::instrument(level = "debug", skip_all, fields(inventory_id = %record.id))]
     async fn update_thresholds(&self, record: &Inventory) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
-        transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<(), TxError> {
+        handing_over(
+            &self.pool,
+            transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<(), TxError> {
             // The record as it is, locked: a new reorder point may be a crossing (docs/purchasing-and-transfers.md).
             let stored: Option<InventoryRow> = inventory::table
                 .filter(inventory::id.eq(record.id).and(live()))
@@ -174,7 +177,8 @@ impl InventoryRepository for PgInventoryRepository {
             let after = updated.into_inventory();
             record_alerts(conn, [Judged { before: AlertLevel::of(&stored), after: &after }]).await?;
             Ok(())
-        })
+        }),
+        )
         .await
         .map_err(tx_error)
     }
@@ -183,13 +187,16 @@ impl InventoryRepository for PgInventoryRepository {
     async fn apply(&self, change: &InventoryChange) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
         let id = change.inventory.id;
-        transaction(&mut conn, async |conn: &AsyncPgConnection| -> Result<(), TxError> {
+        handing_over(
+            &self.pool,
+            transaction(&mut conn, async |conn: &AsyncPgConnection| -> Result<(), TxError> {
             if apply_change(conn, change).await? {
                 Ok(())
             } else {
                 Err(missed(conn, id).await)
             }
-        })
+        }),
+        )
         .await
         .map_err(tx_error)
     }
@@ -197,7 +204,9 @@ impl InventoryRepository for PgInventoryRepository {
     #[tracing::instrument(level = "debug", skip_all, fields(from = %change.from.inventory.id, to = %change.to.inventory.id))]
     async fn apply_transfer(&self, change: &TransferChange) -> Result<(), RepoError> {
         let mut conn = connect(&self.pool).await?;
-        transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<(), TxError> {
+        handing_over(
+            &self.pool,
+            transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<(), TxError> {
             // The destination may be new; a concurrently created one wins and our CAS below misses.
             let to = change.to.inventory.record();
             diesel::sql_query(
@@ -219,7 +228,8 @@ impl InventoryRepository for PgInventoryRepository {
                 }
             }
             Ok(())
-        })
+        }),
+        )
         .await
         .map_err(tx_error)
     }

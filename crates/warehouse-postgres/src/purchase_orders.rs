@@ -55,7 +55,9 @@ fn refused(error: WarehouseError) -> TxError {
 }
 
 /// Locks the live suppliers `FOR SHARE` in id order; the ids found.
-const LOCK_SUPPLIERS: &str = "SELECT id FROM suppliers WHERE id = ANY($1) AND deleted_at IS NULL \
+/// The suppliers, locked against deletion and deactivation until the orders are in: one deactivated
+/// since the use case checked it is refused here, in the transaction.
+const LOCK_SUPPLIERS: &str = "SELECT id, is_active FROM suppliers WHERE id = ANY($1) AND deleted_at IS NULL \
      ORDER BY id FOR SHARE";
 
 #[derive(QueryableByName)]
@@ -63,6 +65,8 @@ struct Found {
     #[diesel(sql_type = SqlUuid)]
     #[allow(dead_code)]
     id: Uuid,
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    is_active: bool,
 }
 
 /// Numbers and inserts `drafts` (their suppliers locked first), in the order given.
@@ -75,6 +79,12 @@ async fn insert_drafts(
         Prepared(diesel::sql_query(LOCK_SUPPLIERS).bind::<Array<SqlUuid>, _>(&suppliers)).load(&mut conn).await?;
     if found.len() != suppliers.len() {
         return Err(refused(WarehouseError::NotFound { entity: "supplier" }));
+    }
+    if found.iter().any(|supplier| !supplier.is_active) {
+        return Err(refused(WarehouseError::Validation {
+            field: "supplier_id",
+            message: "is not an active supplier",
+        }));
     }
     let mut created = Vec::with_capacity(drafts.len());
     let mut numbers: HashMap<i32, std::ops::RangeInclusive<u32>> = HashMap::new();

@@ -49,7 +49,8 @@ pub(crate) fn incoming_of_records() -> String {
 }
 
 /// Live low records (a reorder point above zero, available at or below it; the rows of
-/// `inventory_low_stock_idx`) of live products, with their SKU, preferred supplier and incoming
+/// `inventory_low_stock_idx`) of live products at live, active locations (nothing is bought for a
+/// location that takes no stock), with their SKU, preferred supplier and incoming
 /// stock; by SKU, then location.
 fn candidates_sql() -> String {
     format!(
@@ -57,6 +58,7 @@ fn candidates_sql() -> String {
                 i.quantity_on_hand - i.quantity_reserved AS quantity_available, \
                 {INCOMING_AT} AS quantity_incoming, i.reorder_point, i.max_stock \
          FROM inventory i JOIN products p ON p.id = i.product_id AND p.deleted_at IS NULL \
+              JOIN locations loc ON loc.id = i.location_id AND loc.deleted_at IS NULL AND loc.is_active \
          WHERE i.deleted_at IS NULL AND i.reorder_point IS NOT NULL AND i.reorder_point > 0 \
            AND i.quantity_on_hand - i.quantity_reserved <= i.reorder_point \
            AND ($1::uuid IS NULL OR i.location_id = $1) \

@@ -107,12 +107,19 @@ pub async fn run(state: &AppState, store: &ImportStore, holder: Uuid, claimed: C
     }
     let whole = job.options.atomic || job.options.dry_run;
     let mut attempt = 0;
+    let mut done_before = job.counts.processed_rows;
     loop {
         let outcome = if whole {
             run_whole(state, &store, holder, &job, &lost).await
         } else {
             run_batched(state, &store, holder, &mut job, &lost).await
         };
+        // The attempts count failures in a row: a batch committed since the last one starts afresh,
+        // so a long job that meets a lock timeout now and then is not failed for their sum.
+        if job.counts.processed_rows > done_before {
+            done_before = job.counts.processed_rows;
+            attempt = 0;
+        }
         match outcome {
             Ok(()) | Err(Stop::Lost) => break,
             Err(Stop::Transient(error)) if attempt < ATTEMPTS => {
@@ -123,7 +130,9 @@ pub async fn run(state: &AppState, store: &ImportStore, holder: Uuid, claimed: C
             Err(Stop::Transient(error)) => {
                 // Not one row's fault (a row's own refusal is its error): the database keeps failing.
                 tracing::error!(import_id = %id, %error, "an import batch kept failing; the job fails");
-                fail(state, &store, holder, &job, format!("the database kept failing: {error}")).await;
+                // The cause stays in the log: the job and its event are read by clients.
+                fail(state, &store, holder, &job, "the database kept failing; try the import again later".to_owned())
+                    .await;
                 break;
             }
         }

@@ -24,6 +24,15 @@ const FLUSH: usize = 64 * 1024;
 /// Buffers waiting for a slow client: memory stays at a few of them whatever the export's size.
 const IN_FLIGHT: usize = 4;
 
+/// The most exports one instance streams at once. Each holds a pooled connection in its snapshot's
+/// transaction for as long as its client reads, so without a bound a few slow readers would hold
+/// every connection requests need (docs/imports-and-exports.md, "Exports").
+const MAX_EXPORTS: usize = 4;
+
+/// The exports running now; a permit travels with the export's producer and is given back when it
+/// ends, whether the file was read to its end or the client left.
+static EXPORTS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(MAX_EXPORTS);
+
 /// `format=csv|jsonl` (default `csv`); the resource's list filters and `sort` besides.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -116,6 +125,9 @@ async fn export(state: &AppState, req: &HttpRequest, resource: ExportResource) -
         Some(name) => Format::parse(name).ok_or_else(|| ApiError::field("format", "must be csv or jsonl"))?,
     };
     let query = filters::query_of(resource, req.query_string())?;
+    let Ok(running) = EXPORTS.try_acquire() else {
+        return Err(ApiError::unavailable(format!("{MAX_EXPORTS} exports are running; try again shortly")));
+    };
     let exports = Exports::new(state.pool.clone());
     let tx = RequestTransaction::begin(&state.pool).await?;
     if let Err(error) = tx.run(exports.open(&query)).await {
@@ -123,7 +135,10 @@ async fn export(state: &AppState, req: &HttpRequest, resource: ExportResource) -
         return Err(error.into());
     }
     let (sender, receiver) = mpsc::channel::<Result<Bytes, std::io::Error>>(IN_FLIGHT);
-    actix_web::rt::spawn(produce(tx, exports, resource, format, sender));
+    actix_web::rt::spawn(async move {
+        let _running = running;
+        produce(tx, exports, resource, format, sender).await;
+    });
     let body = futures_util::stream::unfold(receiver, |mut rx| async move { rx.recv().await.map(|item| (item, rx)) });
     let name = resource.file_name(format, OffsetDateTime::now_utc().date());
     Ok(HttpResponse::Ok()
