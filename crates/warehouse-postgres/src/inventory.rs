@@ -150,34 +150,34 @@ impl InventoryRepository for PgInventoryRepository {
         handing_over(
             &self.pool,
             transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<(), TxError> {
-            // The record as it is, locked: a new reorder point may be a crossing (docs/purchasing-and-transfers.md).
-            let stored: Option<InventoryRow> = inventory::table
-                .filter(inventory::id.eq(record.id).and(live()))
-                .for_update()
-                .select(InventoryRow::as_select())
-                .first(&mut conn)
-                .await
-                .optional()?;
-            let Some(stored) = stored.map(InventoryRow::into_inventory) else {
-                return Err(TxError::Refused(RepoError::Storage(StorageError::NotFound)));
-            };
-            let updated: InventoryRow = Prepared(
-                diesel::update(inventory::table)
-                    .filter(inventory::id.eq(record.id))
-                    .set((
-                        inventory::reorder_point.eq(record.reorder_point),
-                        inventory::min_stock.eq(record.min_stock),
-                        inventory::max_stock.eq(record.max_stock),
-                        inventory::updated_at.eq(record.updated_at),
-                    ))
-                    .returning(InventoryRow::as_returning()),
-            )
-            .get_result(&mut conn)
-            .await?;
-            let after = updated.into_inventory();
-            record_alerts(conn, [Judged { before: AlertLevel::of(&stored), after: &after }]).await?;
-            Ok(())
-        }),
+                // The record as it is, locked: a new reorder point may be a crossing (docs/purchasing-and-transfers.md).
+                let stored: Option<InventoryRow> = inventory::table
+                    .filter(inventory::id.eq(record.id).and(live()))
+                    .for_update()
+                    .select(InventoryRow::as_select())
+                    .first(&mut conn)
+                    .await
+                    .optional()?;
+                let Some(stored) = stored.map(InventoryRow::into_inventory) else {
+                    return Err(TxError::Refused(RepoError::Storage(StorageError::NotFound)));
+                };
+                let updated: InventoryRow = Prepared(
+                    diesel::update(inventory::table)
+                        .filter(inventory::id.eq(record.id))
+                        .set((
+                            inventory::reorder_point.eq(record.reorder_point),
+                            inventory::min_stock.eq(record.min_stock),
+                            inventory::max_stock.eq(record.max_stock),
+                            inventory::updated_at.eq(record.updated_at),
+                        ))
+                        .returning(InventoryRow::as_returning()),
+                )
+                .get_result(&mut conn)
+                .await?;
+                let after = updated.into_inventory();
+                record_alerts(conn, [Judged { before: AlertLevel::of(&stored), after: &after }]).await?;
+                Ok(())
+            }),
         )
         .await
         .map_err(tx_error)
@@ -190,12 +190,12 @@ impl InventoryRepository for PgInventoryRepository {
         handing_over(
             &self.pool,
             transaction(&mut conn, async |conn: &AsyncPgConnection| -> Result<(), TxError> {
-            if apply_change(conn, change).await? {
-                Ok(())
-            } else {
-                Err(missed(conn, id).await)
-            }
-        }),
+                if apply_change(conn, change).await? {
+                    Ok(())
+                } else {
+                    Err(missed(conn, id).await)
+                }
+            }),
         )
         .await
         .map_err(tx_error)
@@ -207,28 +207,28 @@ impl InventoryRepository for PgInventoryRepository {
         handing_over(
             &self.pool,
             transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<(), TxError> {
-            // The destination may be new; a concurrently created one wins and our CAS below misses.
-            let to = change.to.inventory.record();
-            diesel::sql_query(
-                "INSERT INTO inventory (id, product_id, location_id, created_at, updated_at) \
+                // The destination may be new; a concurrently created one wins and our CAS below misses.
+                let to = change.to.inventory.record();
+                diesel::sql_query(
+                    "INSERT INTO inventory (id, product_id, location_id, created_at, updated_at) \
                  VALUES ($1, $2, $3, $4, $4) \
                  ON CONFLICT (product_id, location_id) WHERE deleted_at IS NULL DO NOTHING",
-            )
-            .bind::<SqlUuid, _>(to.id)
-            .bind::<SqlUuid, _>(to.product_id)
-            .bind::<SqlUuid, _>(to.location_id)
-            .bind::<diesel::sql_types::Timestamptz, _>(to.created_at)
-            .execute(&mut conn)
-            .await?;
-            let mut ends = [&change.from, &change.to];
-            ends.sort_by_key(|c| c.inventory.id);
-            for end in ends {
-                if !apply_change_to_new(conn, end).await? {
-                    return Err(missed(conn, end.inventory.id).await);
+                )
+                .bind::<SqlUuid, _>(to.id)
+                .bind::<SqlUuid, _>(to.product_id)
+                .bind::<SqlUuid, _>(to.location_id)
+                .bind::<diesel::sql_types::Timestamptz, _>(to.created_at)
+                .execute(&mut conn)
+                .await?;
+                let mut ends = [&change.from, &change.to];
+                ends.sort_by_key(|c| c.inventory.id);
+                for end in ends {
+                    if !apply_change_to_new(conn, end).await? {
+                        return Err(missed(conn, end.inventory.id).await);
+                    }
                 }
-            }
-            Ok(())
-        }),
+                Ok(())
+            }),
         )
         .await
         .map_err(tx_error)

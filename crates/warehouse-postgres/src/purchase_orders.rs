@@ -81,10 +81,7 @@ async fn insert_drafts(
         return Err(refused(WarehouseError::NotFound { entity: "supplier" }));
     }
     if found.iter().any(|supplier| !supplier.is_active) {
-        return Err(refused(WarehouseError::Validation {
-            field: "supplier_id",
-            message: "is not an active supplier",
-        }));
+        return Err(refused(WarehouseError::Validation { field: "supplier_id", message: "is not an active supplier" }));
     }
     let mut created = Vec::with_capacity(drafts.len());
     let mut numbers: HashMap<i32, std::ops::RangeInclusive<u32>> = HashMap::new();
