@@ -82,4 +82,4 @@ ON CONFLICT DO NOTHING;
 -- exports' JSON built by their statements (docs/imports-and-exports.md).
 CREATE FUNCTION tally_rfc3339(t TIMESTAMPTZ) RETURNS TEXT
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    RETURN regexp_replace(to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US'), '\.?0+$', '') || 'Z';
+    RETURN rtrim(rtrim(to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US'), '0'), '.') || 'Z';

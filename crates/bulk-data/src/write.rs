@@ -58,15 +58,32 @@ impl CsvWriter {
     /// Appends one row.
     pub fn write_row(&mut self, row: &Map<String, Value>, out: &mut Vec<u8>) {
         let single = self.columns.len() == 1;
-        for (i, column) in self.columns.iter().enumerate() {
-            self.scratch.clear();
-            if render(row.get(column), &mut self.scratch) {
-                write_cell(i, single, &neutralise(&self.scratch), out);
-            } else {
-                write_cell(i, single, &self.scratch, out);
-            }
+        for i in 0..self.columns.len() {
+            let value = row.get(&self.columns[i]);
+            cell(&mut self.scratch, i, single, value, out);
         }
         out.extend_from_slice(b"\r\n");
+    }
+
+    /// Appends one row given as its values in column order (a value per column; missing ones are
+    /// empty cells), by the same cell rules as [`CsvWriter::write_row`]: for a caller that reads
+    /// records already in the columns' order, without naming each value.
+    pub fn write_values(&mut self, values: &[Value], out: &mut Vec<u8>) {
+        let single = self.columns.len() == 1;
+        for i in 0..self.columns.len() {
+            cell(&mut self.scratch, i, single, values.get(i), out);
+        }
+        out.extend_from_slice(b"\r\n");
+    }
+}
+
+/// Appends the `index`th cell of a row: `value` rendered into `scratch`, then neutralised if text.
+fn cell(scratch: &mut String, index: usize, single: bool, value: Option<&Value>, out: &mut Vec<u8>) {
+    scratch.clear();
+    if render(value, scratch) {
+        write_cell(index, single, &neutralise(scratch), out);
+    } else {
+        write_cell(index, single, scratch, out);
     }
 }
 
@@ -190,6 +207,21 @@ mod tests {
                          "obj": {"city": "Kyiv"}, "null": null, "formula": "=1+1"});
         writer.write_row(row.as_object().expect("an object"), &mut out);
         assert_eq!(text(out), "5,-7,false,x\\;y;=z,,\"{\"\"city\"\":\"\"Kyiv\"\"}\",,,'=1+1\r\n");
+    }
+
+    #[test]
+    fn values_in_column_order_write_the_same_row() {
+        let columns = ["n", "neg", "b", "list", "empty", "obj", "null", "missing", "formula"];
+        let row = json!({"n": 5, "neg": -7, "b": false, "list": ["x;y", "=z"], "empty": [],
+                         "obj": {"city": "Kyiv"}, "null": null, "formula": "=1+1"});
+        let values: Vec<Value> = columns.iter().map(|c| row.get(*c).cloned().unwrap_or(Value::Null)).collect();
+        let (mut by_name, mut by_place) = (Vec::new(), Vec::new());
+        CsvWriter::new(columns).write_row(row.as_object().expect("an object"), &mut by_name);
+        CsvWriter::new(columns).write_values(&values[..8], &mut by_place);
+        assert_ne!(by_name, by_place, "the formula cell is missing from the values");
+        by_place.clear();
+        CsvWriter::new(columns).write_values(&values, &mut by_place);
+        assert_eq!(text(by_name), text(by_place));
     }
 
     #[test]

@@ -7,6 +7,7 @@ use actix_web::http::header::CONTENT_DISPOSITION;
 use actix_web::web::Bytes;
 use actix_web::{web, HttpRequest, HttpResponse};
 use bulk_data::{order_csv_rows, CsvWriter, ExportResource, Format};
+use import_postgres::export_queries::Shape;
 use import_postgres::exports::Exports;
 use postgres_toolkit::request_tx::RequestTransaction;
 use serde::Deserialize;
@@ -124,7 +125,10 @@ async fn export(state: &AppState, req: &HttpRequest, resource: ExportResource) -
         None => Format::Csv,
         Some(name) => Format::parse(name).ok_or_else(|| ApiError::field("format", "must be csv or jsonl"))?,
     };
-    let query = filters::query_of(resource, req.query_string())?;
+    // CSV takes each record's values in column order; JSONL (and an order, whose lines are named)
+    // the view's object.
+    let shape = if format == Format::Csv && resource != ExportResource::Orders { Shape::Values } else { Shape::Object };
+    let query = filters::query_of(resource, req.query_string(), shape)?;
     let Ok(running) = EXPORTS.try_acquire() else {
         return Err(ApiError::unavailable(format!("{MAX_EXPORTS} exports are running; try again shortly")));
     };
@@ -195,15 +199,18 @@ fn write_record(csv: &mut Option<CsvWriter>, resource: ExportResource, text: &st
         out.push(b'\n');
         return;
     };
-    let Ok(record) = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(text) else {
-        tracing::warn!(resource = resource.as_str(), "an exported record is not a JSON object");
+    if resource != ExportResource::Orders {
+        match serde_json::from_str::<Vec<serde_json::Value>>(text) {
+            Ok(values) => writer.write_values(&values, out),
+            Err(_) => tracing::warn!(resource = resource.as_str(), "an exported record is not a JSON array"),
+        }
+        return;
+    }
+    let Ok(order) = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(text) else {
+        tracing::warn!(resource = resource.as_str(), "an exported order is not a JSON object");
         return;
     };
-    if resource == ExportResource::Orders {
-        for row in order_csv_rows(&record) {
-            writer.write_row(&row, out);
-        }
-    } else {
-        writer.write_row(&record, out);
+    for row in order_csv_rows(&order) {
+        writer.write_row(&row, out);
     }
 }

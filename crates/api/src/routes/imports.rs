@@ -12,7 +12,7 @@ use import_postgres::CancelOutcome;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use self::views::{ImportJobView, ImportRowErrorView, UploadQuery};
+use self::views::{ImportFile, ImportJobView, ImportRowErrorView, UploadQuery};
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::http::{list, ok, ApiError, PageQuery};
@@ -50,7 +50,7 @@ fn permission_of(resource: ImportResource) -> &'static str {
 #[utoipa::path(post, path = "/api/v1/imports/{resource}", tag = "imports",
     params(("resource" = String, Path, description = "customers, companies, products or inventory"), UploadQuery),
     request_body(description = "The file: CSV (RFC 4180, UTF-8, header row first) or JSONL (one JSON object a line)",
-        content((String = "text/csv"), (String = "application/x-ndjson"))),
+        content((ImportFile = "text/csv"), (ImportFile = "application/x-ndjson"))),
     responses((status = 202, body = ImportJobView, description = "Queued; `Location` names the job",
                headers(("Location" = String, description = "/api/v1/imports/{id}"))),
               (status = 400, description = "VALIDATION_ERROR: the header (unknown, missing or doubled columns, named in \

@@ -21,6 +21,12 @@ pub struct UploadQuery {
     pub atomic: Option<bool>,
 }
 
+/// Document-only: the uploaded file's bytes (CSV or JSONL), sent as the body as they are.
+#[derive(ToSchema)]
+#[schema(value_type = String, format = Binary)]
+#[allow(dead_code)]
+pub struct ImportFile(Vec<u8>);
+
 /// Document-only: the import modes.
 #[derive(ToSchema)]
 #[schema(rename_all = "snake_case")]
