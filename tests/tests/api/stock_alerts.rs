@@ -12,7 +12,7 @@ use tally_tests::TestApp;
 use uuid::Uuid;
 
 use crate::commerce_support::{get, location, post, product, put};
-use crate::purchasing_support::{events, manager, ordered_po, prefer, supplier, PURCHASE_ORDERS, TRANSFERS};
+use crate::purchasing_support::{events, manager, ordered_po, supplier, PURCHASE_ORDERS, TRANSFERS};
 
 const LOW: &str = "warehouse.stock_low";
 const REPLENISHED: &str = "warehouse.stock_replenished";
@@ -80,16 +80,18 @@ async fn reorder_suggestions_become_one_draft_purchase_order_per_supplier() {
     let app = init_service(build_app(t.state.clone())).await;
     let boss = manager(&app, "boss@example.com").await;
     let kyiv = location(&app, &boss, "KYIV").await;
-    let (a, b, c, orphan) = (
-        product(&app, &boss, "A-1").await,
-        product(&app, &boss, "B-1").await,
-        product(&app, &boss, "C-1").await,
-        product(&app, &boss, "O-1").await,
-    );
     let (acme, bolt) = (supplier(&app, &boss, "Acme").await, supplier(&app, &boss, "Bolt").await);
-    for (p, s) in [(&a, &acme), (&b, &acme), (&c, &bolt)] {
-        prefer(&t.state.pool, p["id"].as_str().expect("id"), s["id"].as_str().expect("id")).await;
+    let supplied = |sku: &'static str, supplier: &serde_json::Value| json!({"sku": sku, "name": format!("Product {sku}"), "supplier_id": supplier["id"]});
+    let mut made = Vec::new();
+    for body in [supplied("A-1", &acme), supplied("B-1", &acme), supplied("C-1", &bolt)] {
+        let (status, created) = post(&app, &boss, "/api/v1/warehouse/products", body).await;
+        assert_eq!(status, StatusCode::CREATED, "{created}");
+        made.push(created["data"].clone());
     }
+    let (a, b, c) = (made[0].clone(), made[1].clone(), made[2].clone());
+    assert_eq!(c["supplier_id"], bolt["id"], "a product names its preferred supplier");
+    let orphan = product(&app, &boss, "O-1").await;
+    assert!(orphan["supplier_id"].is_null());
     for p in [&a, &b, &c, &orphan] {
         let body = json!({"product_id": p["id"], "location_id": kyiv["id"], "quantity_on_hand": 2, "reorder_point": 5, "max_stock": 20});
         let (status, _) = post(&app, &boss, "/api/v1/warehouse/inventory", body).await;
