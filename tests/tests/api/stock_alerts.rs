@@ -143,3 +143,72 @@ where
     assert_eq!(rows, 1, "{only}");
     rows
 }
+
+#[actix_web::test]
+async fn the_order_flow_raises_the_alert_once_from_its_batched_reservations() {
+    use crate::commerce_support::{customer, line, order, wait_for};
+    const ORDERS: &str = "/api/v1/order-mgmt/orders";
+    let t = TestApp::start().await;
+    let app = init_service(build_app(t.state.clone())).await;
+    let boss = manager(&app, "boss@example.com").await;
+    let admin = tally_tests::login(&app, tally_tests::ADMIN_EMAIL, tally_tests::ADMIN_PASSWORD).await;
+    let buyer = customer(&t.state.pool).await;
+    let widget = product(&app, &boss, "W-1").await;
+    let kyiv = location(&app, &boss, "KYIV").await;
+    let body =
+        json!({"product_id": widget["id"], "location_id": kyiv["id"], "quantity_on_hand": 12, "reorder_point": 4});
+    let (_, created) = post(&app, &boss, "/api/v1/warehouse/inventory", body).await;
+    let id = created["data"]["id"].as_str().expect("id").to_owned();
+    let mut orders = Vec::new();
+    for _ in 0..6 {
+        let made = order(&app, &admin, buyer, json!({})).await;
+        let order_id = made["id"].as_str().expect("id").to_owned();
+        line(&app, &admin, &order_id, widget["id"].as_str().expect("id"), 2, 100).await;
+        orders.push(order_id);
+    }
+    let uris: Vec<String> = orders.iter().map(|o| format!("{ORDERS}/{o}/confirm")).collect();
+    let confirmations = join_all(uris.iter().map(|uri| post(&app, &admin, uri, json!({})))).await;
+    assert!(confirmations.iter().all(|(status, _)| *status == StatusCode::OK), "{confirmations:?}");
+    for o in &orders {
+        wait_for(&app, &admin, &format!("{ORDERS}/{o}"), "a reservation", |b| {
+            b["data"]["reservation_status"] == "reserved"
+        })
+        .await;
+    }
+    assert_eq!(events(&t.state.pool, LOW, &id).await, 1, "12 → 0 available crosses 4 once");
+    assert_eq!(events(&t.state.pool, REPLENISHED, &id).await, 0);
+    t.stop().await;
+}
+
+#[actix_web::test]
+async fn purchase_order_writes_honour_if_match() {
+    use actix_web::test::TestRequest;
+    let t = TestApp::start().await;
+    let app = init_service(build_app(t.state.clone())).await;
+    let boss = manager(&app, "boss@example.com").await;
+    let widget = product(&app, &boss, "W-1").await;
+    let kyiv = location(&app, &boss, "KYIV").await;
+    let acme = supplier(&app, &boss, "Acme").await;
+    let body = json!({"supplier_id": acme["id"], "location_id": kyiv["id"], "currency": "EUR",
+                      "lines": [{"product_id": widget["id"], "quantity": 1, "unit_cost": 5}]});
+    let request = TestRequest::post().uri(PURCHASE_ORDERS).insert_header(tally_tests::bearer(&boss)).set_json(body);
+    let (status, headers, created) = tally_tests::call(&app, request).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let tag = headers.get("etag").and_then(|v| v.to_str().ok()).expect("an ETag").to_owned();
+    let submit = format!("{PURCHASE_ORDERS}/{}/submit", created["data"]["id"].as_str().unwrap_or(""));
+    let stale = TestRequest::post()
+        .uri(&submit)
+        .insert_header(tally_tests::bearer(&boss))
+        .insert_header(("If-Match", "\"00000000000000000000000000000000-9\""));
+    let (status, _, body) = tally_tests::call(&app, stale).await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (StatusCode::PRECONDITION_FAILED, Some("PRECONDITION_FAILED"))
+    );
+    let current =
+        TestRequest::post().uri(&submit).insert_header(tally_tests::bearer(&boss)).insert_header(("If-Match", tag));
+    let (status, headers, body) = tally_tests::call(&app, current).await;
+    assert_eq!((status, body["data"]["status"].as_str()), (StatusCode::OK, Some("ordered")), "{body}");
+    assert!(headers.get("etag").is_some());
+    t.stop().await;
+}
