@@ -19,7 +19,7 @@ CONTEXT_DOMAIN_CRATES := identity-domain crm-domain order-domain warehouse-domai
 CONTEXTS := identity crm order warehouse
 ADAPTER_CRATES := $(addsuffix -postgres,$(CONTEXTS)) postgres-toolkit analytics-postgres webhooks
 
-.PHONY: run test lint fmt check-boundaries domain-docs examples unit integration contract fuzz crash-check abuse bench bench-http bench-analytics services
+.PHONY: run test lint fmt check-boundaries domain-docs examples unit integration contract fuzz crash-check abuse bench bench-http bench-analytics bench-import services
 
 $(DEV_ENV):
 	@umask 077; random() { head -c 64 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c "$$1"; }; \
@@ -133,6 +133,12 @@ bench-http: services
 # database; prints figures, asserts nothing (docs/analytics.md).
 bench-analytics: services
 	$(CARGO) run --release -p tally-tests --bin bench_analytics
+
+# Bulk data side by side with PostgreSQL's COPY in the same run: 100 000 customers imported from CSV,
+# 10^6 exported, tally's peak memory through both; prints figures, asserts nothing
+# (tests/bench/import.sh, docs/imports-and-exports.md).
+bench-import: services
+	bash tests/bench/import.sh
 
 # Starts PostgreSQL and Redis if they are not running (the machine's own commands).
 services:

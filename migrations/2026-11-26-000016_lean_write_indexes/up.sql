@@ -1,4 +1,4 @@
--- Fewer index entries per write, nothing a query uses given up (docs/performance-mechanisms.md, "Indexes for lists and lean writes").
+-- Fewer index entries per write, nothing a query uses given up (docs/adr/0017-indexes-for-lists-and-lean-writes.md).
 
 -- Customers: a customer without a sales rep, a phone or tags no longer writes an entry for the missing
 -- value. The filters and the search only ever look a present value up (`assigned_to = $1` and

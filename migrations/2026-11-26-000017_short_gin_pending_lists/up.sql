@@ -1,4 +1,4 @@
--- A shorter write tail (docs/performance-mechanisms.md, "Indexes for lists and lean writes").
+-- A shorter write tail (docs/adr/0017-indexes-for-lists-and-lean-writes.md).
 
 -- A GIN index buffers new entries in a pending list and merges the list into its tree when it
 -- outgrows `gin_pending_list_limit` (4 MB by default); the insert that crosses the limit does the

@@ -1,4 +1,4 @@
--- Lists whose filter or sort no index served (docs/performance-mechanisms.md, "Indexes for lists and lean writes").
+-- Lists whose filter or sort no index served (docs/adr/0017-indexes-for-lists-and-lean-writes.md).
 
 -- `GET /products?sort=-price` orders by `price DESC NULLS LAST, id DESC`; the (price, id) index read
 -- backwards gives NULLS FIRST, so every such page sorted all live products.

@@ -1,5 +1,5 @@
--- The in-process bus's unfinished events in a narrow table of their own (docs/performance-mechanisms.md,
--- "Events handed over from memory").
+-- The in-process bus's unfinished events in a narrow table of their own
+-- (docs/adr/0014-events-handed-over-from-memory.md).
 --
 -- An event's row used to be marked done with `UPDATE outbox_events SET completed_at = now()`: a new
 -- version of the whole row (its JSON data too) and an entry in each of the outbox's four indexes, for

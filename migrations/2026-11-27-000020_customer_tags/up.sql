@@ -1,5 +1,5 @@
--- Each tag of every non-deleted customer as a row of its own, kept by triggers (docs/performance-mechanisms.md,
--- "Counted list totals").
+-- Each tag of every non-deleted customer as a row of its own, kept by triggers
+-- (docs/adr/0016-counted-list-totals.md).
 --
 -- A list filtered by a tag counts its total up to 10 001 rows. From `customers` that is a bitmap of
 -- every tagged customer's entry in the GIN index and a heap visit per row counted (20-30 ms at 10^6

@@ -1,4 +1,4 @@
--- One text a customer search reads, one trigram index (docs/performance-mechanisms.md, "Indexes for lists and lean writes").
+-- One text a customer search reads, one trigram index (docs/adr/0017-indexes-for-lists-and-lean-writes.md).
 
 -- A search matches the name case-insensitively, the email (stored lower-cased, CHECK) or the phone
 -- (`+` and digits, CHECK). Each had a trigram index and the search ORed them: a creation wrote three

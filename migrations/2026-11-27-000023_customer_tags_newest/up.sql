@@ -1,5 +1,4 @@
--- A tag's customers newest first, from `customer_tags` alone (docs/performance-mechanisms.md,
--- "Counted list totals").
+-- A tag's customers newest first, from `customer_tags` alone (docs/adr/0016-counted-list-totals.md).
 --
 -- A page of `tags=…` or `tags=…&status=…` walked the customers' newest-first index and read each row
 -- to check its tags: 2 000 rows read for page five of `tags=vip&status=lead` at 10^6 customers. With the

@@ -10,7 +10,8 @@ source "$(dirname "$0")/server.sh"
 "$venv/bin/openapi-spec-validator" "$work/openapi.json"
 
 rm -rf "$work/client"
-"$venv/bin/openapi-python-client" generate --path "$work/openapi.json" --output-path "$work/client" >"$work/generate.log" 2>&1 || { cat "$work/generate.log" >&2; exit 1; }
+"$venv/bin/openapi-python-client" generate --path "$work/openapi.json" --output-path "$work/client" \
+  --config tests/contract/client-config.yml >"$work/generate.log" 2>&1 || { cat "$work/generate.log" >&2; exit 1; }
 if grep -qiE 'warning|skipp|unable|error' "$work/generate.log"; then
   echo "openapi-python-client was not happy with the document:" >&2; cat "$work/generate.log" >&2; exit 1
 fi

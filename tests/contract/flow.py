@@ -3,18 +3,24 @@ published document, against a real server: what an integrator would do first.
 Every answer is parsed by the generated models; an undocumented status raises.
 """
 
+import io
 import os
 import sys
+import time
 import uuid
 
 from tally_api_client import AuthenticatedClient, Client
 from tally_api_client.api.customer_management import create_customer, get_customer, list_customers
 from tally_api_client.api.identity import login
+from tally_api_client.api.imports import get_job, list_errors, upload_file
+from tally_api_client.types import File
 from tally_api_client.models import (
     CreateCustomerBody,
     CustomerViewEnvelope,
     CustomerViewPage,
     ErrorEnvelope,
+    ImportJobViewEnvelope,
+    ImportRowErrorViewPage,
     LoginBody,
     SessionEnvelope,
 )
@@ -75,6 +81,24 @@ def main():
 
     invalid = create_customer.sync_detailed(client=client, body=CreateCustomerBody(name="", email="not an email"))
     expect(invalid.status_code == 400 and isinstance(invalid.parsed, ErrorEnvelope), "bad input is a typed 400")
+
+    csv = f"name,email\nImported {suffix},imported-{suffix}@example.com\nBad,not an email\n".encode()
+    queued = upload_file.sync_detailed(
+        client=client, resource="customers", body=File(payload=io.BytesIO(csv), mime_type="text/csv")
+    )
+    expect(queued.status_code == 202 and isinstance(queued.parsed, ImportJobViewEnvelope), "upload a small CSV")
+    job = queued.parsed.data
+    for _ in range(200):
+        job = get_job.sync_detailed(client=client, id=job.id).parsed.data
+        if job.status not in ("queued", "running"):
+            break
+        time.sleep(0.1)
+    expect(job.status == "succeeded" and job.created == 1 and job.failed_rows == 1, "the import job ran")
+    errors = list_errors.sync_detailed(client=client, id=job.id)
+    expect(
+        isinstance(errors.parsed, ImportRowErrorViewPage) and errors.parsed.data[0].row == 2,
+        "its row error names row 2",
+    )
 
 
 if __name__ == "__main__":

@@ -75,24 +75,33 @@ async fn database_exists(conn: &mut AsyncPgConnection, name: &str) -> bool {
     found.n > 0
 }
 
-/// Drops test databases older than an hour (crashed runs) and stale templates.
+/// Drops test databases older than an hour (crashed runs) and templates of other migration sets
+/// made more than an hour ago (each template's comment holds when it was made): a checkout with
+/// other migrations may be testing on its own template right now.
 async fn sweep(conn: &mut AsyncPgConnection, keep_template: &str) {
     #[derive(diesel::QueryableByName)]
     struct Name {
         #[diesel(sql_type = diesel::sql_types::Text)]
         datname: String,
+        #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Text>)]
+        made: Option<String>,
     }
-    let names: Vec<Name> =
-        diesel::sql_query("SELECT datname::text AS datname FROM pg_database WHERE datname LIKE 'tally\\_t%'")
-            .load(conn)
-            .await
-            .unwrap_or_default();
+    let names: Vec<Name> = diesel::sql_query(
+        "SELECT datname::text AS datname, shobj_description(oid, 'pg_database') AS made \
+         FROM pg_database WHERE datname LIKE 'tally\\_t%'",
+    )
+    .load(conn)
+    .await
+    .unwrap_or_default();
     let now = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-    for Name { datname } in names {
+    let old = |t: Option<u64>| t.is_some_and(|t| now.saturating_sub(t) > 3600);
+    for Name { datname, made } in names {
         let stale = if let Some(rest) = datname.strip_prefix("tally_test_") {
-            rest.split('_').next().and_then(|s| s.parse::<u64>().ok()).is_some_and(|t| now.saturating_sub(t) > 3600)
+            old(rest.split('_').next().and_then(|s| s.parse::<u64>().ok()))
         } else {
-            datname.starts_with("tally_tpl_") && datname != keep_template
+            datname.starts_with("tally_tpl_")
+                && datname != keep_template
+                && old(made.and_then(|made| made.parse::<u64>().ok()))
         };
         if stale {
             let _ =
@@ -106,32 +115,40 @@ async fn template() -> String {
     TEMPLATE
         .get_or_init(|| async {
             let name = format!("tally_tpl_{:016x}", migrations_hash());
-            let mut conn = admin().await;
-            // Serialise template creation across parallel test processes.
-            diesel::sql_query("SELECT pg_advisory_lock(727274)").execute(&mut conn).await.expect("advisory lock");
-            if !database_exists(&mut conn, &name).await {
-                let building = format!("{name}_build");
-                let _ = diesel::sql_query(format!("DROP DATABASE IF EXISTS \"{building}\" WITH (FORCE)"))
-                    .execute(&mut conn)
-                    .await;
-                diesel::sql_query(format!("CREATE DATABASE \"{building}\"")).execute(&mut conn).await.expect("create");
-                let url = url_for(&building);
-                postgres_toolkit::db::run_migrations(&url).await.expect("migrations apply");
-                let pool =
-                    postgres_toolkit::db::build_pool(&postgres_toolkit::db::PoolSettings::new(&url, 2)).expect("pool");
-                postgres_toolkit::reference::seed(&pool).await.expect("seed reference data");
-                drop(pool);
-                diesel::sql_query(format!("ALTER DATABASE \"{building}\" RENAME TO \"{name}\""))
-                    .execute(&mut conn)
-                    .await
-                    .expect("rename template");
-            }
-            sweep(&mut conn, &name).await;
-            diesel::sql_query("SELECT pg_advisory_unlock(727274)").execute(&mut conn).await.expect("unlock");
+            ensure_template(&name).await;
             name
         })
         .await
         .clone()
+}
+
+/// Makes template `name` unless it exists; then sweeps what is stale.
+async fn ensure_template(name: &str) {
+    let mut conn = admin().await;
+    // Serialise template creation across parallel test processes.
+    diesel::sql_query("SELECT pg_advisory_lock(727274)").execute(&mut conn).await.expect("advisory lock");
+    if !database_exists(&mut conn, name).await {
+        let building = format!("{name}_build");
+        let _ =
+            diesel::sql_query(format!("DROP DATABASE IF EXISTS \"{building}\" WITH (FORCE)")).execute(&mut conn).await;
+        diesel::sql_query(format!("CREATE DATABASE \"{building}\"")).execute(&mut conn).await.expect("create");
+        let url = url_for(&building);
+        postgres_toolkit::db::run_migrations(&url).await.expect("migrations apply");
+        let pool = postgres_toolkit::db::build_pool(&postgres_toolkit::db::PoolSettings::new(&url, 2)).expect("pool");
+        postgres_toolkit::reference::seed(&pool).await.expect("seed reference data");
+        drop(pool);
+        diesel::sql_query(format!("ALTER DATABASE \"{building}\" RENAME TO \"{name}\""))
+            .execute(&mut conn)
+            .await
+            .expect("rename template");
+        let made = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+        diesel::sql_query(format!("COMMENT ON DATABASE \"{name}\" IS '{made}'"))
+            .execute(&mut conn)
+            .await
+            .expect("date the template");
+    }
+    sweep(&mut conn, name).await;
+    diesel::sql_query("SELECT pg_advisory_unlock(727274)").execute(&mut conn).await.expect("unlock");
 }
 
 /// A test database name the sweep recognises (`tally_test_<unix seconds>_<id>`).
@@ -157,7 +174,10 @@ impl TestDb {
                 Ok(_) => break,
                 Err(error) if attempt < 50 => {
                     attempt += 1;
-                    let _ = error;
+                    // A checkout with an older copy of this file swept the template away: make it again.
+                    if error.to_string().contains("does not exist") {
+                        ensure_template(&template).await;
+                    }
                     tokio::time::sleep(std::time::Duration::from_millis(50 + attempt * 10)).await;
                 }
                 Err(error) => panic!("cannot create test database: {error}"),

@@ -48,6 +48,10 @@ pub struct AppState {
     pub webhooks: routes::webhooks::WebhookServices,
     /// The health endpoints' shared probe, on a connection of its own.
     pub health: routes::health::HealthProbe,
+    /// Import jobs, on connections of their own (docs/imports-and-exports.md).
+    pub imports: import_postgres::ImportStore,
+    /// Wakes this instance's import runner when an upload is queued.
+    pub import_runner: crate::imports::RunnerSignal,
 }
 
 /// Identity adapters shared by the auth guard and the identity routes.
@@ -216,9 +220,11 @@ pub fn build_app(
                 .service(web::scope("/order-mgmt").configure(routes::orders::configure))
                 .service(web::scope("/warehouse").configure(routes::warehouse::configure))
                 .configure(routes::webhooks::configure)
+                .configure(routes::imports::configure)
+                .configure(routes::exports::configure)
                 // The UI loads the document from its URL; the document is served as text serialized
                 // once, not as a copy of the parsed tree per worker (megabytes each:
-                // docs/performance-mechanisms.md, "Memory").
+                // docs/adr/0018-memory.md).
                 .service(web::resource(OPENAPI_FILE).route(web::get().to(openapi_json))),
         )
         .configure(routes::health::configure)

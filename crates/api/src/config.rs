@@ -47,6 +47,11 @@ pub struct Settings {
     pub database_limits: postgres_toolkit::db::SessionLimits,
     /// How long a request's head and body may take to arrive (`REQUEST_TIMEOUT`): then 408.
     pub request_timeout: Duration,
+    /// The largest import upload (`IMPORT_MAX_BYTES`, default 256 MiB): more is 413.
+    pub import_max_bytes: u64,
+    /// Whether this instance runs import jobs (`IMPORT_RUNNER`, default true); an instance that
+    /// does not still takes uploads, which another instance runs (docs/imports-and-exports.md).
+    pub import_runner: bool,
     /// Required by `serve`; `migrate` and `create-admin` run without it.
     pub jwt_secret: Option<String>,
     pub jwt_issuer: String,
@@ -102,7 +107,7 @@ fn invalid(name: &'static str, problem: impl Into<String>) -> ConfigError {
 }
 
 /// Event work's connections by default: half the requests' (at least 2), enough for the order flow's
-/// handlers to keep up with confirmations (docs/performance-mechanisms.md, "Pool parts per worker").
+/// handlers to keep up with confirmations (docs/adr/0015-pool-parts-per-worker.md).
 fn default_event_pool_size(request_pool_size: usize) -> usize {
     (request_pool_size / 2).max(2)
 }
@@ -208,6 +213,10 @@ impl Settings {
                 .positive_duration("DATABASE_IDLE_IN_TRANSACTION_TIMEOUT", Duration::from_secs(30))?,
         };
         let request_timeout = env.positive_duration("REQUEST_TIMEOUT", Duration::from_secs(30))?;
+        let import_max_bytes: u64 = env.number("IMPORT_MAX_BYTES", 256 * 1024 * 1024)?;
+        if import_max_bytes == 0 {
+            return Err(invalid("IMPORT_MAX_BYTES", "must be at least 1"));
+        }
         let jwt_secret = env.get("JWT_SECRET");
         if let Some(secret) = &jwt_secret {
             if secret.len() < MIN_JWT_SECRET_BYTES {
@@ -298,6 +307,8 @@ impl Settings {
             http_workers,
             database_limits,
             request_timeout,
+            import_max_bytes,
+            import_runner: env.boolean("IMPORT_RUNNER", true)?,
             jwt_secret,
             jwt_issuer: env.string("JWT_ISSUER", "tally"),
             bind_addr: env.string("BIND_ADDR", "127.0.0.1:8080"),

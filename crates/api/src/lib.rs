@@ -7,6 +7,7 @@ pub mod cli;
 pub mod commerce;
 pub mod config;
 pub mod http;
+pub mod imports;
 pub mod metrics;
 pub mod openapi;
 pub mod phone;

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use api::cli::{self, Command};
 use api::{startup, telemetry, Settings};
 
-/// mimalloc, not the system allocator: cheaper small allocations (docs/performance-mechanisms.md, "Memory").
+/// mimalloc, not the system allocator: cheaper small allocations (docs/adr/0018-memory.md).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -38,7 +38,7 @@ fn main() -> ExitCode {
     telemetry::init(&settings.log_format);
     // One worker for the tasks outside the HTTP workers (the relay, the buses, the event handlers):
     // they mostly wait on I/O, and with two workers nearly every wake also woke the idle sibling
-    // (docs/performance-mechanisms.md, "Pool parts per worker").
+    // (docs/adr/0015-pool-parts-per-worker.md).
     let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build() {
         Ok(runtime) => runtime,
         Err(error) => {

@@ -4,7 +4,7 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
 use crate::routes::identity::{api_keys, auth, contacts, permissions, profiles, roles, users};
-use crate::routes::{analytics, events, health, operations, reference, webhooks};
+use crate::routes::{analytics, events, exports, health, imports, operations, reference, webhooks};
 
 mod commerce;
 mod contract;
@@ -61,6 +61,9 @@ impl Modify for BearerAuth {
         webhooks::create_endpoint, webhooks::list_endpoints, webhooks::get_endpoint, webhooks::update_endpoint,
         webhooks::delete_endpoint, webhooks::rotate_secret, webhooks::deliveries::send_test,
         webhooks::deliveries::list_deliveries, webhooks::deliveries::get_delivery, webhooks::deliveries::retry_delivery,
+        imports::upload_file, imports::list_jobs, imports::get_job, imports::list_errors, imports::cancel_job,
+        exports::export_customers, exports::export_companies, exports::export_deals, exports::export_interactions,
+        exports::export_orders, exports::export_products, exports::export_inventory, exports::export_stock_movements,
     ),
     modifiers(&BearerAuth),
     tags(
@@ -71,6 +74,8 @@ impl Modify for BearerAuth {
         (name = "identity", description = "Users, tokens, contacts, profiles, roles and permissions"),
         (name = "analytics", description = "Customer analytics (analytics:read); money in REPORTING_CURRENCY"),
         (name = "webhooks", description = "Signed outbound webhooks (Standard Webhooks) and their delivery log (webhooks:*)"),
+        (name = "exports", description = "Every record a list's filters select, streamed as CSV or JSONL from one snapshot (the resource's read)"),
+        (name = "imports", description = "Bulk imports of CSV or JSONL files as jobs (imports:*; docs/imports-and-exports.md)"),
     )
 )]
 struct ApiDoc;

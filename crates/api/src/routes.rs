@@ -4,8 +4,10 @@
 pub mod analytics;
 pub mod crm;
 pub mod events;
+pub mod exports;
 pub mod health;
 pub mod identity;
+pub mod imports;
 pub mod operations;
 pub mod orders;
 pub mod query_params;

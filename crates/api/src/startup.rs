@@ -13,6 +13,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use webhooks::{DeliveryPolicy, DeliveryQueue, DeliveryWorker, HttpSender, RunningWorker, WebhookFanOut, WorkerSignal};
 
+use identity_domain::application::AdminAccount;
 use identity_domain::ports::{AdminProvision, ExistingAccount};
 
 use crate::app::{build_app, AppState, IdentityServices};
@@ -79,6 +80,8 @@ pub struct Services {
     webhooks: RunningWorker,
     /// With the in-process bus: the heartbeat and the take-over of dead instances' events.
     instances: Option<JoinHandle<()>>,
+    /// The import runner (`IMPORT_RUNNER`).
+    imports: Option<JoinHandle<()>>,
 }
 
 impl Services {
@@ -88,6 +91,10 @@ impl Services {
         self.analyser.abort();
         if let Some(instances) = &self.instances {
             instances.abort();
+        }
+        // A job cut off here is resumed from its last committed batch by the next claim.
+        if let Some(imports) = &self.imports {
+            imports.abort();
         }
         // Attempts in flight are abandoned and handed back to be sent again (at least once).
         self.webhooks.stop().await;
@@ -200,9 +207,15 @@ async fn start_services_split(
     let identity = IdentityServices::new(&settings, &pool, kv.clone());
     if let (Some(email), Some(password)) = (&settings.admin_email, &settings.admin_password) {
         let account = Account { email, password, name: settings.admin_name.as_deref() };
-        ensure_admin(&identity, &settings, account, ExistingAccount::Refuse).await?;
+        ensure_admin(&identity, account, ExistingAccount::Refuse).await?;
     }
-    let sweeper = spawn_sweeper(identity.revocations.clone(), event_pool.clone(), delivery_queue.clone());
+    // Import jobs run on connections of their own: a long import never makes requests wait.
+    let import_pool =
+        db::build_pool(&PoolSettings::new(&settings.database_url, 4).with_limits(settings.database_limits))?;
+    import_pool.wake_relay_with(signal.clone());
+    let runner_store = import_postgres::ImportStore::new(import_pool);
+    let sweeper =
+        spawn_sweeper(identity.revocations.clone(), event_pool.clone(), delivery_queue.clone(), runner_store.clone());
     let analyser = spawn_analyser(event_pool.clone());
     // With Redis, revocations live there and every request asks it.
     let auth_listener = match settings.redis_url {
@@ -221,6 +234,8 @@ async fn start_services_split(
         signal: webhook_signal,
     }
     .spawn();
+    // The handlers' statements run on the request connections, the runner's on its own.
+    let http_imports = import_postgres::ImportStore::new(pool.clone());
     let state = web::Data::new(AppState {
         webhooks,
         identity,
@@ -235,7 +250,13 @@ async fn start_services_split(
         outbox: signal,
         metrics: Arc::new(Metrics::new()?),
         health: crate::routes::health::HealthProbe::new(health_pool),
+        imports: http_imports,
+        import_runner: crate::imports::RunnerSignal::default(),
     });
+    let imports = state
+        .settings
+        .import_runner
+        .then(|| crate::imports::spawn(state.clone(), runner_store, state.import_runner.clone()));
     Ok(Services {
         state,
         relay_stop,
@@ -246,6 +267,7 @@ async fn start_services_split(
         completions,
         webhooks: webhook_worker,
         instances,
+        imports,
     })
 }
 
@@ -278,6 +300,7 @@ fn spawn_sweeper(
     revocations: Arc<dyn identity_domain::TokenRevocations>,
     pool: postgres_toolkit::DbPool,
     deliveries: DeliveryQueue,
+    imports: import_postgres::ImportStore,
 ) -> JoinHandle<()> {
     tokio::spawn(async move {
         let mut every = tokio::time::interval(SWEEP_EVERY);
@@ -297,6 +320,11 @@ fn spawn_sweeper(
                 Ok(0) => {}
                 Ok(swept) => tracing::info!(swept, "forgot webhook deliveries finished 30 days ago"),
                 Err(error) => tracing::warn!(%error, "could not sweep webhook deliveries"),
+            }
+            match imports.sweep().await {
+                Ok(0) => {}
+                Ok(swept) => tracing::info!(swept, "dropped old import uploads and errors"),
+                Err(error) => tracing::warn!(%error, "could not sweep import jobs"),
             }
         }
     })
@@ -410,47 +438,33 @@ pub struct Account<'a> {
     pub name: Option<&'a str>,
 }
 
-/// Creates `email` as an active user holding `admin` and `superadmin` when no such user exists.
-/// An existing account changes only when promotion is asked for explicitly (docs/identity.md): a
-/// restart never re-activates, re-grants or re-passwords an admin that was banned or demoted since.
+/// The first admin, through identity's use case (`Accounts::provision_admin`): a refusal to promote
+/// an existing account stops the start-up with what to do instead.
 async fn ensure_admin(
     identity: &IdentityServices,
-    settings: &Settings,
     account: Account<'_>,
     existing: ExistingAccount,
 ) -> Result<AdminProvision, StartupError> {
-    let email =
-        identity_domain::Email::parse(account.email).map_err(|e| StartupError::Other(format!("admin email: {e}")))?;
-    let password = identity_domain::Password::parse("password", account.password)
-        .map_err(|e| StartupError::Other(format!("admin password: {e}")))?;
-    let password_hash = crate::auth::passwords::hash(password.expose().to_owned(), settings.bcrypt_cost)
-        .await
-        .map_err(|e| StartupError::Other(format!("admin password: {}", e.message)))?;
-    let id = shared_kernel::new_id();
-    let name = account.name.map(str::trim).filter(|n| !n.is_empty()).unwrap_or("Administrator").to_owned();
-    let registered = identity_domain::application::registered_event(id, &email, &name, time::OffsetDateTime::now_utc());
-    let user = identity_domain::ports::NewUser { id, email: email.as_str().to_owned(), name, password_hash };
+    let email = account.email.to_owned();
+    let admin = AdminAccount {
+        email: account.email.to_owned(),
+        password: account.password.to_owned(),
+        name: account.name.map(str::to_owned),
+    };
     let outcome = identity
-        .users
-        .ensure_admin(user, &["admin", "superadmin"], existing, vec![registered])
+        .app
+        .accounts
+        .provision_admin(admin, existing)
         .await
         .map_err(|e| StartupError::Other(format!("admin user: {e}")))?;
-    match outcome {
-        AdminProvision::RefusedNotAdmin => {
-            return Err(StartupError::AdminRefused(format!(
-                "{} belongs to an existing account that is not an admin; nothing changed \
-                 (ADMIN_EMAIL only creates a missing admin: unset it, or promote the account \
-                 explicitly with `tally create-admin --promote`)",
-                email.as_str()
-            )))
-        }
-        AdminProvision::Created(admin_id)
-        | AdminProvision::AlreadyAdmin(admin_id)
-        | AdminProvision::Promoted(admin_id) => {
-            identity.access.invalidate_user(admin_id).await;
-        }
+    if outcome == AdminProvision::RefusedNotAdmin {
+        return Err(StartupError::AdminRefused(format!(
+            "{email} belongs to an existing account that is not an admin; nothing changed \
+             (ADMIN_EMAIL only creates a missing admin: unset it, or promote the account \
+             explicitly with `tally create-admin --promote`)"
+        )));
     }
-    tracing::info!(email = email.as_str(), ?outcome, "admin user ensured");
+    tracing::info!(email = %email, ?outcome, "admin user ensured");
     Ok(outcome)
 }
 
@@ -471,7 +485,7 @@ pub async fn create_admin(
     let identity = IdentityServices::new(&settings, &pool, kv);
     let existing = if promote { ExistingAccount::Promote } else { ExistingAccount::Refuse };
     let account = Account { email: &email, password: &password, name: name.as_deref() };
-    let outcome = ensure_admin(&identity, &settings, account, existing).await?;
+    let outcome = ensure_admin(&identity, account, existing).await?;
     let what = match outcome {
         AdminProvision::Created(_) => "created",
         AdminProvision::Promoted(_) => "promoted (password set, earlier sessions ended)",

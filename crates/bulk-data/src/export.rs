@@ -1,4 +1,4 @@
-//! The resources an export streams (§14.2), their CSV columns and the file's name.
+//! The resources an export streams (docs/imports-and-exports.md), their CSV columns and the file's name.
 
 use time::Date;
 

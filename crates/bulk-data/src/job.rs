@@ -1,4 +1,4 @@
-//! The import job's lifecycle (§14.1) as a pure state machine: the caller passes the instant.
+//! The import job's lifecycle (docs/imports-and-exports.md) as a pure state machine: the caller passes the instant.
 //!
 //! ```text
 //!            start              finish (all rows done)
@@ -197,7 +197,7 @@ impl InvalidTransition {
     }
 }
 
-/// An import job (§14.1's job, less what only storage knows).
+/// An import job (as docs/imports-and-exports.md describes it, less what only storage knows).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImportJob {
     /// Its id; also its events' aggregate id.

@@ -143,7 +143,7 @@ pub static PRODUCTS: Schema = Schema {
     one_of: &[],
 };
 
-/// Inventory (a stock take, §14.1): the product by `sku` or `product_id`, the location by
+/// Inventory (a stock take): the product by `sku` or `product_id`, the location by
 /// `location_code` or `location_id`, the counted `quantity_on_hand` and the thresholds; plus `id`
 /// and what the inventory view adds.
 pub static INVENTORY: Schema = Schema {

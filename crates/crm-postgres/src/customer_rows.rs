@@ -80,7 +80,7 @@ macro_rules! insert_history_from {
 
 /// New customers and their first status history rows, one array per column, a row per element, in one
 /// statement: each statement of a transaction is an answer PostgreSQL flushes to Tally on its own
-/// (docs/performance-mechanisms.md, "Fewer statements a write"). One text for any number of
+/// (docs/adr/0011-fewer-statements-a-write.md). One text for any number of
 /// rows, so the statement stays prepared. A row's tags are its slice of one flat array, from
 /// `tags_from` to `tags_to` (an empty slice when `tags_to < tags_from`): unnest cannot take an array
 /// of arrays of different lengths. A history row belongs to the customer of its place (`$1`, the
@@ -112,7 +112,7 @@ pub(crate) async fn insert_customer(conn: &AsyncPgConnection, created: &Customer
 
 /// Inserts several new customers, their first history rows and their events in one statement per
 /// table (each statement's fixed cost, its planning and its constraints' and indexes' set-up, paid once
-/// for all: docs/performance-mechanisms.md, "Shared commits"); their rows in the order given. Call
+/// for all: docs/adr/0012-shared-commits.md); their rows in the order given. Call
 /// inside a transaction.
 pub(crate) async fn insert_customers(
     conn: &AsyncPgConnection,

@@ -148,14 +148,14 @@ const SEARCH_FIELD_SEPARATOR: char = '\u{1f}';
 /// Customers whose name (case-insensitively), email or phone contains `search`, from `search_text`:
 /// the email is stored lower-cased and the phone holds only `+` and digits (CHECKs), so a `LIKE`
 /// against the lowered pattern matches exactly what `ILIKE` on each field would, behind one trigram
-/// index and without folding any row's case again (docs/performance-mechanisms.md, "Indexes for lists
-/// and lean writes").
+/// index and without folding any row's case again
+/// (docs/adr/0017-indexes-for-lists-and-lean-writes.md).
 fn searched(search: &str) -> Box<dyn BoxableExpression<customers::table, Pg, SqlType = Bool> + '_> {
     let text = customers::search_text;
     match search.split_once('@') {
         // An address's domain is shared by most addresses, so its trigrams are in most entries of the index,
         // and asking the index for them reads a posting list per trigram for every candidate (1 700 pages at
-        // 10^6 customers, docs/performance-mechanisms.md, "Indexes for lists and lean writes"). The index is
+        // 10^6 customers, docs/adr/0017-indexes-for-lists-and-lean-writes.md). The index is
         // asked for what comes before the first `@` (implied by the whole text); `strpos`, which no index
         // serves, checks the whole text on the few rows found. A part too short to hold a trigram would leave
         // the index nothing to search by: the whole text is asked for then.
@@ -197,7 +197,7 @@ fn plans(filter: &CustomerFilter) -> Plans {
 
 /// What a list's total counts. With no filter it walks the list index: PostgreSQL would count along
 /// the table instead (a sequential scan unpacking every row up to `deleted_at`), 2.2 against 0.9 ms
-/// for the 10 001 rows counted of a million (docs/performance-mechanisms.md, "Counted list totals").
+/// for the 10 001 rows counted of a million (docs/adr/0016-counted-list-totals.md).
 fn counted(filter: &CustomerFilter) -> customers::BoxedQuery<'_, Pg> {
     let query = filtered(filter);
     if unfiltered(filter) {
@@ -212,7 +212,7 @@ fn counted(filter: &CustomerFilter) -> customers::BoxedQuery<'_, Pg> {
 /// Its total is a walk along one btree answered from the index alone, where `customers` needs the
 /// tag's whole GIN posting list as a bitmap and a heap visit per row counted (46 against 5 ms for
 /// 10 001 of a million); in the default order its page walks the same index and reads only the
-/// customers it shows (docs/performance-mechanisms.md, "Counted list totals"). Several
+/// customers it shows (docs/adr/0016-counted-list-totals.md). Several
 /// tags keep the GIN index, which intersects their posting lists; any other filter keeps `customers`.
 struct OneTag<'a> {
     tag: &'a str,
@@ -288,6 +288,30 @@ impl CustomerRepository for PgCustomerRepository {
     async fn create(&self, created: &CustomerCreated) -> Result<Customer, RepoError> {
         let row = self.creations.write(Creation(created.clone())).await.map_err(|e| e.resolve(&CONSTRAINTS))?;
         Customer::try_from(row)
+    }
+
+    /// All in one transaction (a savepoint inside a request's), one statement per table; if any is
+    /// refused (a taken email), that transaction rolls back and each is written alone, so each gets
+    /// its own answer.
+    #[tracing::instrument(skip_all, fields(customers = batch.len()))]
+    async fn create_many(&self, batch: &[CustomerCreated]) -> Vec<Result<Customer, RepoError>> {
+        if batch.len() > 1 {
+            let together: Vec<&CustomerCreated> = batch.iter().collect();
+            let written = async {
+                let mut conn = connect(&self.pool).await?;
+                transaction(&mut conn, async |shared: &AsyncPgConnection| insert_customers(shared, &together).await)
+                    .await
+                    .map_err(from_diesel)
+            };
+            if let Ok(rows) = written.await {
+                return rows.into_iter().map(Customer::try_from).collect();
+            }
+        }
+        let mut answers = Vec::with_capacity(batch.len());
+        for created in batch {
+            answers.push(self.create(created).await);
+        }
+        answers
     }
 
     #[tracing::instrument(skip_all, fields(id = %id))]

@@ -1,9 +1,7 @@
-//! Interaction rows: loading, inserting, and the attendee check arrays need.
+//! Interaction rows: loading and inserting.
 
 use crm_domain::{Direction, Interaction, InteractionType, Outcome, RepoError};
 use diesel::prelude::*;
-use diesel::sql_types::{Array, BigInt, Uuid as SqlUuid};
-use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
@@ -94,32 +92,4 @@ impl From<&Interaction> for InteractionRow {
             deleted_at: i.deleted_at,
         }
     }
-}
-
-#[derive(QueryableByName)]
-struct Missing {
-    #[diesel(sql_type = BigInt)]
-    missing: i64,
-}
-
-/// Whether `attendees` names a user that does not exist, not counting the interaction's current
-/// attendees (a user deleted after being added must not block later edits).
-pub(crate) async fn names_missing_attendee(
-    mut conn: &AsyncPgConnection,
-    interaction_id: Uuid,
-    attendees: &[Uuid],
-) -> QueryResult<bool> {
-    if attendees.is_empty() {
-        return Ok(false);
-    }
-    let row: Missing = diesel::sql_query(
-        "SELECT count(*) AS missing FROM unnest($1::uuid[]) AS a (id) \
-         WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = a.id AND u.deleted_at IS NULL) \
-           AND NOT (a.id = ANY (coalesce((SELECT attendees FROM interactions WHERE id = $2), '{}')))",
-    )
-    .bind::<Array<SqlUuid>, _>(attendees)
-    .bind::<SqlUuid, _>(interaction_id)
-    .get_result(&mut conn)
-    .await?;
-    Ok(row.missing > 0)
 }

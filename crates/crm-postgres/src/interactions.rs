@@ -13,7 +13,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::errors::{from_diesel, stale_or_missing};
-use super::interaction_rows::{names_missing_attendee, InteractionRow};
+use super::interaction_rows::InteractionRow;
 use super::schema::{companies, customers, interactions};
 use postgres_toolkit::prepared::Prepared;
 use postgres_toolkit::storage::{connect, connect_shared};
@@ -33,28 +33,21 @@ macro_rules! joined {
 /// The columns of a [`ViewRow`] over `joined!()`.
 macro_rules! view_columns {
     () => {
-        (InteractionRow::as_select(), customers::name, companies::name.nullable(), creator_name())
+        (InteractionRow::as_select(), customers::name, companies::name.nullable())
     };
 }
 
-/// The name of the user who recorded the interaction, from identity's `users` table. With
-/// `interaction_rows::names_missing_attendee` it is one of the two reads of another context's table
-/// left in this crate, written as SQL text so the crate needs no `table!` of identity's; both are to
-/// become `crm_domain::UserDirectory` calls wired in the api crate.
-fn creator_name() -> diesel::expression::SqlLiteral<diesel::sql_types::Nullable<diesel::sql_types::Text>> {
-    diesel::dsl::sql("(SELECT users.name FROM users WHERE users.id = interactions.created_by)")
-}
-
-type ViewRow = (InteractionRow, String, Option<String>, Option<String>);
+type ViewRow = (InteractionRow, String, Option<String>);
 
 fn to_views(rows: Vec<ViewRow>) -> Result<Vec<InteractionView>, RepoError> {
     rows.into_iter()
-        .map(|(row, customer_name, company_name, created_by_name)| {
+        .map(|(row, customer_name, company_name)| {
+            // The creator's name is identity's: the use case asks the user directory for it.
             Ok(InteractionView {
                 interaction: Interaction::try_from(row)?,
                 customer_name,
                 company_name,
-                created_by_name,
+                created_by_name: None,
             })
         })
         .collect()
@@ -70,19 +63,16 @@ impl PgInteractionRepository {
         Self { pool }
     }
 
-    /// Writes `interaction` as one transaction that first checks new attendees; `None` if one is missing.
+    /// Writes `interaction`: its row, or `None` when an update found it moved or gone.
     async fn write(
         &self,
         interaction: &Interaction,
         statement: WriteKind,
-    ) -> Result<Option<Option<InteractionRow>>, RepoError> {
+    ) -> Result<Option<InteractionRow>, RepoError> {
         let mut conn = connect(&self.pool).await?;
         transaction(
             &mut conn,
-            async |mut conn: &AsyncPgConnection| -> Result<Option<Option<InteractionRow>>, diesel::result::Error> {
-                if names_missing_attendee(conn, interaction.id, &interaction.attendees).await? {
-                    return Ok(None);
-                }
+            async |mut conn: &AsyncPgConnection| -> Result<Option<InteractionRow>, diesel::result::Error> {
                 let row = match statement {
                     WriteKind::Insert => Some(
                         // Not kept prepared (`postgres_toolkit::prepared`): its text varies with the optional fields given.
@@ -114,7 +104,7 @@ impl PgInteractionRepository {
                     .await
                     .optional()?,
                 };
-                Ok(Some(row))
+                Ok(row)
             },
         )
         .await
@@ -133,9 +123,8 @@ impl InteractionRepository for PgInteractionRepository {
     #[tracing::instrument(skip_all)]
     async fn create(&self, interaction: &Interaction) -> Result<Interaction, RepoError> {
         match self.write(interaction, WriteKind::Insert).await? {
-            None => Err(RepoError::MissingReference { field: "attendees" }),
-            Some(None) => Err(RepoError::NotFound),
-            Some(Some(row)) => Interaction::try_from(row),
+            None => Err(RepoError::NotFound),
+            Some(row) => Interaction::try_from(row),
         }
     }
 
@@ -217,15 +206,14 @@ impl InteractionRepository for PgInteractionRepository {
     #[tracing::instrument(skip_all)]
     async fn update(&self, interaction: &Interaction) -> Result<Interaction, RepoError> {
         match self.write(interaction, WriteKind::Update).await? {
-            None => Err(RepoError::MissingReference { field: "attendees" }),
-            Some(None) => {
+            None => {
                 // The write's connection is back in the pool by now.
                 let mut conn = connect(&self.pool).await?;
                 let live = interactions::table
                     .filter(interactions::id.eq(interaction.id).and(interactions::deleted_at.is_null()));
                 Err(stale_or_missing(diesel::select(diesel::dsl::exists(live)).get_result(&mut conn).await))
             }
-            Some(Some(row)) => Interaction::try_from(row),
+            Some(row) => Interaction::try_from(row),
         }
     }
 

@@ -5,11 +5,8 @@
 //! Depends on `postgres-toolkit` (connections, transactions, the outbox, the mapper of diesel errors),
 //! its own domain crate, `shared-kernel` and `event-contracts`, never on another context's domain or
 //! adapter crate (`make check-boundaries`). What it needs of another context comes through a port of its
-//! domain crate that the api crate wires, or in an event's payload.
-//!
-//! Left to do: two statements still read identity's `users` table as SQL text (the name of an
-//! interaction's creator in `interactions`, and the attendee check in `interaction_rows`); they are to
-//! become calls of `crm_domain::UserDirectory`.
+//! domain crate that the api crate wires (a user's standing and name: `crm_domain::UserDirectory`),
+//! or in an event's payload; no statement here reads another context's tables.
 
 mod customer_rows;
 mod deal_rows;

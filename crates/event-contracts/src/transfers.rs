@@ -4,7 +4,7 @@
 //! * `transfer.shipped`: every line left the source (one `Transfer` movement each);
 //! * `transfer.received`: every line arrived at the destination (one `Transfer` movement each);
 //! * `transfer.cancelled`: the transfer was called off; when it was in transit, its stock went back
-//!   to the source (`stock_returned`). §15 does not list this one; Tally raises it because a
+//!   to the source (`stock_returned`). The specification does not list this one; Tally raises it because a
 //!   cancellation in transit changes stock, and webhooks should hear of every such change.
 //!
 //! All three carry [`TransferEventData`].

@@ -5,7 +5,7 @@
 //!
 //! | Service | Use cases |
 //! |---|---|
-//! | [`Accounts`] | register, log in, change password (revoking API keys unless kept) |
+//! | [`Accounts`] | register, log in, change password (revoking API keys unless kept), provision the first admin |
 //! | [`Sessions`] | refresh (rotating the refresh token), revoke a token |
 //! | [`UserAdministration`] | view a user, change a status, unlock |
 //! | [`RoleAdministration`] | roles, their permissions, who holds which role; permissions |
@@ -34,7 +34,9 @@ use std::time::Duration;
 use shared_kernel::application::Clock;
 use uuid::Uuid;
 
-pub use accounts::{registered_event, Accounts, PasswordChange, PasswordChanged, Registration, SignedIn};
+pub use accounts::{
+    registered_event, Accounts, AdminAccount, PasswordChange, PasswordChanged, Registration, SignedIn, ADMIN_ROLES,
+};
 pub use api_keys::{ApiKeys, IssuedKey, KeyRequest};
 pub use contacts::{AddressInput, ContactInput, Contacts};
 pub use guard::Target;

@@ -37,7 +37,7 @@ fn unique_name(prefix: &str) -> String {
     format!("{prefix}-{}", &shared_kernel::new_id().simple().to_string()[20..])
 }
 
-/// Users: unique emails, look-ups, the login bookkeeping, status moves as compare-and-set, password
+/// Users: unique emails, look-ups (names of several at once), the login bookkeeping, status moves as compare-and-set, password
 /// changes bumping the token version, and the access profile.
 pub async fn users(users: &dyn UserRepository) {
     let id = shared_kernel::new_id();
@@ -55,6 +55,9 @@ pub async fn users(users: &dyn UserRepository) {
         Some(id)
     );
     assert!(users.find_by_id(shared_kernel::new_id()).await.expect("find").is_none());
+    let unknown = shared_kernel::new_id();
+    assert_eq!(users.names(&[unknown, id]).await.expect("names"), vec![(id, "Ann".to_owned())], "unknown ids absent");
+    assert_eq!(users.names(&[]).await.expect("names"), Vec::new());
 
     let lock = Duration::from_secs(600);
     assert_eq!(users.record_failed_login(id, 2, lock).await, Ok(FailedLogin::Counted));

@@ -136,6 +136,9 @@ pub trait UserRepository: Send + Sync {
     async fn find_by_id(&self, id: Uuid) -> Result<Option<UserRecord>, RepoError>;
     /// The user with this email (compared trimmed and lower-cased), if any.
     async fn find_by_email(&self, email: &str) -> Result<Option<UserRecord>, RepoError>;
+    /// The name of each user among `ids` (deleted users and unknown ids are absent), in one read;
+    /// order free. For other contexts that show who did something.
+    async fn names(&self, ids: &[Uuid]) -> Result<Vec<(Uuid, String)>, RepoError>;
     /// One page of the users `filter` selects, newest first.
     async fn list(&self, filter: &UserFilter, page: PageRequest) -> Result<Page<UserRecord>, RepoError>;
     /// Counts a failure atomically; locks for `lock_for` at `max_failures`. Concurrent failures

@@ -8,9 +8,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use identity_domain::application::ports::AccessDirectory;
 use identity_domain::application::{
-    AccountPolicy, Actor, ContactInput, IdentityApplication, IdentityPorts, KeyRequest, PasswordChange, PresentedToken,
-    Registration,
+    AccountPolicy, Actor, AdminAccount, ContactInput, IdentityApplication, IdentityPorts, KeyRequest, PasswordChange,
+    PresentedToken, Registration,
 };
 use identity_domain::memory::fakes::{CountingKeySecrets, DigitPhoneNumbers, PlainPasswordHasher};
 use identity_domain::memory::InMemoryIdentity;
@@ -113,6 +114,32 @@ fn login_counts_failures_locks_and_refuses_barred_accounts() {
         let ban = UserStatus::Suspended.move_to(UserStatus::Banned).expect("allowed");
         store.change_status(id, ban, Vec::new()).await.expect("ban");
         assert_eq!(app.accounts.login("ann@example.com", "password-1").await.err(), Some(IdentityError::AccountBanned));
+    });
+}
+
+#[test]
+fn the_first_admin_is_created_once_and_an_existing_account_is_promoted_only_when_asked() {
+    block_on(async {
+        let store = InMemoryIdentity::new();
+        let app = app(&store);
+        let admin = |email: &str| AdminAccount { email: email.into(), password: "Admin-Passw0rd".into(), name: None };
+        let bad = AdminAccount { email: "not an email".into(), ..admin("x@example.com") };
+        assert_eq!(app.accounts.provision_admin(bad, ExistingAccount::Refuse).await, Err(IdentityError::InvalidEmail));
+        let created = app.accounts.provision_admin(admin("root@example.com"), ExistingAccount::Refuse).await;
+        let Ok(AdminProvision::Created(id)) = created else { panic!("created: {created:?}") };
+        let user = store.find_by_id(id).await.expect("find").expect("stored");
+        assert_eq!(user.name, "Administrator", "a blank name is the default");
+        assert_eq!(store.roles_of(id).await.expect("roles"), roles(&["admin", "superadmin"]));
+        let again = app.accounts.provision_admin(admin("root@example.com"), ExistingAccount::Refuse).await;
+        assert_eq!(again, Ok(AdminProvision::AlreadyAdmin(id)), "a restart changes nothing");
+
+        let ann = app.accounts.register(registration("ann@example.com")).await.expect("registered").user.id;
+        let refused = app.accounts.provision_admin(admin("ann@example.com"), ExistingAccount::Refuse).await;
+        assert_eq!(refused, Ok(AdminProvision::RefusedNotAdmin), "not promoted unless asked");
+        assert_eq!(store.roles_of(ann).await.expect("roles"), roles(&["user"]));
+        let promoted = app.accounts.provision_admin(admin("ann@example.com"), ExistingAccount::Promote).await;
+        assert_eq!(promoted, Ok(AdminProvision::Promoted(ann)));
+        assert!(app.accounts.login("ann@example.com", "Admin-Passw0rd").await.is_ok(), "its password was set");
     });
 }
 
@@ -256,6 +283,9 @@ impl UserRepository for RacingUsers {
     }
     async fn find_by_email(&self, email: &str) -> Result<Option<UserRecord>, RepoError> {
         self.inner.find_by_email(email).await
+    }
+    async fn names(&self, ids: &[Uuid]) -> Result<Vec<(Uuid, String)>, RepoError> {
+        self.inner.names(ids).await
     }
     async fn list(&self, filter: &UserFilter, page: PageRequest) -> Result<Page<UserRecord>, RepoError> {
         self.inner.list(filter, page).await

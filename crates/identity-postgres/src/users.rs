@@ -173,6 +173,20 @@ impl UserRepository for PgUserRepository {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(skip_all, fields(users = ids.len()))]
+    async fn names(&self, ids: &[Uuid]) -> Result<Vec<(Uuid, String)>, RepoError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut conn = connect(&self.pool).await?;
+        users::table
+            .filter(users::id.eq_any(ids).and(users::deleted_at.is_null()))
+            .select((users::id, users::name))
+            .load(&mut conn)
+            .await
+            .map_err(from_diesel)
+    }
+
     #[tracing::instrument(skip_all)]
     async fn list(&self, filter: &UserFilter, page: PageRequest) -> Result<Page<UserRecord>, RepoError> {
         let conn = connect(&self.pool).await?;
@@ -446,7 +460,7 @@ impl UserRepository for PgUserRepository {
             .get_result(&mut conn)
             .await?;
             match existing {
-                // Decisions §13.2: an existing account is left exactly as it is, so a ban, a
+                // docs/identity.md, "First admin and secrets": an existing account is left exactly as it is, so a ban, a
                 // demotion or a new password made since is never undone by a restart.
                 ExistingAccount::Refuse if found.is_admin => Ok(AdminProvision::AlreadyAdmin(found.id)),
                 ExistingAccount::Refuse => Ok(AdminProvision::RefusedNotAdmin),

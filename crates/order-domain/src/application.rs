@@ -12,7 +12,8 @@
 //! | add a line | [`OrderService::add_line`] | as creation's items, `ORDER_NOT_FOUND`, `ORDER_NOT_EDITABLE`, `CURRENCY_MISMATCH` |
 //! | change a line's quantity | [`OrderService::change_line_quantity`] | `ORDER_NOT_FOUND`, `LINE_NOT_FOUND`, `INVALID_QUANTITY`, `ORDER_NOT_EDITABLE` |
 //! | remove a line | [`OrderService::remove_line`] | `ORDER_NOT_FOUND`, `LINE_NOT_FOUND`, `ORDER_NOT_EDITABLE` |
-//! | fold the warehouse's reply | [`OrderService::fold_reply`] | none: a reply that does not apply changes nothing |
+//! | fold the warehouse's reply as delivered (once per event) | [`ReplyService::fold_delivered`] | none: a reply that does not apply changes nothing |
+//! | fold a reply without an inbox | [`OrderService::fold_reply`] | as above |
 //!
 //! Reads without a rule (one order, a page) stay direct calls of [`OrderRepository`].
 //!
@@ -76,3 +77,4 @@ pub use error::OrderUseCaseError;
 pub use lines::AddLine;
 pub use orders::OrderService;
 pub use ports::{CatalogProduct, CurrencyRegister, CustomerDirectory, ProductCatalog};
+pub use replies::ReplyService;

@@ -33,8 +33,10 @@ use crate::change::OrderChange;
 use crate::line::NewLine;
 use crate::number::OrderNumber;
 use crate::order::{NewOrder, Order, OrderDraft};
-use crate::repository::{OrderFilter, OrderRepository, RepoError};
+use crate::repository::{OrderFilter, OrderRepository, ReplyInbox, RepoError};
 use crate::status::OrderStatus;
+use crate::status::ReservationStatus;
+use event_contracts::warehouse::{StockReserved, WarehouseReply};
 
 fn usd() -> CurrencyCode {
     CurrencyCode::parse("USD").expect("USD is an ISO 4217 code")
@@ -316,6 +318,41 @@ pub async fn list_filters_sorts_and_pages(repo: &dyn OrderRepository, customer_i
     let stranger = OrderFilter { customer_id: Some(Uuid::now_v7()), ..OrderFilter::default() };
     let none = repo.list(&stranger, PageRequest::default()).await.expect("list");
     assert_eq!((none.items.len(), none.total), (0, 0), "another customer's list");
+}
+
+/// The [`ReplyInbox`]: a delivery is taken once (a second delivery of the same event changes
+/// nothing), a reply the order no longer awaits changes nothing, and a reply for an order that is
+/// gone is taken and changes nothing. `inbox` keeps the orders `repo` keeps.
+pub async fn reply_inbox_takes_each_delivery_once(
+    repo: &dyn OrderRepository,
+    inbox: &dyn ReplyInbox,
+    customer_id: Uuid,
+    product_id: Uuid,
+) {
+    let now = datetime!(2031-09-01 10:00 UTC);
+    let order = create(repo, customer_id, now).await;
+    let order = saved(repo, order.add_line(line(product_id, 2, 500), now).expect("add")).await;
+    let order = saved(repo, order.confirm(now).expect("confirm")).await;
+    assert_eq!(order.reservation_status, ReservationStatus::Pending);
+    let reserved = || WarehouseReply::Reserved(StockReserved { order_id: order.id, allocations: Vec::new() });
+    let (delivery, later) = (Uuid::now_v7(), now + time::Duration::minutes(1));
+
+    let folded = inbox.settle_reply(delivery, reserved(), later, Order::fold_reply).await.expect("settle");
+    let folded = folded.expect("the order awaited the reply");
+    assert_eq!(folded.reservation_status, ReservationStatus::Reserved);
+    assert_eq!(repo.get(order.id).await.expect("get"), folded, "what was saved is what was answered");
+
+    assert_eq!(inbox.settle_reply(delivery, reserved(), later, Order::fold_reply).await, Ok(None), "taken once");
+    let again = Uuid::now_v7();
+    assert_eq!(
+        inbox.settle_reply(again, reserved(), later, Order::fold_reply).await,
+        Ok(None),
+        "another delivery of a reply the order no longer awaits"
+    );
+    assert_eq!(repo.get(order.id).await.expect("get"), folded, "nothing changed");
+
+    let gone = WarehouseReply::Reserved(StockReserved { order_id: Uuid::now_v7(), allocations: Vec::new() });
+    assert_eq!(inbox.settle_reply(Uuid::now_v7(), gone, later, Order::fold_reply).await, Ok(None), "no such order");
 }
 
 /// Every promise above, in turn, on one repository.

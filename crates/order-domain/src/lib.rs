@@ -164,6 +164,6 @@ pub use events::{OrderEventData, OrderEventLine};
 pub use line::{NewLine, OrderLine, OrderLineRecord};
 pub use number::OrderNumber;
 pub use order::{NewOrder, Order, OrderDraft, OrderRecord};
-pub use repository::{OrderFilter, OrderRepository, RepoError};
+pub use repository::{FoldReply, OrderFilter, OrderRepository, ReplyInbox, RepoError};
 pub use status::{OrderStatus, ReservationStatus};
 pub use totals::Totals;

@@ -13,7 +13,8 @@
 //! - lines are read by `created_at`, then `id`; lists are newest first (`created_at` desc, then `id`
 //!   desc), with an exact `total`;
 //! - the events a create or a save carried are kept in order, in place of the outbox
-//!   ([`InMemoryOrderRepository::events`]).
+//!   ([`InMemoryOrderRepository::events`]);
+//! - as the [`ReplyInbox`], each delivery is taken once, and its reply folded under the same lock.
 //!
 //! It does not check references (customer, company, currency, products exist): those are foreign
 //! keys in PostgreSQL, questions of other contexts here, which the use cases ask through their ports;
@@ -24,7 +25,7 @@ mod references;
 
 pub use references::{InMemoryCurrencyRegister, InMemoryCustomerDirectory, InMemoryProductCatalog};
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Mutex, MutexGuard};
 
 use async_trait::async_trait;
@@ -35,7 +36,8 @@ use uuid::Uuid;
 use crate::change::{LineChange, OrderChange, OrderDeletion};
 use crate::number::OrderNumber;
 use crate::order::{Order, OrderDraft, OrderRecord};
-use crate::repository::{OrderFilter, OrderRepository, RepoError};
+use crate::repository::{FoldReply, OrderFilter, OrderRepository, ReplyInbox, RepoError};
+use event_contracts::warehouse::WarehouseReply;
 
 /// One stored order: its record (lines included) and, once soft-deleted, when.
 #[derive(Debug, Clone)]
@@ -58,6 +60,8 @@ struct State {
     counters: HashMap<i32, u32>,
     /// Every event written, in write order (the outbox).
     events: Vec<EventEnvelope>,
+    /// The deliveries [`ReplyInbox::settle_reply`] took (the inbox).
+    deliveries: HashSet<Uuid>,
 }
 
 /// [`OrderRepository`] in process memory, behind a [`Mutex`]; cheap to create, one per test.
@@ -137,6 +141,50 @@ fn matches(filter: &OrderFilter, order: &OrderRecord) -> bool {
         && filter.date_to.and_then(time::Date::next_day).is_none_or(|next| order.created_at < day_start(next))
 }
 
+/// A save as one compare-and-set on `state` (see [`OrderRepository::save`]).
+fn write(state: &mut State, change: &OrderChange) -> Result<(), RepoError> {
+    let new = change.order.record();
+    let Some(stored) = state.orders.get_mut(&new.id).filter(|stored| stored.deleted_at.is_none()) else {
+        return Err(RepoError::NotFound);
+    };
+    if stored.record.version != change.expected_version || stored.record.status != change.expected_status {
+        return Err(RepoError::Stale);
+    }
+    // The header columns `OrderHeaderChange` writes; id, number, customer, company, currency and
+    // `created_at` never change.
+    let record = &mut stored.record;
+    record.status = new.status;
+    record.subtotal = new.subtotal;
+    record.tax = new.tax;
+    record.discount = new.discount;
+    record.total = new.total;
+    record.notes.clone_from(&new.notes);
+    record.reservation_status = new.reservation_status;
+    record.reservation_error.clone_from(&new.reservation_error);
+    record.confirmed_at = new.confirmed_at;
+    record.fulfilled_at = new.fulfilled_at;
+    record.cancelled_at = new.cancelled_at;
+    record.version = new.version;
+    record.updated_at = new.updated_at;
+    // The one line row, as `write_line` in crates/order-postgres/src/store.rs writes it.
+    match &change.line {
+        None => {}
+        Some(LineChange::Added(line)) => record.lines.push(line.clone()),
+        Some(LineChange::Updated(line)) => {
+            if let Some(stored_line) = record.lines.iter_mut().find(|l| l.id == line.id) {
+                let mut updated = stored_line.record().clone();
+                updated.quantity = line.quantity;
+                updated.subtotal = line.subtotal;
+                updated.updated_at = line.updated_at;
+                *stored_line = crate::line::OrderLine::restore(updated);
+            }
+        }
+        Some(LineChange::Removed { line_id }) => record.lines.retain(|l| l.id != *line_id),
+    }
+    state.events.extend(change.events.iter().cloned());
+    Ok(())
+}
+
 #[async_trait]
 impl OrderRepository for InMemoryOrderRepository {
     async fn create(&self, draft: OrderDraft) -> Result<Order, RepoError> {
@@ -189,47 +237,7 @@ impl OrderRepository for InMemoryOrderRepository {
     }
 
     async fn save(&self, change: &OrderChange) -> Result<(), RepoError> {
-        let mut state = self.lock();
-        let new = change.order.record();
-        let Some(stored) = state.orders.get_mut(&new.id).filter(|stored| stored.deleted_at.is_none()) else {
-            return Err(RepoError::NotFound);
-        };
-        if stored.record.version != change.expected_version || stored.record.status != change.expected_status {
-            return Err(RepoError::Stale);
-        }
-        // The header columns `OrderHeaderChange` writes; id, number, customer, company, currency and
-        // `created_at` never change.
-        let record = &mut stored.record;
-        record.status = new.status;
-        record.subtotal = new.subtotal;
-        record.tax = new.tax;
-        record.discount = new.discount;
-        record.total = new.total;
-        record.notes.clone_from(&new.notes);
-        record.reservation_status = new.reservation_status;
-        record.reservation_error.clone_from(&new.reservation_error);
-        record.confirmed_at = new.confirmed_at;
-        record.fulfilled_at = new.fulfilled_at;
-        record.cancelled_at = new.cancelled_at;
-        record.version = new.version;
-        record.updated_at = new.updated_at;
-        // The one line row, as `write_line` in crates/order-postgres/src/store.rs writes it.
-        match &change.line {
-            None => {}
-            Some(LineChange::Added(line)) => record.lines.push(line.clone()),
-            Some(LineChange::Updated(line)) => {
-                if let Some(stored_line) = record.lines.iter_mut().find(|l| l.id == line.id) {
-                    let mut updated = stored_line.record().clone();
-                    updated.quantity = line.quantity;
-                    updated.subtotal = line.subtotal;
-                    updated.updated_at = line.updated_at;
-                    *stored_line = crate::line::OrderLine::restore(updated);
-                }
-            }
-            Some(LineChange::Removed { line_id }) => record.lines.retain(|l| l.id != *line_id),
-        }
-        state.events.extend(change.events.iter().cloned());
-        Ok(())
+        write(&mut self.lock(), change)
     }
 
     async fn delete(&self, deletion: &OrderDeletion, now: OffsetDateTime) -> Result<(), RepoError> {
@@ -251,5 +259,34 @@ impl OrderRepository for InMemoryOrderRepository {
             return Err(missed(&state, deletion.order_id));
         }
         Ok(())
+    }
+}
+
+#[async_trait]
+impl ReplyInbox for InMemoryOrderRepository {
+    async fn settle_reply(
+        &self,
+        delivery: Uuid,
+        reply: WarehouseReply,
+        now: OffsetDateTime,
+        fold: FoldReply,
+    ) -> Result<Option<Order>, RepoError> {
+        let mut state = self.lock();
+        if !state.deliveries.insert(delivery) {
+            return Ok(None);
+        }
+        let Some(order) = state.orders.get(&reply.order_id()).and_then(Stored::live).map(read) else {
+            return Ok(None);
+        };
+        let Some(change) = fold(&order, &reply, now) else {
+            return Ok(None);
+        };
+        // Under the lock nobody moved the order: the compare-and-set holds. Should it not, the
+        // delivery is given back, as the PostgreSQL inbox rolls its claim back.
+        if let Err(error) = write(&mut state, &change) {
+            state.deliveries.remove(&delivery);
+            return Err(error);
+        }
+        Ok(Some(read(change.order.record())))
     }
 }

@@ -6,6 +6,7 @@
 //! transaction. Soft-deleted orders are invisible to every method (`NotFound`).
 
 use async_trait::async_trait;
+use event_contracts::warehouse::WarehouseReply;
 
 use shared_kernel::{Page, PageRequest};
 use time::Date;
@@ -73,6 +74,27 @@ pub trait OrderRepository: Send + Sync {
     async fn delete(&self, deletion: &OrderDeletion, now: time::OffsetDateTime) -> Result<(), RepoError>;
 }
 
+/// What a warehouse reply does to an order, handed to [`ReplyInbox::settle_reply`] so it runs inside
+/// the port's transaction: the use case passes the aggregate's own decision ([`Order::fold_reply`]).
+pub type FoldReply = fn(&Order, &WarehouseReply, time::OffsetDateTime) -> Option<OrderChange>;
+
+/// The replies the warehouse sends about orders, each taken once per delivery.
+#[async_trait]
+pub trait ReplyInbox: Send + Sync {
+    /// In one transaction: marks `delivery` (the event's id) handled, and if it already was, does
+    /// nothing and answers `None`; else reads the reply's order, locked against concurrent writers,
+    /// and saves what `fold` makes of it at `now`. Answers the order as saved; `None` when the order
+    /// is gone (deleted, or never was) or `fold` changes nothing. Replies delivered together may
+    /// share a transaction; each is answered as if alone.
+    async fn settle_reply(
+        &self,
+        delivery: Uuid,
+        reply: WarehouseReply,
+        now: time::OffsetDateTime,
+        fold: FoldReply,
+    ) -> Result<Option<Order>, RepoError>;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,7 +102,7 @@ mod tests {
 
     #[test]
     fn repository_is_object_safe() {
-        fn takes(_: Option<&dyn OrderRepository>) {}
+        fn takes(_: Option<(&dyn OrderRepository, &dyn ReplyInbox)>) {}
         takes(None);
     }
 

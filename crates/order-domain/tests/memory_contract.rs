@@ -30,6 +30,12 @@ async fn each_promise_holds_on_a_fresh_repository() {
     contract::list_filters_sorts_and_pages(&InMemoryOrderRepository::new(), CUSTOMER, PRODUCT).await;
 }
 
+#[tokio::test]
+async fn in_memory_adapter_is_a_reply_inbox_that_takes_each_delivery_once() {
+    let repo = InMemoryOrderRepository::new();
+    contract::reply_inbox_takes_each_delivery_once(&repo, &repo, CUSTOMER, PRODUCT).await;
+}
+
 #[tokio::test(flavor = "current_thread")]
 async fn numbers_start_at_one_per_year_and_writes_keep_their_events() {
     let repo = InMemoryOrderRepository::new();

@@ -19,5 +19,5 @@ mod store;
 pub mod replies;
 pub mod repository;
 
-pub use replies::WarehouseRepliesHandler;
+pub use replies::{PgReplyInbox, WarehouseRepliesHandler};
 pub use repository::PgOrderRepository;

@@ -1,20 +1,23 @@
-//! The order side of the order flow: folds the warehouse's replies into the order's
-//! `reservation_status`. What a reply does to an order is the aggregate's decision
-//! (`Order::fold_reply`, the one `order_domain::application::OrderService::fold_reply` asks too);
-//! this consumer parses the event and runs that decision inside its batched transaction.
+//! The order side of the order flow: the consumer of the warehouse's replies, and the PostgreSQL
+//! [`ReplyInbox`] it settles them through.
 //!
-//! A reply's transaction: the inbox mark, the order row locked `FOR UPDATE` (so the compare-and-set
-//! cannot miss), the change. Replies that arrive together go in one transaction
-//! ([`postgres_toolkit::group_commit`]): one claim, one locked read of their orders, a write per changed order,
-//! one commit. A reply for a deleted order, or one the domain ignores (duplicate, stale, late), is
-//! marked handled and changes nothing.
+//! The consumer parses the event and calls the use case
+//! ([`order_domain::application::ReplyService::fold_delivered`]), which hands the aggregate's decision
+//! (`Order::fold_reply`) to the inbox. A reply's transaction: the inbox mark, the order row locked
+//! `FOR UPDATE` (so the compare-and-set cannot miss), the decision, the change. Replies that arrive
+//! together go in one transaction ([`postgres_toolkit::group_commit`]): one claim, one locked read of
+//! their orders, a write per changed order, one commit. A reply for a deleted order, or one the
+//! domain ignores (duplicate, stale, late), is marked handled and changes nothing.
 
 use std::collections::BTreeSet;
 
 use async_trait::async_trait;
+use std::sync::Arc;
+
 use event_contracts::warehouse::{WarehouseReply, REPLIES};
-use order_domain::{OrderChange, RepoError};
-use shared_kernel::application::{Clock, SystemClock};
+use order_domain::application::ReplyService;
+use order_domain::{FoldReply, Order, OrderChange, ReplyInbox, RepoError};
+use shared_kernel::application::SystemClock;
 use shared_kernel::ports::{EventHandler, HandlerError};
 use shared_kernel::EventEnvelope;
 use uuid::Uuid;
@@ -29,13 +32,39 @@ use postgres_toolkit::DbPool;
 pub const HANDLER_NAME: &str = "orders.warehouse_replies";
 
 pub struct WarehouseRepliesHandler {
-    replies: GroupCommit<Replies>,
+    replies: ReplyService,
 }
 
 impl WarehouseRepliesHandler {
     /// Starts the replies' batching task; call inside the runtime.
     pub fn new(pool: DbPool) -> Self {
+        Self { replies: ReplyService::new(Arc::new(PgReplyInbox::new(pool)), Arc::new(SystemClock)) }
+    }
+}
+
+/// The PostgreSQL [`ReplyInbox`]: this consumer's inbox (`HANDLER_NAME`) and the orders, with the
+/// replies delivered together settled in one transaction.
+pub struct PgReplyInbox {
+    replies: GroupCommit<Replies>,
+}
+
+impl PgReplyInbox {
+    /// Starts the replies' batching task; call inside the runtime.
+    pub fn new(pool: DbPool) -> Self {
         Self { replies: GroupCommit::start(Replies { pool }) }
+    }
+}
+
+#[async_trait]
+impl ReplyInbox for PgReplyInbox {
+    async fn settle_reply(
+        &self,
+        delivery: Uuid,
+        reply: WarehouseReply,
+        now: time::OffsetDateTime,
+        fold: FoldReply,
+    ) -> Result<Option<Order>, RepoError> {
+        self.replies.submit(ReplyRequest { event_id: delivery, reply, now, fold }).await
     }
 }
 
@@ -60,17 +89,16 @@ impl EventHandler for WarehouseRepliesHandler {
             return Ok(());
         };
         let reply = reply.map_err(|e| HandlerError::new(e.to_string()))?;
-        self.replies
-            .submit(ReplyRequest { event_id: event.id, reply })
-            .await
-            .map_err(|e| HandlerError::new(e.to_string()))
+        self.replies.fold_delivered(event.id, reply).await.map(drop).map_err(|e| HandlerError::new(e.to_string()))
     }
 }
 
-/// One reply to fold in, and the event it came in.
-pub struct ReplyRequest {
+/// One reply to fold in, the event it came in, and how.
+struct ReplyRequest {
     event_id: Uuid,
     reply: WarehouseReply,
+    now: time::OffsetDateTime,
+    fold: FoldReply,
 }
 
 /// Replies, one or many per transaction.
@@ -81,7 +109,7 @@ struct Replies {
 #[async_trait]
 impl Batched for Replies {
     type Request = ReplyRequest;
-    type Outcome = ();
+    type Outcome = Option<Order>;
     type Error = RepoError;
     type Key = Uuid;
 
@@ -90,11 +118,11 @@ impl Batched for Replies {
     }
 
     #[tracing::instrument(name = "order_replies.fold_many", skip_all, fields(replies = requests.len()))]
-    async fn many(&self, requests: &[&ReplyRequest]) -> Result<Vec<()>, RepoError> {
+    async fn many(&self, requests: &[&ReplyRequest]) -> Result<Vec<Option<Order>>, RepoError> {
         let mut conn = connect(&self.pool).await?;
         handing_over(
             &self.pool,
-            postgres_toolkit::pipeline::transaction(&mut conn, async |conn| -> Result<Vec<()>, TxError> {
+            postgres_toolkit::pipeline::transaction(&mut conn, async |conn| -> Result<Vec<Option<Order>>, TxError> {
                 let events: Vec<Uuid> = requests.iter().map(|r| r.event_id).collect();
                 let orders: Vec<Uuid> =
                     requests.iter().map(|r| r.reply.order_id()).collect::<BTreeSet<_>>().into_iter().collect();
@@ -105,22 +133,26 @@ impl Batched for Replies {
                     store::load_many(conn, &orders, true),
                 )
                 .await?;
-                let now = SystemClock.now();
-                let mut changes = Vec::new();
+                // One decision per request, in order; `None` for a delivery handled before, an order
+                // that is gone, or a reply the order does not take.
+                let mut changes: Vec<Option<OrderChange>> = Vec::with_capacity(requests.len());
                 for request in requests {
-                    let Some((row, lines)) = loaded.remove(&request.reply.order_id()) else { continue };
-                    if !first.contains(&request.event_id) {
-                        continue;
-                    }
-                    let order = row.into_order(lines).map_err(TxError::Refused)?;
-                    changes.extend(order.fold_reply(&request.reply, now));
+                    let loaded = loaded.remove(&request.reply.order_id()).filter(|_| first.contains(&request.event_id));
+                    let change = match loaded {
+                        Some((row, lines)) => {
+                            let order = row.into_order(lines).map_err(TxError::Refused)?;
+                            (request.fold)(&order, &request.reply, request.now)
+                        }
+                        None => None,
+                    };
+                    changes.push(change);
                 }
-                let changes: Vec<&OrderChange> = changes.iter().collect();
-                if !store::write_changes(conn, &changes).await? {
+                let written: Vec<&OrderChange> = changes.iter().flatten().collect();
+                if !store::write_changes(conn, &written).await? {
                     // Impossible while the rows are locked; fail so the bus retries.
                     return Err(TxError::Refused(RepoError::Stale));
                 }
-                Ok(vec![(); requests.len()])
+                Ok(changes.into_iter().map(|change| change.map(|change| change.order)).collect())
             }),
         )
         .await

@@ -21,10 +21,10 @@ pub const EXACT_UP_TO: i64 = 10_000;
 /// After five runs of a prepared statement PostgreSQL may settle on a generic plan, made without the
 /// values, and a list's filters are exactly where that goes wrong: a customer search's count at 10^6
 /// rows, prepared and run six times, settled on a sequential scan (816 ms) where the plan for the
-/// actual text reads the trigram indexes (0.5 ms) (docs/performance-mechanisms.md, "Counted list
-/// totals"). So a list is planned on every run unless the list says a shape is safe: one whose every
-/// value is best served by the same index walk, such as one equality filter over the index that also
-/// gives the sort. Parsing and planning are about a quarter of a customer list page's PostgreSQL time.
+/// actual text reads the trigram indexes (0.5 ms) (docs/adr/0016-counted-list-totals.md). So a list
+/// is planned on every run unless the list says a shape is safe: one whose every value is best served
+/// by the same index walk, such as one equality filter over the index that also gives the sort.
+/// Parsing and planning are about a quarter of a customer list page's PostgreSQL time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Plans {
     /// Parsed and planned for its values on every run.
@@ -100,7 +100,7 @@ pub fn count_bound(page: PageRequest) -> i64 {
 /// in PostgreSQL). PostgreSQL turns a subquery's unused columns into `NULL`s, but it still builds each
 /// of them for every row counted: a customer list's nineteen cost half a millisecond of a 10 001-row
 /// count, and even a constant is projected into every row, 5-8 % of such a count
-/// (docs/performance-mechanisms.md, "Counted list totals"). An expression of its own, not an SQL
+/// (docs/adr/0016-counted-list-totals.md). An expression of its own, not an SQL
 /// literal, which diesel would never keep prepared. Its SQL type is only for diesel's typing: nothing
 /// is read from the subquery's rows.
 #[derive(Debug, Clone, Copy, QueryId)]

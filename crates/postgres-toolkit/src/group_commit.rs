@@ -14,7 +14,7 @@
 //! that take turns: the half answered first is back while the other half's batch runs. Where
 //! [`Batched::COMPANY_WAIT`] is set, a batch waits up to that long for as many requests as were
 //! around the last one (the requests it took and those that queued while it ran), so they share one
-//! transaction again (docs/performance-mechanisms.md, "Shared commits").
+//! transaction again (docs/adr/0012-shared-commits.md).
 
 use std::collections::{HashSet, VecDeque};
 use std::hash::Hash;

@@ -4,7 +4,7 @@
 //! the connection in the order they are first polled and run by PostgreSQL in that order, inside
 //! the caller's transaction. A write and the rows that follow from it (its history row, its outbox
 //! event) then cost one round trip instead of one each; that took `POST /customers` from 1 216-1 385
-//! to 1 587-1 682 writes/s on 2026-11-24 (docs/performance-mechanisms.md, "Pipelined transactions").
+//! to 1 587-1 682 writes/s on 2026-11-24 (docs/adr/0010-pipelined-transactions.md).
 
 use std::future::Future;
 
@@ -129,8 +129,7 @@ where
 /// commit to a crash can only hand an event to the bus again, which the inbox makes harmless, and
 /// PostgreSQL writes WAL in order, so any later commit that waited for its flush made this one
 /// durable too. Each of these statements used to be a commit with a flush of its own, queued
-/// behind the requests' commits for the one WAL writer (docs/performance-mechanisms.md, "Events
-/// handed over from memory").
+/// behind the requests' commits for the one WAL writer (docs/adr/0014-events-handed-over-from-memory.md).
 pub async fn bookkeeping<T, E, F>(conn: &mut AsyncPgConnection, work: F) -> Result<T, E>
 where
     F: for<'c> AsyncFnOnce(&'c AsyncPgConnection) -> Result<T, E>,

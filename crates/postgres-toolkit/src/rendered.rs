@@ -3,9 +3,9 @@
 //! diesel-async renders a statement's SQL text on every execution, before it looks the prepared
 //! statement up (`with_prepared_statement_after_sql_built`), even when the lookup goes by the
 //! statement's type. For a read of a whole row that is every column's quoted name, every time: 15 % of
-//! the instructions of a customer read (callgrind, docs/performance-mechanisms.md, "SQL text rendered
-//! once"). [`RenderedOnce`] renders the text the first time a thread runs the statement and pushes that
-//! same text after that.
+//! the instructions of a customer read (callgrind, docs/adr/0009-sql-text-rendered-once.md).
+//! [`RenderedOnce`] renders the text the first time a thread runs the statement and pushes that same
+//! text after that.
 //!
 //! Sound for exactly the statements diesel itself keeps prepared by type: a static query id and safe
 //! to cache, so one type has one text whatever its values (a bind is a placeholder). Any other

@@ -124,6 +124,38 @@ pub fn after_commit(work: AfterCommit) {
     });
 }
 
+/// Runs `work` in a savepoint of the current request transaction (outside one, runs it as it is):
+/// when `work` answers `Err`, everything it wrote is undone and the transaction goes on, so one unit
+/// of many (an import's row) costs only its own writes when it fails, even a statement that failed
+/// without a savepoint of its own. A savepoint the server cannot release (such a failure inside a
+/// unit that answered `Ok`) is rolled back and answered as a storage error.
+pub async fn in_savepoint<T, E, F>(work: F) -> Result<Result<T, E>, StorageError>
+where
+    F: Future<Output = Result<T, E>>,
+{
+    let busy = || StorageError::Unknown("the request transaction's connection is busy".to_owned());
+    let Some(mut conn) = current_guard() else {
+        return if in_request_transaction() { Err(busy()) } else { Ok(work.await) };
+    };
+    TxManager::begin_transaction(&mut **conn).await.map_err(storage_error)?;
+    drop(conn);
+    let worked = work.await;
+    let mut conn = current_guard().ok_or_else(busy)?;
+    match worked {
+        Ok(value) => match TxManager::commit_transaction(&mut **conn).await {
+            Ok(()) => Ok(Ok(value)),
+            Err(error) => {
+                let _ = TxManager::rollback_transaction(&mut **conn).await;
+                Err(storage_error(error))
+            }
+        },
+        Err(refused) => {
+            TxManager::rollback_transaction(&mut **conn).await.map_err(storage_error)?;
+            Ok(Err(refused))
+        }
+    }
+}
+
 /// An open transaction on a connection of its own; see the module docs.
 /// Dropped unfinished (the request's future was dropped: the client went away,
 /// the server is stopping), its connection is taken out of the pool and closed,

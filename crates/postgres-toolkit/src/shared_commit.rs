@@ -1,8 +1,7 @@
 //! Request writes that share a commit.
 //!
 //! A `POST /customers` or an order's confirmation is one short transaction whose cost is mostly its
-//! `BEGIN`, its `COMMIT` and the WAL flush behind it (docs/performance-mechanisms.md, "Shared
-//! commits"). A [`SharedCommit`] hands such a write to a [`GroupCommit`] queue: the writes that arrive
+//! `BEGIN`, its `COMMIT` and the WAL flush behind it (docs/adr/0012-shared-commits.md). A [`SharedCommit`] hands such a write to a [`GroupCommit`] queue: the writes that arrive
 //! while a transaction commits go together into the next one, each with its own statements, all
 //! pipelined on one connection, and each request is answered after the commit that made its change
 //! durable, with its own outcome. A lone write waits only for one turn of its worker's event loop,
@@ -190,7 +189,7 @@ impl<W: TransactionWrite> Batched for Transactions<W> {
     type Error = WriteError;
     type Key = W::Key;
     /// Every write here is a client waiting for its answer, and most clients send again as soon as
-    /// they have it (docs/performance-mechanisms.md, "Shared commits").
+    /// they have it (docs/adr/0012-shared-commits.md).
     const COMPANY_WAIT: Duration = Duration::from_millis(1);
 
     fn key(write: &W) -> W::Key {

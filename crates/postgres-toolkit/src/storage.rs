@@ -127,8 +127,8 @@ impl<E: From<StorageError>> TxError<E> {
 /// A read by id selects by `id` alone and checks the deletion here. With `deleted_at IS NULL` in the
 /// statement, the partial list indexes (`WHERE deleted_at IS NULL`, ending in `id`) match it too, and
 /// on a table PostgreSQL has no statistics for (never analysed: autovacuum off, or not yet run) a kept
-/// plan may walk one of them whole instead of probing the primary key (docs/performance-mechanisms.md,
-/// "Tables analysed by Tally").
+/// plan may walk one of them whole instead of probing the primary key
+/// (docs/adr/0008-statements-kept-prepared.md).
 pub fn live<R>(found: Option<(R, Option<time::OffsetDateTime>)>) -> Option<R> {
     found.and_then(|(row, deleted_at)| deleted_at.is_none().then_some(row))
 }

@@ -8,8 +8,8 @@
 //! * `warehouse.stock_released` `{order_id, inventories: [{inventory_id, quantity}]}`
 //! * `warehouse.stock_committed` `{order_id, inventories: [{inventory_id, quantity}]}`
 //!
-//! The contracts of §15 are re-exported here too: the stock alerts (`warehouse.stock_low`,
-//! `warehouse.stock_replenished`, built by [`crate::alerts::stock_alert_event`]), the purchase
+//! The purchasing, transfer and alert contracts (docs/purchasing-and-transfers.md) are re-exported
+//! here too: the stock alerts (`warehouse.stock_low`, `warehouse.stock_replenished`, built by [`crate::alerts::stock_alert_event`]), the purchase
 //! orders' events (`event_contracts::purchasing`, built by the purchase order's operations) and the
 //! transfers' (`event_contracts::transfers`, built by the transfer's moves).
 

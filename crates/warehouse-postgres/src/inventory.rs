@@ -17,9 +17,9 @@ use warehouse_domain::{
 };
 
 use super::errors::{from_diesel, tx_error, TxError};
-use super::ledger::{apply_change, apply_change_to_new, inventory_exists};
+use super::ledger::{apply_change, apply_change_to_new, insert_movements, inventory_exists};
 use super::rows::{InventoryRow, MovementRow};
-use super::schema::{inventory, stock_movements};
+use super::schema::inventory;
 use super::stock_alerts::{record_alerts, Judged};
 use postgres_toolkit::prepared::Prepared;
 use postgres_toolkit::storage::{connect, connect_shared};
@@ -73,9 +73,7 @@ impl InventoryRepository for PgInventoryRepository {
                 .execute(&mut conn)
                 .await?;
             if let Some(movement) = initial {
-                Prepared(diesel::insert_into(stock_movements::table).values(MovementRow::of(movement.record())))
-                    .execute(&mut conn)
-                    .await?;
+                insert_movements(conn, &[MovementRow::of(movement.record())]).await?;
             }
             Ok(())
         })

@@ -13,7 +13,7 @@ use warehouse_domain::alerts::AlertLevel;
 use warehouse_domain::{InventoryChange, InventoryRecord};
 
 use super::rows::{InventoryRow, MovementRow};
-use super::schema::{inventory, stock_movements};
+use super::schema::inventory;
 use super::stock_alerts::{record_alerts, Judged};
 use postgres_toolkit::pipeline::write_with_followers;
 use postgres_toolkit::prepared::Prepared;
@@ -66,7 +66,9 @@ const INSERT_MOVEMENTS: &str = "INSERT INTO stock_movements (id, inventory_id, p
                           $8::int8[], $9::int8[], $10::int8[], $11::int8[], $12::int8[], $13::text[], $14::text[], \
                           $15::uuid[], $16::text[], $17::uuid[], $18::timestamptz[])";
 
-async fn insert_movements(mut conn: &AsyncPgConnection, rows: &[MovementRow]) -> QueryResult<usize> {
+/// Inserts movements, one or many, through the one column list ([`INSERT_MOVEMENTS`]): every path
+/// that writes a movement comes here, so a column cannot be written by one path and missed by another.
+pub(crate) async fn insert_movements(mut conn: &AsyncPgConnection, rows: &[MovementRow]) -> QueryResult<usize> {
     use diesel::sql_types::{Array, BigInt, Nullable, Text, Timestamptz, Uuid as SqlUuid};
     if rows.is_empty() {
         return Ok(0);
@@ -178,10 +180,8 @@ pub(crate) async fn apply_locked_changes(shared: &AsyncPgConnection, changes: &[
     Ok(written == writes.len())
 }
 
-async fn append_movement(mut conn: &AsyncPgConnection, change: &InventoryChange) -> QueryResult<usize> {
-    Prepared(diesel::insert_into(stock_movements::table).values(MovementRow::of(change.movement.record())))
-        .execute(&mut conn)
-        .await
+async fn append_movement(conn: &AsyncPgConnection, change: &InventoryChange) -> QueryResult<usize> {
+    insert_movements(conn, &[MovementRow::of(change.movement.record())]).await
 }
 
 /// Whether a live record with this id exists (tells `Stale` from `NotFound`).

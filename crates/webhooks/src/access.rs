@@ -15,8 +15,10 @@ pub fn read_resource(event: &str) -> Option<&'static str> {
         ("interaction.", "interactions"),
         ("order.", "orders"),
         ("warehouse.", "inventory"),
-        ("purchase_order.", "inventory"),
-        ("transfer.", "inventory"),
+        // Purchase orders carry suppliers and unit costs, transfers their own documents: each needs
+        // its own resource's `read`, not the inventory's.
+        ("purchase_order.", "purchase_orders"),
+        ("transfer.", "transfers"),
         ("identity.", "users"),
         ("import.", "imports"),
     ];
@@ -70,8 +72,8 @@ mod tests {
             ("interaction.logged", Some("interactions")),
             ("order.confirmed", Some("orders")),
             ("warehouse.stock_reserved", Some("inventory")),
-            ("purchase_order.received", Some("inventory")),
-            ("transfer.shipped", Some("inventory")),
+            ("purchase_order.received", Some("purchase_orders")),
+            ("transfer.shipped", Some("transfers")),
             ("identity.user.registered", Some("users")),
             ("import.finished", Some("imports")),
             ("webhook.test", None),

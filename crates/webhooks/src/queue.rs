@@ -193,10 +193,10 @@ impl DeliveryQueue {
     /// When no endpoint is enabled (a deployment without webhooks, most of the time), it asks only
     /// that, in a statement kept prepared with one plan. The fan-out's `INSERT` binds every event's
     /// payload and PostgreSQL plans it again for them on every run: about 0.3 ms of its CPU a
-    /// statement, which a write at low concurrency paid for itself (docs/performance-mechanisms.md, "Events
-    /// handed over from memory"). An endpoint created after the check is newer than
-    /// these events; one enabled again between the two statements misses them, as it would a moment
-    /// later.
+    /// statement, which a write at low concurrency paid for itself
+    /// (docs/adr/0014-events-handed-over-from-memory.md). An endpoint created after the check is newer
+    /// than these events; one enabled again between the two statements misses them, as it would a
+    /// moment later.
     pub async fn fan_out(&self, events: &[&EventEnvelope]) -> Result<usize, StorageError> {
         let mut conn = connect(&self.pool).await?;
         let anyone_listens: bool =

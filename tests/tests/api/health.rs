@@ -94,6 +94,8 @@ async fn a_dead_database_is_unhealthy_with_503_within_the_budget() {
         metrics: Arc::new(Metrics::new().expect("metrics")),
         event_pool: pool.clone(),
         health: api::routes::health::HealthProbe::new(pool.clone()),
+        imports: import_postgres::ImportStore::new(pool.clone()),
+        import_runner: Default::default(),
         pool,
     });
     state.bus.start().await.expect("bus");

@@ -368,7 +368,7 @@ async fn fifty_concurrent_reservations_of_one_against_ten_on_hand() {
     t.stop().await;
 }
 
-/// Decisions §12.2: a unit cost without a currency is in the product's currency, else in
+/// A unit cost without a currency is in the product's currency, else in
 /// `REPORTING_CURRENCY`; on `/receive` and on a Receipt posted to `/stock-movements`.
 #[actix_web::test]
 async fn a_unit_cost_without_currency_takes_the_products_then_the_reporting_currency() {

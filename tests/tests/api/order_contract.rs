@@ -7,7 +7,7 @@ use api::build_app;
 use api::reference_ports::ReferenceData;
 use api::routes::orders::references::{CrmDirectory, WarehouseCatalog};
 use order_domain::contract;
-use order_postgres::PgOrderRepository;
+use order_postgres::{PgOrderRepository, PgReplyInbox};
 use tally_tests::{login, TestApp, ADMIN_EMAIL, ADMIN_PASSWORD};
 use uuid::Uuid;
 
@@ -26,6 +26,8 @@ async fn postgres_adapter_passes_the_order_repository_contract() {
 
     let repo = PgOrderRepository::new(t.state.pool.clone());
     contract::run_all(&repo, customer_id, product_id).await;
+    let inbox = PgReplyInbox::new(t.state.pool.clone());
+    contract::reply_inbox_takes_each_delivery_once(&repo, &inbox, customer_id, product_id).await;
     t.stop().await;
 }
 

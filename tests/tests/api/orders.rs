@@ -359,7 +359,7 @@ async fn the_openapi_document_covers_every_order_and_warehouse_endpoint() {
     t.stop().await;
 }
 
-/// Decisions §12.2: `POST /orders` with `items` creates the order and its lines in one transaction.
+/// `POST /orders` with `items` creates the order and its lines in one transaction.
 #[actix_web::test]
 async fn an_order_created_with_items_has_its_lines_and_totals() {
     let t = TestApp::start().await;

@@ -78,6 +78,7 @@ impl AccessCache {
     /// Reads the profile from the database and caches it, whatever is cached.
     /// A token newer than the cached entry (another process changed the user)
     /// is the cue to call this.
+    #[tracing::instrument(level = "debug", name = "access.reload", skip_all, fields(user_id = %user_id))]
     pub async fn reload(&self, user_id: Uuid) -> Found {
         if let Some(generation) = self.live.generation() {
             return self.load_live(user_id, generation).await;
@@ -105,6 +106,7 @@ impl AccessCache {
         Ok(Some(access))
     }
 
+    #[tracing::instrument(level = "debug", name = "access.load", skip_all, fields(user_id = %user_id))]
     async fn load(&self, key: &str, user_id: Uuid) -> Found {
         let Some(profile) = self.read(user_id).await? else { return Ok(None) };
         if let Ok(text) = serde_json::to_string(&profile) {
@@ -117,6 +119,7 @@ impl AccessCache {
     /// Call after a change to the user's roles, status or token version. Inside a request
     /// transaction the change commits later: the entry is dropped again then, so a profile a
     /// concurrent request read before the commit is not kept.
+    #[tracing::instrument(level = "debug", name = "access.invalidate_user", skip_all, fields(user_id = %user_id))]
     pub async fn invalidate_user(&self, user_id: Uuid) {
         self.forget_user(user_id).await;
         let cache = self.clone();
@@ -124,6 +127,7 @@ impl AccessCache {
     }
 
     /// Call after a change to any role's permissions (dropped again after the commit, as above).
+    #[tracing::instrument(level = "debug", name = "access.invalidate_all", skip_all)]
     pub async fn invalidate_all(&self) {
         self.forget_all().await;
         let cache = self.clone();

@@ -105,6 +105,7 @@ impl LiveAuth {
     }
 
     /// The listener connected: start from the revocations in force.
+    #[tracing::instrument(level = "debug", name = "live_auth.go_live", skip_all)]
     pub fn go_live(&self, revoked: Revoked) {
         let now = OffsetDateTime::now_utc();
         let mut state = self.write();
@@ -116,6 +117,7 @@ impl LiveAuth {
     }
 
     /// The listener lost its connection: notices may be missed from now on.
+    #[tracing::instrument(level = "debug", name = "live_auth.go_down", skip_all)]
     pub fn go_down(&self) {
         let mut state = self.write();
         state.live = false;
@@ -123,6 +125,7 @@ impl LiveAuth {
         state.generation += 1;
     }
 
+    #[tracing::instrument(level = "debug", name = "live_auth.apply", skip_all)]
     pub fn apply(&self, notice: AuthNotice) {
         match notice {
             AuthNotice::User(user_id) => self.forget_user(user_id),

@@ -299,6 +299,19 @@ pub const ROUTES: &[RouteRule] = &[
     rule(GET, "/health/db", Operations),
     rule(GET, "/health/kvstore", Operations),
     rule(GET, "/metrics", Operations),
+    rule(GET, "/api/v1/exports/customers", Permission("customers", "read")),
+    rule(GET, "/api/v1/exports/companies", Permission("companies", "read")),
+    rule(GET, "/api/v1/exports/deals", Permission("deals", "read")),
+    rule(GET, "/api/v1/exports/interactions", Permission("interactions", "read")),
+    rule(GET, "/api/v1/exports/orders", Permission("orders", "read")),
+    rule(GET, "/api/v1/exports/products", Permission("products", "read")),
+    rule(GET, "/api/v1/exports/inventory", Permission("inventory", "read")),
+    rule(GET, "/api/v1/exports/stock-movements", Permission("stock_movements", "read")),
+    rule(GET, "/api/v1/imports", Permission("imports", "read")),
+    rule(POST, "/api/v1/imports/{resource:[a-z]+}", Permission("imports", "create")),
+    rule(GET, "/api/v1/imports/{id}", Permission("imports", "read")),
+    rule(POST, "/api/v1/imports/{id}/cancel", Permission("imports", "create")),
+    rule(GET, "/api/v1/imports/{id}/errors", Permission("imports", "read")),
     rule(GET, "/api/v1/webhooks", Permission("webhooks", "read")),
     rule(POST, "/api/v1/webhooks", Permission("webhooks", "create")),
     rule(GET, "/api/v1/webhooks/{id}", Permission("webhooks", "read")),
@@ -326,6 +339,13 @@ pub fn answers_with_credentials(req: &actix_web::dev::ServiceRequest) -> bool {
     let pattern = crate::http::route_policy::matched_pattern(req);
     let access = pattern.as_deref().and_then(|pattern| access_for(req.method().as_str(), pattern));
     matches!(access, Some(Credentials(_)))
+}
+
+/// Whether the request is an import upload, whose body is streamed to storage as it arrives
+/// rather than read whole first (docs/imports-and-exports.md).
+pub fn streams_body(req: &actix_web::dev::ServiceRequest) -> bool {
+    req.method() == actix_web::http::Method::POST
+        && crate::http::route_policy::matched_pattern(req).as_deref() == Some(crate::routes::imports::UPLOAD_PATTERN)
 }
 
 /// The `Allow` header of a 405 for this pattern (RFC 9110 §15.5.6): the
@@ -361,6 +381,8 @@ mod tests {
             "/api/v1/warehouse/",
             "/api/v1/events",
             "/api/v1/webhooks",
+            "/api/v1/imports",
+            "/api/v1/exports",
         ];
         for r in ROUTES.iter().filter(|r| business.iter().any(|p| r.pattern.starts_with(p))) {
             assert!(matches!(r.access, Permission(..)), "{} {} must check a permission", r.method, r.pattern);

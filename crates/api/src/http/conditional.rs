@@ -242,7 +242,7 @@ pub async fn preconditions(
         return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
     };
     // Boxed: the guarded write's state (a transaction, the check) would otherwise sit in the future
-    // of every request in flight, used or not (docs/performance-mechanisms.md, "Memory").
+    // of every request in flight, used or not (docs/adr/0018-memory.md).
     Box::pin(guarded_write(req, next, if_match, state)).await
 }
 

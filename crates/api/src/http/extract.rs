@@ -108,8 +108,14 @@ pub fn parse_json<T: DeserializeOwned + ToSchema>(bytes: &[u8]) -> Result<T, Api
         return Err(ApiError::validation(format!("invalid request body: {field} {message}"))
             .with_details(BTreeMap::from([(field, message)])));
     }
-    let mut value: serde_json::Value =
+    let value: serde_json::Value =
         serde_json::from_slice(bytes).map_err(|_| ApiError::field("body", "is not valid JSON"))?;
+    parse_value(value)
+}
+
+/// Parses a body already read as JSON, by the same rules as [`parse_json`]: an import's row is
+/// judged exactly as the create endpoint's body (docs/imports-and-exports.md).
+pub fn parse_value<T: DeserializeOwned + ToSchema>(mut value: serde_json::Value) -> Result<T, ApiError> {
     // PostgreSQL text cannot hold NUL, and no field of ours needs it.
     if holds_nul(&value) {
         return Err(ApiError::field("body", "text must not contain NUL characters"));

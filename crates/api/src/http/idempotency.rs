@@ -110,14 +110,17 @@ pub async fn replay_or_run(
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     let header = req.headers().get(&IDEMPOTENCY_KEY).cloned();
     let state = req.app_data::<Data<AppState>>().cloned();
-    // Register, login and refresh ignore the key: their answers are credentials, never kept.
-    let replayable =
-        header.is_some() && req.method() == Method::POST && !crate::auth::route_access::answers_with_credentials(&req);
+    // Register, login and refresh ignore the key: their answers are credentials, never kept. An
+    // import upload too: its body streams to storage, never whole to fingerprint, and each is a job.
+    let replayable = header.is_some()
+        && req.method() == Method::POST
+        && !crate::auth::route_access::answers_with_credentials(&req)
+        && !crate::auth::route_access::streams_body(&req);
     let (Some(header), Some(state), true) = (header, state, replayable) else {
         return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
     };
     // Boxed: a keyed request's state (its transaction, the kept answer) would otherwise sit in the
-    // future of every request in flight, keyed or not (docs/performance-mechanisms.md, "Memory").
+    // future of every request in flight, keyed or not (docs/adr/0018-memory.md).
     Box::pin(keyed(req, next, header, state)).await
 }
 

@@ -51,6 +51,10 @@ pub async fn read_first(
     mut req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    // An import upload streams its body to storage itself, up to its own limit.
+    if crate::auth::route_access::streams_body(&req) {
+        return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
+    }
     if !announces_body(&req) {
         req.extensions_mut().insert(WholeBody(Bytes::new()));
         return next.call(req).await.map(ServiceResponse::map_into_boxed_body);

@@ -92,11 +92,37 @@ fn list_envelope(items: Value) -> Value {
 /// (`{code:.+}`) where the document writes `{code}`.
 pub(super) fn table_access(method: &str, path: &str) -> Option<Access> {
     let upper = method.to_ascii_uppercase();
-    access_for(&upper, path).or_else(|| {
-        let (head, last) = path.rsplit_once('/')?;
-        let name = last.strip_prefix('{')?.strip_suffix('}')?;
-        access_for(&upper, &format!("{head}/{{{name}:.+}}"))
-    })
+    access_for(&upper, path)
+        .or_else(|| {
+            let (head, last) = path.rsplit_once('/')?;
+            let name = last.strip_prefix('{')?.strip_suffix('}')?;
+            access_for(&upper, &format!("{head}/{{{name}:.+}}"))
+        })
+        .or_else(|| {
+            // A parameter the router restricts to a list (`{resource:customers|companies|...}`).
+            let rule = crate::auth::route_access::ROUTES
+                .iter()
+                .find(|r| r.method == upper && without_pattern(r.pattern) == path)?;
+            Some(rule.access)
+        })
+}
+
+/// A route pattern as the document writes it: each `{name:regex}` as `{name}`.
+fn without_pattern(pattern: &str) -> String {
+    let mut out = String::new();
+    let mut skipping = false;
+    for c in pattern.chars() {
+        match c {
+            ':' if out.rfind('{') > out.rfind('}') => skipping = true,
+            '}' => {
+                skipping = false;
+                out.push(c);
+            }
+            _ if skipping => {}
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 /// The error answers an operation can give besides those its handler names.
@@ -210,7 +236,8 @@ fn finish_operation(path: &str, method: &str, operation: &mut Value, new_compone
         .get("parameters")
         .and_then(Value::as_array)
         .is_some_and(|params| params.iter().any(|p| p["name"] == "page_size"));
-    if method == "post" {
+    // An import's upload ignores the key: its body streams to storage (docs/imports-and-exports.md).
+    if method == "post" && path != "/api/v1/imports/{resource}" {
         super::retries::document_idempotency(op);
     }
     super::retries::document_conditions(path, method, op);

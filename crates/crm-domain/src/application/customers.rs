@@ -4,11 +4,12 @@
 use std::sync::Arc;
 
 use shared_kernel::application::{settle_edit, Attempt, Clock};
+use shared_kernel::StorageError;
 use uuid::Uuid;
 
 use super::error::or_missing;
 use super::{active_user, any_user, CrmError, CrmPorts};
-use crate::customer::{Customer, CustomerChanges, CustomerError, NewCustomer};
+use crate::customer::{Customer, CustomerChanges, CustomerCreated, CustomerError, NewCustomer};
 use crate::ports::{CompanyRepository, CustomerRepository, PhoneNumbers, UserDirectory};
 
 /// The customer use cases.
@@ -47,7 +48,37 @@ impl CustomerService {
     /// together; a taken email is `Conflict { field: "email" }`. The phone, as sent, is checked and
     /// stored in E.164 form before everything else (`InvalidPhone`; blank is no phone).
     #[tracing::instrument(skip_all, fields(company_id = ?input.company_id, user_id = ?input.user_id))]
-    pub async fn create(&self, mut input: NewCustomer) -> Result<Customer, CrmError> {
+    pub async fn create(&self, input: NewCustomer) -> Result<Customer, CrmError> {
+        let created = self.checked(input).await?;
+        Ok(self.customers.create(&created).await?)
+    }
+
+    /// Creates several customers (a bulk import's batch), each by [`CustomerService::create`]'s
+    /// rules and answered as it would be, in `inputs`' order; those that pass are saved together
+    /// (`CustomerRepository::create_many`).
+    #[tracing::instrument(skip_all, fields(customers = inputs.len()))]
+    pub async fn create_many(&self, inputs: Vec<NewCustomer>) -> Vec<Result<Customer, CrmError>> {
+        let mut answers: Vec<Option<Result<Customer, CrmError>>> = Vec::with_capacity(inputs.len());
+        let (mut ready, mut slots) = (Vec::new(), Vec::new());
+        for input in inputs {
+            match self.checked(input).await {
+                Ok(created) => {
+                    slots.push(answers.len());
+                    ready.push(created);
+                    answers.push(None);
+                }
+                Err(refused) => answers.push(Some(Err(refused))),
+            }
+        }
+        for (slot, saved) in slots.into_iter().zip(self.customers.create_many(&ready).await) {
+            answers[slot] = Some(saved.map_err(CrmError::from));
+        }
+        answers.into_iter().map(|answer| answer.unwrap_or(Err(CrmError::Storage(StorageError::NotFound)))).collect()
+    }
+
+    /// A new customer by the creation's rules: the phone, the aggregate's rules, then the references
+    /// it names (see [`CustomerService::create`]).
+    async fn checked(&self, mut input: NewCustomer) -> Result<CustomerCreated, CrmError> {
         input.phone = e164(&*self.phones, input.phone)?;
         let created = Customer::new(input, self.clock.now())?;
         let customer = &created.customer;
@@ -62,7 +93,7 @@ impl CustomerService {
         if let Some(user) = customer.user_id {
             any_user(&*self.users, user, "user_id").await?;
         }
-        Ok(self.customers.create(&created).await?)
+        Ok(created)
     }
 
     /// The live customer `id`, or `CustomerNotFound`.

@@ -12,7 +12,8 @@ use super::{any_user, CrmError, CrmPorts};
 use crate::enums::Outcome;
 use crate::interaction::{Interaction, InteractionError, NewInteraction};
 use crate::ports::{
-    CompanyRepository, CustomerRepository, InteractionFilter, InteractionRepository, InteractionView, UserDirectory,
+    CompanyRepository, CustomerRepository, FollowUpFilter, InteractionFilter, InteractionRepository, InteractionView,
+    UserDirectory,
 };
 use crate::RepoError;
 
@@ -40,7 +41,7 @@ impl InteractionService {
 
     /// Logs an interaction: the aggregate's rules, then its customer (`CUSTOMER_NOT_FOUND`), then
     /// the company it names (`NOT_FOUND` naming `company_id`); without one it takes its customer's.
-    /// Attendees are checked by storage (`MissingReference`).
+    /// Every attendee must be a user (`MissingReference` on `attendees`), asked in one read.
     #[tracing::instrument(skip_all, fields(customer_id = %input.customer_id, created_by = %input.created_by))]
     pub async fn create(&self, input: NewInteraction) -> Result<Interaction, CrmError> {
         let mut interaction = Interaction::new(input, self.clock.now())?;
@@ -51,7 +52,43 @@ impl InteractionService {
             }
             None => interaction.company_id = customer.company_id,
         }
+        if !interaction.attendees.is_empty() {
+            let known = self.users.names(&interaction.attendees).await?;
+            if interaction.attendees.iter().any(|attendee| !known.contains_key(attendee)) {
+                return Err(RepoError::MissingReference { field: "attendees" }.into());
+            }
+        }
         Ok(self.interactions.create(&interaction).await?)
+    }
+
+    /// One page of the interactions `filter` selects, newest first, each with the names of its
+    /// customer, company and creator (the creator's from the [`UserDirectory`], one read a page).
+    #[tracing::instrument(skip_all)]
+    pub async fn list(&self, filter: &InteractionFilter, page: PageRequest) -> Result<Page<InteractionView>, CrmError> {
+        self.named(self.interactions.list(filter, page).await?).await
+    }
+
+    /// One page of the interactions that need a follow-up, as [`FollowUpFilter`] orders them, named
+    /// as [`InteractionService::list`] names them.
+    #[tracing::instrument(skip_all)]
+    pub async fn follow_ups(
+        &self,
+        filter: &FollowUpFilter,
+        page: PageRequest,
+    ) -> Result<Page<InteractionView>, CrmError> {
+        self.named(self.interactions.follow_ups(filter, page).await?).await
+    }
+
+    /// `rows` with their creators' names, in one read of the user directory.
+    async fn named(&self, mut rows: Page<InteractionView>) -> Result<Page<InteractionView>, CrmError> {
+        let mut creators: Vec<Uuid> = rows.items.iter().map(|row| row.interaction.created_by).collect();
+        creators.sort_unstable();
+        creators.dedup();
+        let names = self.users.names(&creators).await?;
+        for row in &mut rows.items {
+            row.created_by_name = names.get(&row.interaction.created_by).cloned();
+        }
+        Ok(rows)
     }
 
     /// The live interaction `id`, or `InteractionNotFound`.
@@ -65,7 +102,7 @@ impl InteractionService {
     pub async fn of_customer(&self, customer_id: Uuid, page: PageRequest) -> Result<Page<InteractionView>, CrmError> {
         let customer = self.customers.find_by_id(customer_id).await?.ok_or(CrmError::CustomerNotFound)?;
         let filter = InteractionFilter { customer_id: Some(customer.id), ..InteractionFilter::default() };
-        Ok(self.interactions.list(&filter, page).await?)
+        self.list(&filter, page).await
     }
 
     /// One page of the company's interactions; `NOT_FOUND` naming `company_id` for an unknown company.
@@ -73,7 +110,7 @@ impl InteractionService {
     pub async fn of_company(&self, company_id: Uuid, page: PageRequest) -> Result<Page<InteractionView>, CrmError> {
         self.existing_company(company_id).await?;
         let filter = InteractionFilter { company_id: Some(company_id), ..InteractionFilter::default() };
-        Ok(self.interactions.list(&filter, page).await?)
+        self.list(&filter, page).await
     }
 
     /// Replaces the subject and description.

@@ -28,7 +28,7 @@ const RETIRED: Uuid = Uuid::from_u128(2);
 fn setup() -> (InMemoryCrm, CrmPorts) {
     let store = InMemoryCrm::new();
     let users = InMemoryUsers::new();
-    users.add(REP, UserStanding::Active);
+    users.add_named(REP, UserStanding::Active, "Rita Rep");
     users.add(RETIRED, UserStanding::Inactive);
     let ports = CrmPorts::in_memory(&store, Arc::new(users), Arc::new(FixedClock(NOW)));
     (store, ports)
@@ -36,6 +36,26 @@ fn setup() -> (InMemoryCrm, CrmPorts) {
 
 fn ada() -> NewCustomer {
     NewCustomer { name: "Ada".into(), email: "ada@example.com".into(), ..NewCustomer::default() }
+}
+
+#[test]
+fn customers_created_together_get_the_answers_one_by_one_would_give() {
+    let (_, ports) = setup();
+    let customers = CustomerService::new(&ports);
+    let bob = NewCustomer { name: "Bob".into(), email: "bob@example.com".into(), ..NewCustomer::default() };
+    let inputs = vec![
+        ada(),
+        NewCustomer { email: "nope".into(), ..ada() },
+        NewCustomer { assigned_to: Some(RETIRED), ..bob.clone() },
+        ada(),
+        bob,
+    ];
+    let answers = block_on(customers.create_many(inputs));
+    assert_eq!(answers.len(), 5);
+    assert!(answers[0].is_ok() && answers[4].is_ok(), "{answers:?}");
+    assert_eq!(answers[1], Err(CrmError::Customer(CustomerError::InvalidEmail)));
+    assert_eq!(answers[2], Err(CrmError::UserNotFound { field: "assigned_to" }));
+    assert_eq!(answers[3], Err(CrmError::Storage(RepoError::Conflict { field: "email" })));
 }
 
 #[test]
@@ -192,6 +212,17 @@ fn interactions_take_their_customers_company_and_check_attendees() {
     };
     let call = block_on(interactions.create(input.clone())).expect("logged");
     assert_eq!(call.company_id, Some(company.id));
+    let listed = block_on(interactions.of_customer(customer.id, PageRequest::default())).expect("listed");
+    assert_eq!(listed.items[0].created_by_name.as_deref(), Some("Rita Rep"), "named from the user directory");
+    let stranger = Uuid::from_u128(9);
+    let with_stranger = crate::NewInteraction { attendees: vec![RETIRED, stranger], ..input.clone() };
+    assert_eq!(
+        block_on(interactions.create(with_stranger)).map(|i| i.id),
+        Err(CrmError::from(RepoError::MissingReference { field: "attendees" })),
+        "every attendee must be a user"
+    );
+    let with_retired = crate::NewInteraction { attendees: vec![RETIRED], ..input.clone() };
+    assert_eq!(block_on(interactions.create(with_retired)).expect("logged").attendees, vec![RETIRED]);
     let elsewhere = crate::NewInteraction { company_id: Some(Uuid::from_u128(3)), ..input };
     assert_eq!(block_on(interactions.create(elsewhere)), Err(CrmError::CompanyNotFound { field: Some("company_id") }));
     assert_eq!(

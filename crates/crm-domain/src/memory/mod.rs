@@ -96,10 +96,11 @@ fn stale_or_missing(live: bool) -> RepoError {
     }
 }
 
-/// Users added by hand, as [`UserDirectory`] answers them; clones share them.
+/// Users added by hand, as [`UserDirectory`] answers them; clones share them. A user added without
+/// a name is named "User".
 #[derive(Debug, Clone, Default)]
 pub struct InMemoryUsers {
-    users: Arc<Mutex<HashMap<Uuid, UserStanding>>>,
+    users: Arc<Mutex<HashMap<Uuid, (UserStanding, String)>>>,
 }
 
 impl InMemoryUsers {
@@ -110,7 +111,12 @@ impl InMemoryUsers {
 
     /// Adds (or changes) user `id` with its standing; returns `id`.
     pub fn add(&self, id: Uuid, standing: UserStanding) -> Uuid {
-        self.users.lock().unwrap_or_else(PoisonError::into_inner).insert(id, standing);
+        self.add_named(id, standing, "User")
+    }
+
+    /// Adds (or changes) user `id` with its standing and name; returns `id`.
+    pub fn add_named(&self, id: Uuid, standing: UserStanding, name: &str) -> Uuid {
+        self.users.lock().unwrap_or_else(PoisonError::into_inner).insert(id, (standing, name.to_owned()));
         id
     }
 }
@@ -118,6 +124,11 @@ impl InMemoryUsers {
 #[async_trait]
 impl UserDirectory for InMemoryUsers {
     async fn standing(&self, id: Uuid) -> Result<Option<UserStanding>, RepoError> {
-        Ok(self.users.lock().unwrap_or_else(PoisonError::into_inner).get(&id).copied())
+        Ok(self.users.lock().unwrap_or_else(PoisonError::into_inner).get(&id).map(|(standing, _)| *standing))
+    }
+
+    async fn names(&self, ids: &[Uuid]) -> Result<HashMap<Uuid, String>, RepoError> {
+        let users = self.users.lock().unwrap_or_else(PoisonError::into_inner);
+        Ok(ids.iter().filter_map(|id| users.get(id).map(|(_, name)| (*id, name.clone()))).collect())
     }
 }

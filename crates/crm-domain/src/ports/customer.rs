@@ -28,6 +28,17 @@ pub trait CustomerRepository: Send + Sync {
     /// `Conflict { field: "email" }`; `MissingReference` for `company_id`, `assigned_to`, `user_id`.
     async fn create(&self, created: &CustomerCreated) -> Result<Customer, RepoError>;
 
+    /// Several creations, each answered as [`CustomerRepository::create`] answers it, in `batch`'s
+    /// order. An adapter may write them together (a bulk import's batch: one statement per table
+    /// instead of one per customer); this default writes them one by one.
+    async fn create_many(&self, batch: &[CustomerCreated]) -> Vec<Result<Customer, RepoError>> {
+        let mut answers = Vec::with_capacity(batch.len());
+        for created in batch {
+            answers.push(self.create(created).await);
+        }
+        answers
+    }
+
     /// The live customer `id`, if any.
     async fn find_by_id(&self, id: Uuid) -> Result<Option<Customer>, RepoError>;
 

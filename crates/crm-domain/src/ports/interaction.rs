@@ -42,7 +42,8 @@ pub struct InteractionView {
     pub customer_name: String,
     /// The company's name, when the interaction concerns one.
     pub company_name: Option<String>,
-    /// The name of the user who logged it; `None` only when no user row matches `created_by`.
+    /// The name of the user who logged it, filled by the use case from the user directory
+    /// (storage leaves it `None`); `None` when no user matches `created_by`.
     pub created_by_name: Option<String>,
 }
 

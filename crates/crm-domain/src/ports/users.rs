@@ -1,6 +1,8 @@
 //! What customer management asks about the users of identity (a port the api's wiring implements over
 //! identity's own ports, so no CRM adapter reads identity's tables).
 
+use std::collections::HashMap;
+
 use async_trait::async_trait;
 use uuid::Uuid;
 
@@ -21,4 +23,7 @@ pub enum UserStanding {
 pub trait UserDirectory: Send + Sync {
     /// The standing of user `id`; `None` when there is no such user. One read.
     async fn standing(&self, id: Uuid) -> Result<Option<UserStanding>, RepoError>;
+
+    /// The users among `ids` that exist (of any standing), with their names. One read, however many.
+    async fn names(&self, ids: &[Uuid]) -> Result<HashMap<Uuid, String>, RepoError>;
 }

@@ -14,7 +14,7 @@ use super::ports::{AccessDirectory, PasswordHasher};
 use super::{AccountPolicy, IdentityPorts};
 use crate::credentials::{Email, Password};
 use crate::events::{UserPasswordChanged, UserRegistered};
-use crate::ports::{FailedLogin, NewUser, RepoError, UserRecord, UserRepository};
+use crate::ports::{AdminProvision, ExistingAccount, FailedLogin, NewUser, RepoError, UserRecord, UserRepository};
 use crate::user::UserStatus;
 use crate::{IdentityError, Missing};
 
@@ -55,6 +55,20 @@ pub struct PasswordChanged {
     /// Whether the user's API keys were revoked with it.
     pub api_keys_revoked: bool,
 }
+
+/// The first admin as the operator names it (`ADMIN_EMAIL`, `tally create-admin`), as given.
+#[derive(Debug, Clone)]
+pub struct AdminAccount {
+    /// The login address.
+    pub email: String,
+    /// The password, 8..=72 bytes.
+    pub password: String,
+    /// The person's name; blank or absent means "Administrator".
+    pub name: Option<String>,
+}
+
+/// The roles the first admin holds.
+pub const ADMIN_ROLES: [&str; 2] = ["admin", "superadmin"];
 
 /// `identity.user.registered` for a new account (self-registered or the first admin).
 pub fn registered_event(user_id: Uuid, email: &Email, name: &str, at: OffsetDateTime) -> EventEnvelope {
@@ -145,6 +159,36 @@ impl Accounts {
         })?;
         tracing::Span::current().record("user_id", tracing::field::display(user.id));
         Ok(SignedIn { user, roles: vec!["user".to_owned()] })
+    }
+
+    /// Makes sure `account` is an admin holding [`ADMIN_ROLES`]: creates it (active, with
+    /// `identity.user.registered`) when no user has its email. An existing account changes only
+    /// when `existing` is `Promote` (activated, given the roles, its password set, its sessions
+    /// ended); with `Refuse` nothing changes and the answer says whether it is an admin, so a
+    /// restart never re-activates, re-grants or re-passwords an admin banned or demoted since
+    /// (docs/identity.md, "First admin and secrets"). The email and password are checked first.
+    #[instrument(skip_all)]
+    pub async fn provision_admin(
+        &self,
+        account: AdminAccount,
+        existing: ExistingAccount,
+    ) -> Result<AdminProvision, IdentityError> {
+        let c = &self.credentials;
+        let email = Email::parse(&account.email)?;
+        let password = Password::parse("password", &account.password)?;
+        let password_hash = c.hasher.hash(&password).await?;
+        let id = shared_kernel::new_id();
+        let name = account.name.as_deref().map(str::trim).filter(|n| !n.is_empty()).unwrap_or("Administrator");
+        let registered = registered_event(id, &email, name, c.clock.now());
+        let user = NewUser { id, email: email.into_string(), name: name.to_owned(), password_hash };
+        let outcome = c.users.ensure_admin(user, &ADMIN_ROLES, existing, vec![registered]).await?;
+        match outcome {
+            AdminProvision::Created(admin) | AdminProvision::AlreadyAdmin(admin) | AdminProvision::Promoted(admin) => {
+                self.access.forget_user(admin).await;
+            }
+            AdminProvision::RefusedNotAdmin => {}
+        }
+        Ok(outcome)
     }
 
     /// Signs a user in. Refused, in this order: a locked account (`AccountLocked`, before any

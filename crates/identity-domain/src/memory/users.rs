@@ -77,6 +77,11 @@ impl UserRepository for InMemoryIdentity {
         Ok(self.lock().users.values().find(|u| u.email == email).cloned())
     }
 
+    async fn names(&self, ids: &[Uuid]) -> Result<Vec<(Uuid, String)>, RepoError> {
+        let state = self.lock();
+        Ok(ids.iter().filter_map(|id| state.users.get(id).map(|u| (u.id, u.name.clone()))).collect())
+    }
+
     async fn list(&self, filter: &UserFilter, page: PageRequest) -> Result<Page<UserRecord>, RepoError> {
         let search = filter.search.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(str::to_lowercase);
         let mut users: Vec<UserRecord> = self

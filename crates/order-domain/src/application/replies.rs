@@ -1,17 +1,25 @@
 //! Folding the warehouse's reply into the order it answers.
 //!
-//! What a reply does to an order is the aggregate's decision ([`Order::fold_reply`]); this use case
-//! loads the order, asks it, and saves the change as a compare-and-set. The PostgreSQL event
-//! consumer (`crates/order-postgres/src/replies.rs`) asks the same decision for replies that
-//! arrive together, inside the one transaction that claims them and locks their orders.
+//! What a reply does to an order is the aggregate's decision ([`Order::fold_reply`]). Two ways in,
+//! one decision:
+//! - [`ReplyService::fold_delivered`], the event consumer's: once per delivery, the decision run
+//!   inside the [`ReplyInbox`]'s transaction, which claims the delivery and locks the order (the
+//!   PostgreSQL inbox, `crates/order-postgres/src/replies.rs`, lets replies delivered together
+//!   share that transaction);
+//! - [`OrderService::fold_reply`], for a caller without an inbox (an embedding service, a test):
+//!   load, decide, save as a compare-and-set, decided again on a lost race.
+
+use std::sync::Arc;
 
 use event_contracts::warehouse::WarehouseReply;
-use shared_kernel::application::{until_settled, Attempt};
+use shared_kernel::application::{until_settled, Attempt, Clock};
 use shared_kernel::StorageError;
+use uuid::Uuid;
 
 use super::error::OrderUseCaseError;
 use super::orders::OrderService;
 use crate::order::Order;
+use crate::repository::ReplyInbox;
 
 impl OrderService {
     /// Folds `reply` into its order: the order as saved, or `None` when the reply changes nothing
@@ -35,5 +43,32 @@ impl OrderService {
             }
         })
         .await
+    }
+}
+
+/// The warehouse's replies as the order flow delivers them: each folded once per delivery.
+#[derive(Clone)]
+pub struct ReplyService {
+    inbox: Arc<dyn ReplyInbox>,
+    clock: Arc<dyn Clock>,
+}
+
+impl ReplyService {
+    /// The service over the inbox that claims deliveries and keeps the orders, and the clock every
+    /// change is stamped with.
+    pub fn new(inbox: Arc<dyn ReplyInbox>, clock: Arc<dyn Clock>) -> Self {
+        Self { inbox, clock }
+    }
+
+    /// Folds `reply`, delivered as event `delivery`, into its order, once: a second delivery of the
+    /// same event changes nothing. Answers the order as saved, or `None` (a delivery already
+    /// handled, a reply that does not apply, an order that is gone).
+    #[tracing::instrument(name = "orders.fold_delivered_reply", skip_all, fields(order_id = %reply.order_id(), event_id = %delivery))]
+    pub async fn fold_delivered(
+        &self,
+        delivery: Uuid,
+        reply: WarehouseReply,
+    ) -> Result<Option<Order>, OrderUseCaseError> {
+        Ok(self.inbox.settle_reply(delivery, reply, self.clock.now(), Order::fold_reply).await?)
     }
 }

@@ -19,8 +19,8 @@
 //! when every connection of its part is in use, it joins a connection another such read holds, and
 //! its statement is pipelined on that connection behind the others (tokio-postgres sends it at once;
 //! the server answers in turn). Exclusive checkouts left the server idle between one read's answer and
-//! the next read's statement, while requests queued for a connection (docs/performance-mechanisms.md, "Reads
-//! that share a connection").
+//! the next read's statement, while requests queued for a connection
+//! (docs/adr/0020-reads-that-share-a-connection.md).
 
 use std::cell::OnceCell;
 use std::ops::{Deref, DerefMut};

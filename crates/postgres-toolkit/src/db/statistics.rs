@@ -4,7 +4,7 @@
 //! `ANALYZE` autovacuum runs once a table has changed enough. Without autovacuum nothing does, and a
 //! plan made while a table held a few rows serves it at any size: on a near-empty table a look-up by
 //! key may be planned as a walk of a whole list index or a scan of the heap, and it stays so as the
-//! table grows (docs/performance-mechanisms.md, "Tables analysed by Tally"). Where the server
+//! table grows (docs/adr/0019-tables-analysed-by-tally.md). Where the server
 //! does not analyse, Tally analyses its own tables by autovacuum's rule.
 
 use diesel::sql_types::{Bool, Integer, Text};

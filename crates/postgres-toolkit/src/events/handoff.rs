@@ -18,7 +18,7 @@
 //!
 //! The relay is woken (`DbPool::wake_relay`) only when the work left it events: inserted unpublished,
 //! or marked so again. Events handed over are no work for it, and a claim that finds nothing costs a
-//! transaction (docs/performance-mechanisms.md, "Events handed over from memory").
+//! transaction (docs/adr/0014-events-handed-over-from-memory.md).
 
 use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};

@@ -15,8 +15,7 @@ use crate::prepared::Prepared;
 /// over from memory (`$6`, their publication, set) are in flight from the start: the same statement
 /// enters them in `outbox_in_flight`, which their completion empties again. It answers the
 /// transaction's id, which a hand-over needs to learn later whether a commit whose answer was lost
-/// landed: read here, it costs no statement of its own (docs/performance-mechanisms.md, "Fewer
-/// statements a write").
+/// landed: read here, it costs no statement of its own (docs/adr/0011-fewer-statements-a-write.md).
 const INSERT_EVENTS: &str = "WITH in_flight AS ( \
        INSERT INTO outbox_in_flight (event_id) SELECT unnest($1::uuid[]) WHERE $6::timestamptz IS NOT NULL), \
      events AS ( \

@@ -5,8 +5,7 @@
 //! process commits events it has to claim (`OutboxSignal`), gathers a burst for
 //! a few milliseconds, and claims it in one statement; otherwise it polls slowly.
 //! Events handed to the bus from memory (`handoff`) never wake it: a claim
-//! would find nothing (docs/performance-mechanisms.md, "Events handed over
-//! from memory").
+//! would find nothing (docs/adr/0014-events-handed-over-from-memory.md).
 
 use std::sync::atomic::{fence, AtomicBool, Ordering};
 use std::sync::Arc;

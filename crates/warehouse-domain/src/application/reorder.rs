@@ -1,7 +1,7 @@
 //! Reorder suggestions, and draft purchase orders made from them, one per supplier.
 //!
 //! The suggestions are [`crate::alerts::suggest`] over the port's candidates; the drafts are
-//! [`crate::alerts::purchase_plan`] over the suggestions. Where §15 leaves it open: a drafted line
+//! [`crate::alerts::purchase_plan`] over the suggestions. Where the contract leaves it open (docs/purchasing-and-transfers.md): a drafted line
 //! costs 0 (the supplier's price is not known here; edit the draft before submitting it), a
 //! purchase order is in its supplier's currency or else the reporting currency and expected after
 //! the supplier's lead time (none without one), and besides a

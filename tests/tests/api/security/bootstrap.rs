@@ -98,7 +98,7 @@ async fn roles_in_db(t: &TestApp, email: &str) -> Vec<String> {
     roles
 }
 
-/// Decisions §13.2: ADMIN_EMAIL creates a missing admin and otherwise changes nothing, so a
+/// ADMIN_EMAIL creates a missing admin and otherwise changes nothing, so a
 /// restart never undoes what a superadmin did to that account since.
 #[actix_web::test]
 async fn admin_email_at_a_restart_leaves_a_demoted_or_banned_admin_as_it_is() {

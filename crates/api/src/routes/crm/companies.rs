@@ -29,7 +29,7 @@ pub async fn create_company(
     state: web::Data<AppState>,
     Json(body): Json<CreateCompanyBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let input = NewCompany { name: body.name, website: body.website, industry: body.industry };
+    let input = NewCompany::from(body);
     let saved = state.crm.company_cases.create(input).await?;
     Ok(created_tagged::<CompanyView, _>(saved))
 }

@@ -36,18 +36,7 @@ pub async fn create_customer(
     state: web::Data<AppState>,
     Json(body): Json<CreateCustomerBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let input = NewCustomer {
-        phone: body.phone,
-        user_id: body.user_id,
-        company_id: body.company_id,
-        name: body.name,
-        email: body.email,
-        status: body.status,
-        tier: body.tier,
-        source: body.source,
-        assigned_to: body.assigned_to,
-        tags: body.tags,
-    };
+    let input = NewCustomer::from(body);
     // The creation hands its event to the bus itself, and wakes the relay if it leaves it the event.
     let saved = state.crm.customer_cases.create(input).await?;
     Ok(created_tagged::<CustomerView, _>(saved))

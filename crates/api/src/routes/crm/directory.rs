@@ -1,6 +1,7 @@
 //! Customer management's view of identity's users (`crm_domain::UserDirectory`), over identity's
 //! own port: the wiring is the one place the two contexts meet.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -29,5 +30,10 @@ impl UserDirectory for IdentityUsers {
             UserStatus::Active => UserStanding::Active,
             _ => UserStanding::Inactive,
         }))
+    }
+
+    #[tracing::instrument(skip_all, fields(users = ids.len()))]
+    async fn names(&self, ids: &[Uuid]) -> Result<HashMap<Uuid, String>, RepoError> {
+        Ok(self.users.names(ids).await?.into_iter().collect())
     }
 }

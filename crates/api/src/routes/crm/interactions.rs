@@ -29,7 +29,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 }
 
 async fn listed(state: &AppState, filter: InteractionFilter, page: &PageQuery) -> Result<HttpResponse, ApiError> {
-    let rows = state.crm.interactions.list(&filter, page.request()?).await.map_err(ApiError::from)?;
+    let rows = state.crm.interaction_cases.list(&filter, page.request()?).await?;
     Ok(list(rows.map(InteractionListItem::from)))
 }
 
@@ -136,7 +136,7 @@ pub async fn follow_ups(
         None => None,
     };
     let filter = FollowUpFilter { due_before, created_by };
-    let rows = state.crm.interactions.follow_ups(&filter, page).await.map_err(ApiError::from)?;
+    let rows = state.crm.interaction_cases.follow_ups(&filter, page).await?;
     Ok(list(rows.map(InteractionListItem::from)))
 }
 

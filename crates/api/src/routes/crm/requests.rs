@@ -457,3 +457,28 @@ pub struct FollowUpQuery {
     #[param(format = Uuid)]
     pub created_by: Option<String>,
 }
+
+/// The create use case's input: the one mapping `POST /customers` and a customer import's rows share.
+impl From<CreateCustomerBody> for crm_domain::NewCustomer {
+    fn from(body: CreateCustomerBody) -> Self {
+        Self {
+            phone: body.phone,
+            user_id: body.user_id,
+            company_id: body.company_id,
+            name: body.name,
+            email: body.email,
+            status: body.status,
+            tier: body.tier,
+            source: body.source,
+            assigned_to: body.assigned_to,
+            tags: body.tags,
+        }
+    }
+}
+
+/// The create use case's input: the one mapping `POST /companies` and a company import's rows share.
+impl From<CreateCompanyBody> for crm_domain::NewCompany {
+    fn from(body: CreateCompanyBody) -> Self {
+        Self { name: body.name, website: body.website, industry: body.industry }
+    }
+}

@@ -39,7 +39,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 
 /// The body as the use case takes it; a currency that is not even a code is refused as an inactive
 /// one (whether it is active is the use case's question).
-fn product_input(body: ProductBody) -> Result<ProductInput, ApiError> {
+pub(crate) fn product_input(body: ProductBody) -> Result<ProductInput, ApiError> {
     let currency = match body.currency.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
         Some(code) => Some(CurrencyCode::parse(code).map_err(|_| warehouse_error(&inactive_currency()))?),
         None => None,

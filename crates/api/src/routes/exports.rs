@@ -1,0 +1,194 @@
+//! Streaming exports (docs/imports-and-exports.md, "Exports"): every record a list endpoint's
+//! filters and sort select, from one snapshot, as CSV or JSONL, streamed while it is read.
+
+mod filters;
+
+use actix_web::http::header::CONTENT_DISPOSITION;
+use actix_web::web::Bytes;
+use actix_web::{web, HttpRequest, HttpResponse};
+use bulk_data::{order_csv_rows, CsvWriter, ExportResource, Format};
+use import_postgres::exports::Exports;
+use postgres_toolkit::request_tx::RequestTransaction;
+use serde::Deserialize;
+use time::OffsetDateTime;
+use tokio::sync::mpsc;
+use utoipa::IntoParams;
+
+use crate::app::AppState;
+use crate::http::ApiError;
+
+/// Records fetched from the cursor at a time.
+const SLICE: u32 = 1_000;
+/// Bytes gathered before they are sent on.
+const FLUSH: usize = 64 * 1024;
+/// Buffers waiting for a slow client: memory stays at a few of them whatever the export's size.
+const IN_FLIGHT: usize = 4;
+
+/// `format=csv|jsonl` (default `csv`); the resource's list filters and `sort` besides.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ExportFormat {
+    /// `csv` (default) or `jsonl`.
+    #[param(inline, value_type = Option<String>, pattern = "^(csv|jsonl)$")]
+    pub format: Option<String>,
+}
+
+macro_rules! export_route {
+    ($name:ident, $resource:expr, $path:literal, $params:ty, $what:literal) => {
+        #[utoipa::path(get, path = $path, tag = "exports", params(ExportFormat, $params),
+            responses((status = 200, description = $what,
+                content((String = "text/csv"), (String = "application/x-ndjson")),
+                headers(("Content-Disposition" = String, description = "attachment; filename=\"<resource>-<YYYY-MM-DD>.<csv|jsonl>\"")))),
+            security(("bearer" = [])))]
+        pub async fn $name(state: web::Data<AppState>, req: HttpRequest) -> Result<HttpResponse, ApiError> {
+            export(&state, &req, $resource).await
+        }
+    };
+}
+
+export_route!(
+    export_customers,
+    ExportResource::Customers,
+    "/api/v1/exports/customers",
+    crate::routes::crm::requests::CustomerListParams,
+    "Every customer the filters select; CSV cells as imports read them"
+);
+export_route!(
+    export_companies,
+    ExportResource::Companies,
+    "/api/v1/exports/companies",
+    crate::routes::crm::requests::CompanyListQuery,
+    "Every company the search selects"
+);
+export_route!(export_deals, ExportResource::Deals, "/api/v1/exports/deals", filters::NoFilters, "Every deal");
+export_route!(
+    export_interactions,
+    ExportResource::Interactions,
+    "/api/v1/exports/interactions",
+    filters::NoFilters,
+    "Every interaction"
+);
+export_route!(
+    export_orders,
+    ExportResource::Orders,
+    "/api/v1/exports/orders",
+    filters::NoFilters,
+    "Every order: in JSONL with its lines, in CSV a row per line with the order's columns repeated"
+);
+export_route!(
+    export_products,
+    ExportResource::Products,
+    "/api/v1/exports/products",
+    filters::ProductFilters,
+    "Every product the filters select"
+);
+export_route!(
+    export_inventory,
+    ExportResource::Inventory,
+    "/api/v1/exports/inventory",
+    filters::NoFilters,
+    "Every inventory record"
+);
+export_route!(
+    export_stock_movements,
+    ExportResource::StockMovements,
+    "/api/v1/exports/stock-movements",
+    filters::NoFilters,
+    "Every stock movement"
+);
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(web::resource("/exports/customers").route(web::get().to(export_customers)))
+        .service(web::resource("/exports/companies").route(web::get().to(export_companies)))
+        .service(web::resource("/exports/deals").route(web::get().to(export_deals)))
+        .service(web::resource("/exports/interactions").route(web::get().to(export_interactions)))
+        .service(web::resource("/exports/orders").route(web::get().to(export_orders)))
+        .service(web::resource("/exports/products").route(web::get().to(export_products)))
+        .service(web::resource("/exports/inventory").route(web::get().to(export_inventory)))
+        .service(web::resource("/exports/stock-movements").route(web::get().to(export_stock_movements)));
+}
+
+async fn export(state: &AppState, req: &HttpRequest, resource: ExportResource) -> Result<HttpResponse, ApiError> {
+    let format = web::Query::<ExportFormat>::from_query(req.query_string())
+        .map_err(|e| ApiError::field("query", e.to_string()))?;
+    let format = match format.format.as_deref().map(str::trim).filter(|f| !f.is_empty()) {
+        None => Format::Csv,
+        Some(name) => Format::parse(name).ok_or_else(|| ApiError::field("format", "must be csv or jsonl"))?,
+    };
+    let query = filters::query_of(resource, req.query_string())?;
+    let exports = Exports::new(state.pool.clone());
+    let tx = RequestTransaction::begin(&state.pool).await?;
+    if let Err(error) = tx.run(exports.open(&query)).await {
+        tx.rollback().await;
+        return Err(error.into());
+    }
+    let (sender, receiver) = mpsc::channel::<Result<Bytes, std::io::Error>>(IN_FLIGHT);
+    actix_web::rt::spawn(produce(tx, exports, resource, format, sender));
+    let body = futures_util::stream::unfold(receiver, |mut rx| async move { rx.recv().await.map(|item| (item, rx)) });
+    let name = resource.file_name(format, OffsetDateTime::now_utc().date());
+    Ok(HttpResponse::Ok()
+        .content_type(format.content_type())
+        .insert_header((CONTENT_DISPOSITION, format!("attachment; filename=\"{name}\"")))
+        .streaming(body))
+}
+
+/// Reads the cursor a slice at a time and sends the file on in buffers; a client that leaves stops
+/// it. A failure half-way aborts the response (the client sees a broken transfer, never a file that
+/// looks complete).
+async fn produce(
+    tx: RequestTransaction,
+    exports: Exports,
+    resource: ExportResource,
+    format: Format,
+    sender: mpsc::Sender<Result<Bytes, std::io::Error>>,
+) {
+    let mut out = Vec::with_capacity(FLUSH * 2);
+    let mut csv = (format == Format::Csv).then(|| CsvWriter::new(resource.csv_columns()));
+    if let Some(writer) = &csv {
+        writer.write_header(&mut out);
+    }
+    loop {
+        let slice = match tx.run(exports.fetch(SLICE)).await {
+            Ok(slice) => slice,
+            Err(error) => {
+                tracing::warn!(%error, resource = resource.as_str(), "an export failed half-way");
+                let _ = sender.send(Err(std::io::Error::other("the export failed"))).await;
+                break;
+            }
+        };
+        if slice.is_empty() {
+            break;
+        }
+        for text in &slice {
+            write_record(&mut csv, resource, text, &mut out);
+            if out.len() >= FLUSH && sender.send(Ok(Bytes::from(std::mem::take(&mut out)))).await.is_err() {
+                tx.rollback().await;
+                return;
+            }
+        }
+    }
+    if !out.is_empty() {
+        let _ = sender.send(Ok(Bytes::from(out))).await;
+    }
+    // Read only: nothing to keep.
+    tx.rollback().await;
+}
+
+fn write_record(csv: &mut Option<CsvWriter>, resource: ExportResource, text: &str, out: &mut Vec<u8>) {
+    let Some(writer) = csv else {
+        out.extend_from_slice(text.as_bytes());
+        out.push(b'\n');
+        return;
+    };
+    let Ok(record) = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(text) else {
+        tracing::warn!(resource = resource.as_str(), "an exported record is not a JSON object");
+        return;
+    };
+    if resource == ExportResource::Orders {
+        for row in order_csv_rows(&record) {
+            writer.write_row(&row, out);
+        }
+    } else {
+        writer.write_row(&record, out);
+    }
+}
