@@ -48,6 +48,7 @@ async fn run() -> Result<(), RepoError> {
             height_mm: None,
             price: Some(1_999),
             currency: Some(usd),
+            supplier_id: None,
         })
         .await?;
     println!("product   {} {} ({:?})", product.sku, product.name, product.status);

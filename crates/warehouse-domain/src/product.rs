@@ -93,6 +93,8 @@ pub struct ProductRecord {
     pub currency: Option<CurrencyCode>,
     /// Whether it is still sold.
     pub status: ProductStatus,
+    /// The preferred supplier (reorder suggestions group by it), if any.
+    pub supplier_id: Option<Uuid>,
     /// When the product was created.
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
@@ -142,6 +144,8 @@ pub struct ProductInput {
     pub price: Option<i64>,
     /// Whether it is an *active* ISO 4217 code is checked by the handler against reference data.
     pub currency: Option<CurrencyCode>,
+    /// The preferred supplier; the database refuses one that does not exist (`NOT_FOUND`).
+    pub supplier_id: Option<Uuid>,
 }
 
 /// The validated editable fields, ready to copy into a record.
@@ -154,6 +158,7 @@ struct Fields {
     dimensions: [Option<i64>; 4],
     price: Option<i64>,
     currency: Option<CurrencyCode>,
+    supplier_id: Option<Uuid>,
 }
 
 impl ProductInput {
@@ -173,7 +178,17 @@ impl ProductInput {
         if price.is_some() && self.currency.is_none() {
             return Err(WarehouseError::Validation { field: "currency", message: "is required with a price" });
         }
-        Ok(Fields { sku, name, description, category, brand, dimensions, price, currency: self.currency })
+        Ok(Fields {
+            sku,
+            name,
+            description,
+            category,
+            brand,
+            dimensions,
+            price,
+            currency: self.currency,
+            supplier_id: self.supplier_id,
+        })
     }
 }
 
@@ -196,6 +211,7 @@ impl Product {
             height_mm,
             price: f.price,
             currency: f.currency,
+            supplier_id: f.supplier_id,
             status: ProductStatus::Active,
             created_at: now,
             updated_at: now,
@@ -233,6 +249,7 @@ impl Product {
             height_mm,
             price: f.price,
             currency: f.currency,
+            supplier_id: f.supplier_id,
             updated_at: now,
             // Saved by one UPDATE, which the database's trigger counts the same way.
             version: self.version + 1,
@@ -328,6 +345,7 @@ pub(crate) mod tests {
             height_mm: Some(10),
             price: Some(1999),
             currency: Some(CurrencyCode::parse("USD").expect("valid")),
+            supplier_id: None,
         }
     }
 

@@ -48,6 +48,7 @@ fn product_input(sku: &str) -> ProductInput {
         height_mm: None,
         price: None,
         currency: None,
+        supplier_id: None,
     }
 }
 

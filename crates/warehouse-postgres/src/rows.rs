@@ -36,6 +36,7 @@ pub(crate) struct ProductRow {
     pub created_at: OffsetDateTime,
     pub updated_at: OffsetDateTime,
     pub version: i64,
+    pub supplier_id: Option<Uuid>,
 }
 
 impl ProductRow {
@@ -55,6 +56,7 @@ impl ProductRow {
             price: p.price,
             currency: p.currency.map(|c| c.as_str().to_owned()),
             status: p.status.as_str().to_owned(),
+            supplier_id: p.supplier_id,
             created_at: p.created_at,
             updated_at: p.updated_at,
         }
@@ -77,6 +79,7 @@ impl ProductRow {
             price: self.price,
             currency: currency(self.currency)?,
             status,
+            supplier_id: self.supplier_id,
             created_at: self.created_at,
             updated_at: self.updated_at,
         }))

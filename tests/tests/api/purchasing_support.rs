@@ -5,12 +5,9 @@ use actix_web::body::MessageBody;
 use actix_web::dev::{Service, ServiceResponse};
 use actix_web::http::StatusCode;
 use actix_web::test::TestRequest;
-use diesel::sql_types::Uuid as SqlUuid;
-use diesel_async::RunQueryDsl;
 use postgres_toolkit::DbPool;
 use serde_json::{json, Value};
 use tally_tests::{bearer, call, login, register, ADMIN_EMAIL, ADMIN_PASSWORD};
-use uuid::Uuid;
 
 use crate::commerce_support::{post, scalar};
 
@@ -99,15 +96,4 @@ pub async fn events(pool: &DbPool, name: &str, aggregate: &str) -> i64 {
         &format!("SELECT count(*) AS n FROM outbox_events WHERE name = '{name}' AND aggregate_id = '{aggregate}'"),
     )
     .await
-}
-
-/// Names `supplier_id` as the product's preferred supplier (no endpoint sets it yet).
-pub async fn prefer(pool: &DbPool, product_id: &str, supplier_id: &str) {
-    let mut conn = pool.get().await.expect("conn");
-    diesel::sql_query("UPDATE products SET supplier_id = $2 WHERE id = $1")
-        .bind::<SqlUuid, _>(Uuid::parse_str(product_id).expect("uuid"))
-        .bind::<SqlUuid, _>(Uuid::parse_str(supplier_id).expect("uuid"))
-        .execute(&mut conn)
-        .await
-        .expect("prefer supplier");
 }

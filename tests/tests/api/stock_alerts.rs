@@ -12,7 +12,7 @@ use tally_tests::TestApp;
 use uuid::Uuid;
 
 use crate::commerce_support::{get, location, post, product, put};
-use crate::purchasing_support::{events, manager, ordered_po, prefer, supplier, PURCHASE_ORDERS, TRANSFERS};
+use crate::purchasing_support::{events, manager, ordered_po, supplier, PURCHASE_ORDERS, TRANSFERS};
 
 const LOW: &str = "warehouse.stock_low";
 const REPLENISHED: &str = "warehouse.stock_replenished";
@@ -80,16 +80,18 @@ async fn reorder_suggestions_become_one_draft_purchase_order_per_supplier() {
     let app = init_service(build_app(t.state.clone())).await;
     let boss = manager(&app, "boss@example.com").await;
     let kyiv = location(&app, &boss, "KYIV").await;
-    let (a, b, c, orphan) = (
-        product(&app, &boss, "A-1").await,
-        product(&app, &boss, "B-1").await,
-        product(&app, &boss, "C-1").await,
-        product(&app, &boss, "O-1").await,
-    );
     let (acme, bolt) = (supplier(&app, &boss, "Acme").await, supplier(&app, &boss, "Bolt").await);
-    for (p, s) in [(&a, &acme), (&b, &acme), (&c, &bolt)] {
-        prefer(&t.state.pool, p["id"].as_str().expect("id"), s["id"].as_str().expect("id")).await;
+    let supplied = |sku: &'static str, supplier: &serde_json::Value| json!({"sku": sku, "name": format!("Product {sku}"), "supplier_id": supplier["id"]});
+    let mut made = Vec::new();
+    for body in [supplied("A-1", &acme), supplied("B-1", &acme), supplied("C-1", &bolt)] {
+        let (status, created) = post(&app, &boss, "/api/v1/warehouse/products", body).await;
+        assert_eq!(status, StatusCode::CREATED, "{created}");
+        made.push(created["data"].clone());
     }
+    let (a, b, c) = (made[0].clone(), made[1].clone(), made[2].clone());
+    assert_eq!(c["supplier_id"], bolt["id"], "a product names its preferred supplier");
+    let orphan = product(&app, &boss, "O-1").await;
+    assert!(orphan["supplier_id"].is_null());
     for p in [&a, &b, &c, &orphan] {
         let body = json!({"product_id": p["id"], "location_id": kyiv["id"], "quantity_on_hand": 2, "reorder_point": 5, "max_stock": 20});
         let (status, _) = post(&app, &boss, "/api/v1/warehouse/inventory", body).await;
@@ -140,4 +142,73 @@ where
     let rows = only["data"].as_array().map(Vec::len).unwrap_or(0);
     assert_eq!(rows, 1, "{only}");
     rows
+}
+
+#[actix_web::test]
+async fn the_order_flow_raises_the_alert_once_from_its_batched_reservations() {
+    use crate::commerce_support::{customer, line, order, wait_for};
+    const ORDERS: &str = "/api/v1/order-mgmt/orders";
+    let t = TestApp::start().await;
+    let app = init_service(build_app(t.state.clone())).await;
+    let boss = manager(&app, "boss@example.com").await;
+    let admin = tally_tests::login(&app, tally_tests::ADMIN_EMAIL, tally_tests::ADMIN_PASSWORD).await;
+    let buyer = customer(&t.state.pool).await;
+    let widget = product(&app, &boss, "W-1").await;
+    let kyiv = location(&app, &boss, "KYIV").await;
+    let body =
+        json!({"product_id": widget["id"], "location_id": kyiv["id"], "quantity_on_hand": 12, "reorder_point": 4});
+    let (_, created) = post(&app, &boss, "/api/v1/warehouse/inventory", body).await;
+    let id = created["data"]["id"].as_str().expect("id").to_owned();
+    let mut orders = Vec::new();
+    for _ in 0..6 {
+        let made = order(&app, &admin, buyer, json!({})).await;
+        let order_id = made["id"].as_str().expect("id").to_owned();
+        line(&app, &admin, &order_id, widget["id"].as_str().expect("id"), 2, 100).await;
+        orders.push(order_id);
+    }
+    let uris: Vec<String> = orders.iter().map(|o| format!("{ORDERS}/{o}/confirm")).collect();
+    let confirmations = join_all(uris.iter().map(|uri| post(&app, &admin, uri, json!({})))).await;
+    assert!(confirmations.iter().all(|(status, _)| *status == StatusCode::OK), "{confirmations:?}");
+    for o in &orders {
+        wait_for(&app, &admin, &format!("{ORDERS}/{o}"), "a reservation", |b| {
+            b["data"]["reservation_status"] == "reserved"
+        })
+        .await;
+    }
+    assert_eq!(events(&t.state.pool, LOW, &id).await, 1, "12 → 0 available crosses 4 once");
+    assert_eq!(events(&t.state.pool, REPLENISHED, &id).await, 0);
+    t.stop().await;
+}
+
+#[actix_web::test]
+async fn purchase_order_writes_honour_if_match() {
+    use actix_web::test::TestRequest;
+    let t = TestApp::start().await;
+    let app = init_service(build_app(t.state.clone())).await;
+    let boss = manager(&app, "boss@example.com").await;
+    let widget = product(&app, &boss, "W-1").await;
+    let kyiv = location(&app, &boss, "KYIV").await;
+    let acme = supplier(&app, &boss, "Acme").await;
+    let body = json!({"supplier_id": acme["id"], "location_id": kyiv["id"], "currency": "EUR",
+                      "lines": [{"product_id": widget["id"], "quantity": 1, "unit_cost": 5}]});
+    let request = TestRequest::post().uri(PURCHASE_ORDERS).insert_header(tally_tests::bearer(&boss)).set_json(body);
+    let (status, headers, created) = tally_tests::call(&app, request).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let tag = headers.get("etag").and_then(|v| v.to_str().ok()).expect("an ETag").to_owned();
+    let submit = format!("{PURCHASE_ORDERS}/{}/submit", created["data"]["id"].as_str().unwrap_or(""));
+    let stale = TestRequest::post()
+        .uri(&submit)
+        .insert_header(tally_tests::bearer(&boss))
+        .insert_header(("If-Match", "\"00000000000000000000000000000000-9\""));
+    let (status, _, body) = tally_tests::call(&app, stale).await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (StatusCode::PRECONDITION_FAILED, Some("PRECONDITION_FAILED"))
+    );
+    let current =
+        TestRequest::post().uri(&submit).insert_header(tally_tests::bearer(&boss)).insert_header(("If-Match", tag));
+    let (status, headers, body) = tally_tests::call(&app, current).await;
+    assert_eq!((status, body["data"]["status"].as_str()), (StatusCode::OK, Some("ordered")), "{body}");
+    assert!(headers.get("etag").is_some());
+    t.stop().await;
 }

@@ -136,7 +136,9 @@ impl ReorderRepository for InMemoryWarehouse {
             .filter(|r| is_low(r.quantity_on_hand.saturating_sub(r.quantity_reserved), r.reorder_point))
             .filter_map(|r| {
                 let product = state.products.get(&r.product_id).and_then(Stored::live)?;
-                let supplier_id = state.preferred_suppliers.get(&r.product_id).copied();
+                // The product's own preferred supplier, else one set with `set_preferred_supplier`.
+                let supplier_id =
+                    product.supplier_id.or_else(|| state.preferred_suppliers.get(&r.product_id).copied());
                 filter.supplier_id.is_none_or(|s| supplier_id == Some(s)).then(|| ReorderCandidate {
                     inventory_id: r.id,
                     product_id: r.product_id,

@@ -112,6 +112,8 @@ async fn update_product(
         height_mm: pick("height_mm").height_mm,
         price: pick("price").price,
         currency: pick("currency").currency,
+        // Not an import column: the product keeps its preferred supplier.
+        supplier_id: stored.supplier_id,
     };
     state.commerce.warehouse.products.update(stored.id, input).await?;
     Ok(RowOutcome::Updated)

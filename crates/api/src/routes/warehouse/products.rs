@@ -56,6 +56,7 @@ pub(crate) fn product_input(body: ProductBody) -> Result<ProductInput, ApiError>
         height_mm: body.height_mm,
         price: body.price,
         currency,
+        supplier_id: body.supplier_id,
     })
 }
 
@@ -65,6 +66,7 @@ pub(crate) async fn load_product(state: &AppState, id: Uuid) -> Result<Product, 
 
 #[utoipa::path(post, path = "/api/v1/warehouse/products", tag = "warehouse", request_body = ProductBody,
     responses((status = 201, body = ProductView), (status = 400, description = "VALIDATION_ERROR naming the field"),
+              (status = 404, description = "NOT_FOUND: the supplier"),
               (status = 409, description = "ALREADY_EXISTS: the SKU is taken (case-insensitively)")),
     security(("bearer" = [])))]
 pub async fn create_product(

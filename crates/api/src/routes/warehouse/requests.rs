@@ -119,6 +119,8 @@ pub struct ProductBody {
     /// An active ISO 4217 code.
     #[schema(format = "currency-code", example = "USD")]
     pub currency: Option<String>,
+    /// The preferred supplier (reorder suggestions draft purchase orders for it).
+    pub supplier_id: Option<Uuid>,
 }
 
 #[derive(Debug, Deserialize, IntoParams)]

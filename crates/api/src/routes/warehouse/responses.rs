@@ -24,6 +24,8 @@ pub struct ProductView {
     pub currency: Option<String>,
     /// active or discontinued.
     pub status: &'static str,
+    /// The preferred supplier.
+    pub supplier_id: Option<Uuid>,
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     pub created_at: OffsetDateTime,
@@ -49,6 +51,7 @@ impl From<Product> for ProductView {
             price: p.price,
             currency: p.currency.map(|c| c.as_str().to_owned()),
             status: p.status.as_str(),
+            supplier_id: p.supplier_id,
             created_at: p.created_at,
             updated_at: p.updated_at,
         }
