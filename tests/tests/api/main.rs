@@ -20,6 +20,7 @@ mod handoff;
 mod health;
 mod identity;
 mod identity_contract;
+mod import_rows;
 mod imports;
 mod interactions;
 mod inventory;
