@@ -137,8 +137,7 @@ impl ReorderRepository for InMemoryWarehouse {
             .filter_map(|r| {
                 let product = state.products.get(&r.product_id).and_then(Stored::live)?;
                 // The product's own preferred supplier, else one set with `set_preferred_supplier`.
-                let supplier_id =
-                    product.supplier_id.or_else(|| state.preferred_suppliers.get(&r.product_id).copied());
+                let supplier_id = product.supplier_id.or_else(|| state.preferred_suppliers.get(&r.product_id).copied());
                 filter.supplier_id.is_none_or(|s| supplier_id == Some(s)).then(|| ReorderCandidate {
                     inventory_id: r.id,
                     product_id: r.product_id,
