@@ -35,20 +35,37 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .service(web::resource("/inventory/{id}/return").route(web::post().to(ops::return_stock)));
 }
 
-/// The views of `records` with their incoming stock, read in one query for all of them.
+/// The views of `records` with their incoming stock, read in one query for all of them. The port
+/// answers one figure per record; another count is a fault of the adapter, not a zero.
 pub(crate) async fn with_incoming(state: &AppState, records: &[&Inventory]) -> Result<Vec<InventoryView>, ApiError> {
     let keys: Vec<(Uuid, Uuid)> = records.iter().map(|r| (r.product_id, r.location_id)).collect();
     let incoming = state.commerce.inventory.incoming(&keys).await?;
+    if incoming.len() != records.len() {
+        return Err(miscounted());
+    }
     Ok(records
         .iter()
-        .zip(incoming.into_iter().chain(std::iter::repeat(0)))
+        .zip(incoming)
         .map(|(record, incoming)| InventoryView::from(*record).with_incoming(incoming))
         .collect())
 }
 
+/// The views of `N` records with their incoming stock, in one read.
+pub(crate) async fn views<const N: usize>(
+    state: &AppState,
+    records: [&Inventory; N],
+) -> Result<[InventoryView; N], ApiError> {
+    with_incoming(state, &records).await?.try_into().map_err(|_| miscounted())
+}
+
+fn miscounted() -> ApiError {
+    ApiError::internal("incoming stock was answered for another number of records")
+}
+
 /// One record's view with its incoming stock.
 pub(crate) async fn view(state: &AppState, record: &Inventory) -> Result<InventoryView, ApiError> {
-    Ok(with_incoming(state, &[record]).await?.pop().unwrap_or_else(|| InventoryView::from(record)))
+    let [view] = views(state, [record]).await?;
+    Ok(view)
 }
 
 /// One page of inventory records as the list envelope; every inventory list uses it.
@@ -58,9 +75,9 @@ pub(crate) async fn inventory_page(
     page: shared_kernel::PageRequest,
 ) -> Result<HttpResponse, ApiError> {
     let records = state.commerce.inventory.list(&filter, page).await.map_err(|e| repo_error("inventory record", e))?;
-    let views = with_incoming(state, &records.items.iter().collect::<Vec<_>>()).await?;
-    let mut views = views.into_iter();
-    Ok(list(records.map(|record| views.next().unwrap_or_else(|| InventoryView::from(record)))))
+    let items = with_incoming(state, &records.items.iter().collect::<Vec<_>>()).await?;
+    let shared_kernel::Page { total, total_exact, page, page_size, .. } = records;
+    Ok(list(shared_kernel::Page { items, total, total_exact, page, page_size }))
 }
 
 pub(crate) async fn load_inventory(state: &AppState, id: Uuid) -> Result<Inventory, ApiError> {

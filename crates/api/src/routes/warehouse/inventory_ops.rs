@@ -8,7 +8,7 @@ use warehouse_domain::application::{ReceiptRequest, StockOperations};
 use warehouse_domain::InventoryChange;
 
 use super::requests::{AdjustBody, DamageBody, OrderQuantityBody, ReceiveBody, ReturnBody, TransferBody};
-use super::responses::{InventoryView, MovementView, StockChangeView, TransferView};
+use super::responses::{MovementView, StockChangeView, TransferView};
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::http::conditional::Tagged;
@@ -154,12 +154,7 @@ pub async fn transfer(
     Json(body): Json<TransferBody>,
 ) -> Result<HttpResponse, ApiError> {
     let change = stock(&state).transfer(id.into_inner(), body.to_location_id, body.quantity, caller.user_id).await?;
-    let mut views =
-        super::inventory::with_incoming(&state, &[&change.from.inventory, &change.to.inventory]).await?.into_iter();
-    let (from, to) = (
-        views.next().unwrap_or_else(|| InventoryView::from(&change.from.inventory)),
-        views.next().unwrap_or_else(|| InventoryView::from(&change.to.inventory)),
-    );
+    let [from, to] = super::inventory::views(&state, [&change.from.inventory, &change.to.inventory]).await?;
     Ok(ok(TransferView {
         from,
         to,
