@@ -67,9 +67,15 @@ fuzz: services
 
 # The order flow's guarantees across a SIGKILL, from outside: two release instances on a throw-away
 # database, one killed mid-storm and restarted; exits 1 if an order is lost, reserved twice or stock is
-# oversold (tests/crash/check.sh). Not part of `make test`: it builds the release binary.
+# oversold (tests/crash/check.sh), or if confirmations, purchase order receipts and transfers storming
+# the same stock oversell, receive past what was ordered, make or lose a unit or miss a stock alert
+# (tests/crash/mixed.sh), or if an import job killed half-way, on one instance and on three, on both
+# buses, does not resume within 60 s or does a row twice or not at all (tests/crash/imports.sh).
+# Not part of `make test`: it builds the release binary.
 crash-check: services
 	bash tests/crash/check.sh
+	bash tests/crash/mixed.sh
+	bash tests/crash/imports.sh
 
 # Hostile load from outside, all at once, against the release binary on a throw-away database (stalled
 # and trickled bodies, error-list bombs, health and made-up-key floods) while a good client keeps working;
