@@ -109,6 +109,7 @@ pub mod error;
 pub mod export;
 pub mod job;
 pub mod read;
+pub mod record;
 pub mod schema;
 pub mod upsert;
 pub mod write;
@@ -120,6 +121,7 @@ pub use job::{
     INVALID_STATUS_TRANSITION,
 };
 pub use read::{CsvReader, JsonlReader, RowReader, RowResult};
+pub use record::FieldValue;
 pub use schema::{Column, FieldType, Format, ImportResource, Role, Schema};
 pub use upsert::{decide, UpsertDecision};
 pub use write::{order_csv_rows, CsvWriter, JsonlWriter};

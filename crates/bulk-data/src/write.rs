@@ -17,6 +17,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::cell::{join_list, neutralise};
+use crate::record::FieldValue;
 
 /// Writes CSV (RFC 4180: `,` between cells, CRLF after each row, a cell holding `,`, `"`, CR or LF
 /// quoted with its `"` doubled) in a fixed column order.
@@ -65,13 +66,14 @@ impl CsvWriter {
         out.extend_from_slice(b"\r\n");
     }
 
-    /// Appends one row given as its values in column order (a value per column; missing ones are
-    /// empty cells), by the same cell rules as [`CsvWriter::write_row`]: for a caller that reads
-    /// records already in the columns' order, without naming each value.
-    pub fn write_values(&mut self, values: &[Value], out: &mut Vec<u8>) {
+    /// Appends one record given as its typed fields in column order (missing ones are empty
+    /// cells), by the same cell rules: what an export reads from the database.
+    pub fn write_fields(&mut self, fields: &[FieldValue], out: &mut Vec<u8>) {
         let single = self.columns.len() == 1;
         for i in 0..self.columns.len() {
-            cell(&mut self.scratch, i, single, values.get(i), out);
+            self.scratch.clear();
+            let is_text = fields.get(i).is_some_and(|f| f.render_cell(&mut self.scratch));
+            finish_cell(&self.scratch, is_text, i, single, out);
         }
         out.extend_from_slice(b"\r\n");
     }
@@ -80,10 +82,16 @@ impl CsvWriter {
 /// Appends the `index`th cell of a row: `value` rendered into `scratch`, then neutralised if text.
 fn cell(scratch: &mut String, index: usize, single: bool, value: Option<&Value>, out: &mut Vec<u8>) {
     scratch.clear();
-    if render(value, scratch) {
-        write_cell(index, single, &neutralise(scratch), out);
+    let is_text = render(value, scratch);
+    finish_cell(scratch, is_text, index, single, out);
+}
+
+/// Appends a rendered cell, neutralised if it is text.
+fn finish_cell(rendered: &str, is_text: bool, index: usize, single: bool, out: &mut Vec<u8>) {
+    if is_text {
+        write_cell(index, single, &neutralise(rendered), out);
     } else {
-        write_cell(index, single, scratch, out);
+        write_cell(index, single, rendered, out);
     }
 }
 
@@ -150,6 +158,26 @@ impl JsonlWriter {
         out.push(b'\n');
         Ok(())
     }
+
+    /// Appends one record given as its typed fields, named by `columns` in order, as one object.
+    pub fn write_fields<S: AsRef<str>>(
+        &self,
+        columns: &[S],
+        fields: &[FieldValue],
+        out: &mut Vec<u8>,
+    ) -> Result<(), serde_json::Error> {
+        out.push(b'{');
+        for (i, (name, field)) in columns.iter().zip(fields).enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            serde_json::to_writer(&mut *out, name.as_ref())?;
+            out.push(b':');
+            serde_json::to_writer(&mut *out, field)?;
+        }
+        out.extend_from_slice(b"}\n");
+        Ok(())
+    }
 }
 
 /// The prefix of an order line's fields in an order's CSV rows (`line_id`, `line_quantity`, …).
@@ -210,18 +238,33 @@ mod tests {
     }
 
     #[test]
-    fn values_in_column_order_write_the_same_row() {
-        let columns = ["n", "neg", "b", "list", "empty", "obj", "null", "missing", "formula"];
-        let row = json!({"n": 5, "neg": -7, "b": false, "list": ["x;y", "=z"], "empty": [],
-                         "obj": {"city": "Kyiv"}, "null": null, "formula": "=1+1"});
-        let values: Vec<Value> = columns.iter().map(|c| row.get(*c).cloned().unwrap_or(Value::Null)).collect();
-        let (mut by_name, mut by_place) = (Vec::new(), Vec::new());
+    fn typed_fields_write_the_cells_their_json_would() {
+        let columns = ["n", "neg", "b", "list", "empty", "null", "formula", "at", "id"];
+        let id = uuid::Uuid::from_u128(7);
+        let at = time::macros::datetime!(2026-11-29 03:04:05.5 UTC);
+        let fields = [
+            FieldValue::Integer(5),
+            FieldValue::Integer(-7),
+            FieldValue::Boolean(false),
+            FieldValue::List(vec!["x;y".into(), "=z".into()]),
+            FieldValue::List(Vec::new()),
+            FieldValue::Null,
+            FieldValue::Text("=1+1".into()),
+            FieldValue::Instant(at),
+            FieldValue::Uuid(id),
+        ];
+        let row = json!({"n": 5, "neg": -7, "b": false, "list": ["x;y", "=z"], "empty": [], "null": null,
+                         "formula": "=1+1", "at": "2026-11-29T03:04:05.5Z", "id": id.to_string()});
+        let (mut by_name, mut typed) = (Vec::new(), Vec::new());
         CsvWriter::new(columns).write_row(row.as_object().expect("an object"), &mut by_name);
-        CsvWriter::new(columns).write_values(&values[..8], &mut by_place);
-        assert_ne!(by_name, by_place, "the formula cell is missing from the values");
-        by_place.clear();
-        CsvWriter::new(columns).write_values(&values, &mut by_place);
-        assert_eq!(text(by_name), text(by_place));
+        CsvWriter::new(columns).write_fields(&fields[..8], &mut typed);
+        assert_ne!(by_name, typed, "the last cell is missing from the fields");
+        typed.clear();
+        CsvWriter::new(columns).write_fields(&fields, &mut typed);
+        assert_eq!(text(by_name), text(typed));
+        let mut jsonl = Vec::new();
+        JsonlWriter.write_fields(&columns, &fields, &mut jsonl).expect("serializes");
+        assert_eq!(serde_json::from_slice::<Value>(&jsonl).expect("JSON"), row);
     }
 
     #[test]

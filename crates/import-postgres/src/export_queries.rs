@@ -1,34 +1,22 @@
-//! Each export resource's statement: its view's fields as JSON, in the view's order, its list
-//! filters, and its list's order (newest first unless a sort is given; `id` last, so the order is
-//! total). Timestamps are written as the API writes them (`tally_rfc3339`).
+//! Each export resource's statement: its view's fields as typed columns, in the view's order (the
+//! writers in `bulk_data` render them as the API does), its list filters, and its list's order
+//! (newest first unless a sort is given; `id` last, so the order is total). An order comes as one
+//! JSON object with its lines, its instants written as the API writes them (`tally_rfc3339`).
 
 use postgres_toolkit::db::contains_pattern;
 use uuid::Uuid;
 
-use super::exports::{Bind, ExportQuery};
+use super::exports::{Bind, ExportQuery, Records};
 
 /// A sort key: the column (a fixed name, never client text) and whether it descends.
 pub type SortKey = (&'static str, bool);
 
-/// How each record comes: the view as a JSON object (JSONL, and an order's CSV rows, which need its
-/// lines by name), or its values alone as a JSON array in the view's field order (CSV: the same
-/// values, without a key per value to build, send and read).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Shape {
-    Object,
-    Values,
-}
-
-/// A view's fields: (name, SQL expression), in the view's order.
+/// A view's fields: (name, SQL expression of a column type `exports::Fields` reads), in the view's
+/// order.
 type Fields = &'static [(&'static str, &'static str)];
 
-fn record(shape: Shape, fields: Fields) -> String {
-    let parts: Vec<String> = match shape {
-        Shape::Object => fields.iter().map(|(name, expr)| format!("'{name}', {expr}")).collect(),
-        Shape::Values => fields.iter().map(|(_, expr)| (*expr).to_owned()).collect(),
-    };
-    let build = if shape == Shape::Object { "json_build_object" } else { "json_build_array" };
-    format!("{build}({})::text AS j", parts.join(", "))
+fn columns(fields: Fields) -> String {
+    fields.iter().map(|(_, expr)| *expr).collect::<Vec<_>>().join(", ")
 }
 
 fn order_by(alias: &str, sort: &[SortKey]) -> String {
@@ -71,12 +59,12 @@ const CUSTOMER_FIELDS: Fields = &[
     ("source", "c.source"),
     ("assigned_to", "c.assigned_to"),
     ("tags", "c.tags"),
-    ("created_at", "tally_rfc3339(c.created_at)"),
-    ("updated_at", "tally_rfc3339(c.updated_at)"),
-    ("churned_at", "tally_rfc3339(c.churned_at)"),
+    ("created_at", "c.created_at"),
+    ("updated_at", "c.updated_at"),
+    ("churned_at", "c.churned_at"),
 ];
 
-pub fn customers(f: &CustomerExport, shape: Shape) -> ExportQuery {
+pub fn customers(f: &CustomerExport) -> ExportQuery {
     ExportQuery {
         sql: format!(
             "SELECT {} FROM customers c \
@@ -86,7 +74,7 @@ pub fn customers(f: &CustomerExport, shape: Shape) -> ExportQuery {
                AND ($5::text IS NULL OR ($5 = 'company') = (c.company_id IS NOT NULL)) \
                AND ($6::text IS NULL OR c.name ILIKE $6 OR c.email ILIKE $6 OR c.phone ILIKE $6) \
              ORDER BY {}",
-            record(shape, CUSTOMER_FIELDS),
+            columns(CUSTOMER_FIELDS),
             order_by("c", &f.sort)
         ),
         binds: vec![
@@ -97,6 +85,7 @@ pub fn customers(f: &CustomerExport, shape: Shape) -> ExportQuery {
             Bind::Text(f.customer_type.clone()),
             pattern(&f.search),
         ],
+        records: Records::Fields,
     }
 }
 
@@ -105,19 +94,20 @@ const COMPANY_FIELDS: Fields = &[
     ("name", "c.name"),
     ("website", "c.website"),
     ("industry", "c.industry"),
-    ("created_at", "tally_rfc3339(c.created_at)"),
-    ("updated_at", "tally_rfc3339(c.updated_at)"),
+    ("created_at", "c.created_at"),
+    ("updated_at", "c.updated_at"),
 ];
 
 /// Companies, by the company list's `search` (a substring of the name).
-pub fn companies(search: &Option<String>, shape: Shape) -> ExportQuery {
+pub fn companies(search: &Option<String>) -> ExportQuery {
     ExportQuery {
         sql: format!(
             "SELECT {} FROM companies c WHERE c.deleted_at IS NULL AND ($1::text IS NULL OR c.name ILIKE $1) \
              ORDER BY c.created_at DESC, c.id DESC",
-            record(shape, COMPANY_FIELDS)
+            columns(COMPANY_FIELDS)
         ),
         binds: vec![pattern(search)],
+        records: Records::Fields,
     }
 }
 
@@ -145,11 +135,11 @@ const PRODUCT_FIELDS: Fields = &[
     ("price", "p.price"),
     ("currency", "p.currency"),
     ("status", "p.status"),
-    ("created_at", "tally_rfc3339(p.created_at)"),
-    ("updated_at", "tally_rfc3339(p.updated_at)"),
+    ("created_at", "p.created_at"),
+    ("updated_at", "p.updated_at"),
 ];
 
-pub fn products(f: &ProductExport, shape: Shape) -> ExportQuery {
+pub fn products(f: &ProductExport) -> ExportQuery {
     let exact =
         |v: &Option<String>| Bind::Text(v.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned));
     ExportQuery {
@@ -160,10 +150,11 @@ pub fn products(f: &ProductExport, shape: Shape) -> ExportQuery {
                AND ($3::text IS NULL OR lower(p.brand) = lower($3)) \
                AND ($4::text IS NULL OR p.sku ILIKE $4 OR p.name ILIKE $4) \
              ORDER BY {}",
-            record(shape, PRODUCT_FIELDS),
+            columns(PRODUCT_FIELDS),
             order_by("p", &f.sort)
         ),
         binds: vec![Bind::Text(f.status.clone()), exact(&f.category), exact(&f.brand), pattern(&f.search)],
+        records: Records::Fields,
     }
 }
 
@@ -181,13 +172,13 @@ const DEAL_FIELDS: Fields = &[
     ("actual_close_date", "d.actual_close_date"),
     ("loss_reason", "d.loss_reason"),
     ("tags", "d.tags"),
-    ("created_at", "tally_rfc3339(d.created_at)"),
-    ("updated_at", "tally_rfc3339(d.updated_at)"),
+    ("created_at", "d.created_at"),
+    ("updated_at", "d.updated_at"),
 ];
 
 /// Every live deal, newest first.
-pub fn deals(shape: Shape) -> ExportQuery {
-    plain(shape, DEAL_FIELDS, "deals d WHERE d.deleted_at IS NULL", "d")
+pub fn deals() -> ExportQuery {
+    plain(DEAL_FIELDS, "deals d WHERE d.deleted_at IS NULL", "d")
 }
 
 const INTERACTION_FIELDS: Fields = &[
@@ -201,19 +192,19 @@ const INTERACTION_FIELDS: Fields = &[
     ("description", "i.description"),
     ("created_by", "i.created_by"),
     ("attendees", "i.attendees"),
-    ("started_at", "tally_rfc3339(i.started_at)"),
-    ("ended_at", "tally_rfc3339(i.ended_at)"),
+    ("started_at", "i.started_at"),
+    ("ended_at", "i.ended_at"),
     ("duration_sec", "i.duration_sec"),
     ("follow_up_required", "i.follow_up_required"),
-    ("follow_up_date", "tally_rfc3339(i.follow_up_date)"),
+    ("follow_up_date", "i.follow_up_date"),
     ("follow_up_notes", "i.follow_up_notes"),
-    ("created_at", "tally_rfc3339(i.created_at)"),
-    ("updated_at", "tally_rfc3339(i.updated_at)"),
+    ("created_at", "i.created_at"),
+    ("updated_at", "i.updated_at"),
 ];
 
 /// Every live interaction, newest first.
-pub fn interactions(shape: Shape) -> ExportQuery {
-    plain(shape, INTERACTION_FIELDS, "interactions i WHERE i.deleted_at IS NULL", "i")
+pub fn interactions() -> ExportQuery {
+    plain(INTERACTION_FIELDS, "interactions i WHERE i.deleted_at IS NULL", "i")
 }
 
 const INVENTORY_FIELDS: Fields = &[
@@ -227,13 +218,13 @@ const INVENTORY_FIELDS: Fields = &[
     ("reorder_point", "v.reorder_point"),
     ("min_stock", "v.min_stock"),
     ("max_stock", "v.max_stock"),
-    ("created_at", "tally_rfc3339(v.created_at)"),
-    ("updated_at", "tally_rfc3339(v.updated_at)"),
+    ("created_at", "v.created_at"),
+    ("updated_at", "v.updated_at"),
 ];
 
 /// Every live inventory record, newest first.
-pub fn inventory(shape: Shape) -> ExportQuery {
-    plain(shape, INVENTORY_FIELDS, "inventory v WHERE v.deleted_at IS NULL", "v")
+pub fn inventory() -> ExportQuery {
+    plain(INVENTORY_FIELDS, "inventory v WHERE v.deleted_at IS NULL", "v")
 }
 
 const MOVEMENT_FIELDS: Fields = &[
@@ -254,19 +245,20 @@ const MOVEMENT_FIELDS: Fields = &[
     ("reference_id", "m.reference_id"),
     ("reason", "m.reason"),
     ("created_by", "m.created_by"),
-    ("created_at", "tally_rfc3339(m.created_at)"),
+    ("created_at", "m.created_at"),
 ];
 
 /// Every stock movement, newest first.
-pub fn stock_movements(shape: Shape) -> ExportQuery {
-    plain(shape, MOVEMENT_FIELDS, "stock_movements m", "m")
+pub fn stock_movements() -> ExportQuery {
+    plain(MOVEMENT_FIELDS, "stock_movements m", "m")
 }
 
 /// A resource without filters: `from` (table, alias and condition), newest first.
-fn plain(shape: Shape, fields: Fields, from: &str, alias: &str) -> ExportQuery {
+fn plain(fields: Fields, from: &str, alias: &str) -> ExportQuery {
     ExportQuery {
-        sql: format!("SELECT {} FROM {from} ORDER BY {}", record(shape, fields), order_by(alias, &[])),
+        sql: format!("SELECT {} FROM {from} ORDER BY {}", columns(fields), order_by(alias, &[])),
         binds: Vec::new(),
+        records: Records::Fields,
     }
 }
 
@@ -288,5 +280,31 @@ pub fn orders() -> ExportQuery {
               FROM orders o WHERE o.deleted_at IS NULL ORDER BY o.created_at DESC, o.id DESC"
             .to_owned(),
         binds: Vec::new(),
+        records: Records::Json,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use bulk_data::ExportResource;
+
+    use super::*;
+
+    /// The writers name and render the fields by their place, so every statement reads exactly its
+    /// resource's columns in their order.
+    #[test]
+    fn each_statement_reads_its_resources_columns_in_order() {
+        let names = |fields: Fields| fields.iter().map(|(name, _)| (*name).to_owned()).collect::<Vec<_>>();
+        for (resource, fields) in [
+            (ExportResource::Customers, CUSTOMER_FIELDS),
+            (ExportResource::Companies, COMPANY_FIELDS),
+            (ExportResource::Products, PRODUCT_FIELDS),
+            (ExportResource::Deals, DEAL_FIELDS),
+            (ExportResource::Interactions, INTERACTION_FIELDS),
+            (ExportResource::Inventory, INVENTORY_FIELDS),
+            (ExportResource::StockMovements, MOVEMENT_FIELDS),
+        ] {
+            assert_eq!(names(fields), resource.csv_columns(), "{}", resource.as_str());
+        }
     }
 }

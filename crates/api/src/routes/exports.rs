@@ -6,11 +6,11 @@ mod filters;
 use actix_web::http::header::CONTENT_DISPOSITION;
 use actix_web::web::Bytes;
 use actix_web::{web, HttpRequest, HttpResponse};
-use bulk_data::{order_csv_rows, CsvWriter, ExportResource, Format};
-use import_postgres::export_queries::Shape;
-use import_postgres::exports::Exports;
+use bulk_data::{order_csv_rows, CsvWriter, ExportResource, FieldValue, Format, JsonlWriter};
+use import_postgres::exports::{Exports, Records};
 use postgres_toolkit::request_tx::RequestTransaction;
 use serde::Deserialize;
+use shared_kernel::StorageError;
 use time::OffsetDateTime;
 use tokio::sync::mpsc;
 use utoipa::IntoParams;
@@ -125,10 +125,7 @@ async fn export(state: &AppState, req: &HttpRequest, resource: ExportResource) -
         None => Format::Csv,
         Some(name) => Format::parse(name).ok_or_else(|| ApiError::field("format", "must be csv or jsonl"))?,
     };
-    // CSV takes each record's values in column order; JSONL (and an order, whose lines are named)
-    // the view's object.
-    let shape = if format == Format::Csv && resource != ExportResource::Orders { Shape::Values } else { Shape::Object };
-    let query = filters::query_of(resource, req.query_string(), shape)?;
+    let query = filters::query_of(resource, req.query_string())?;
     let Ok(running) = EXPORTS.try_acquire() else {
         return Err(ApiError::unavailable(format!("{MAX_EXPORTS} exports are running; try again shortly")));
     };
@@ -139,9 +136,10 @@ async fn export(state: &AppState, req: &HttpRequest, resource: ExportResource) -
         return Err(error.into());
     }
     let (sender, receiver) = mpsc::channel::<Result<Bytes, std::io::Error>>(IN_FLIGHT);
+    let writer = RecordWriter::new(resource, format);
     actix_web::rt::spawn(async move {
         let _running = running;
-        produce(tx, exports, resource, format, sender).await;
+        produce(tx, exports, query.records, writer, sender).await;
     });
     let body = futures_util::stream::unfold(receiver, |mut rx| async move { rx.recv().await.map(|item| (item, rx)) });
     let name = resource.file_name(format, OffsetDateTime::now_utc().date());
@@ -151,35 +149,101 @@ async fn export(state: &AppState, req: &HttpRequest, resource: ExportResource) -
         .streaming(body))
 }
 
+/// A slice of records as the statement gives them.
+enum Slice {
+    Fields(Vec<Vec<FieldValue>>),
+    Json(Vec<String>),
+}
+
+impl Slice {
+    fn len(&self) -> usize {
+        match self {
+            Self::Fields(records) => records.len(),
+            Self::Json(records) => records.len(),
+        }
+    }
+}
+
+/// Writes records into the file's format: CSV with the resource's columns (an order a row per
+/// line), or JSONL (an order's JSON as the statement built it).
+struct RecordWriter {
+    resource: ExportResource,
+    columns: Vec<String>,
+    csv: Option<CsvWriter>,
+}
+
+impl RecordWriter {
+    fn new(resource: ExportResource, format: Format) -> Self {
+        let columns = resource.csv_columns();
+        let csv = (format == Format::Csv).then(|| CsvWriter::new(columns.clone()));
+        Self { resource, columns, csv }
+    }
+
+    fn header(&self, out: &mut Vec<u8>) {
+        if let Some(csv) = &self.csv {
+            csv.write_header(out);
+        }
+    }
+
+    /// Appends the slice's `i`th record.
+    fn record(&mut self, slice: &Slice, i: usize, out: &mut Vec<u8>) {
+        match (slice, &mut self.csv) {
+            (Slice::Fields(records), Some(csv)) => csv.write_fields(&records[i], out),
+            (Slice::Fields(records), None) => {
+                if let Err(error) = JsonlWriter.write_fields(&self.columns, &records[i], out) {
+                    tracing::warn!(%error, resource = self.resource.as_str(), "an exported record did not serialize");
+                }
+            }
+            (Slice::Json(records), None) => {
+                out.extend_from_slice(records[i].as_bytes());
+                out.push(b'\n');
+            }
+            (Slice::Json(records), Some(csv)) => {
+                let Ok(order) = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&records[i]) else {
+                    tracing::warn!(resource = self.resource.as_str(), "an exported record is not a JSON object");
+                    return;
+                };
+                for row in order_csv_rows(&order) {
+                    csv.write_row(&row, out);
+                }
+            }
+        }
+    }
+}
+
+async fn fetch(tx: &RequestTransaction, exports: &Exports, records: Records) -> Result<Slice, StorageError> {
+    match records {
+        Records::Fields => tx.run(exports.fetch_fields(SLICE)).await.map(Slice::Fields),
+        Records::Json => tx.run(exports.fetch_json(SLICE)).await.map(Slice::Json),
+    }
+}
+
 /// Reads the cursor a slice at a time and sends the file on in buffers; a client that leaves stops
 /// it. A failure half-way aborts the response (the client sees a broken transfer, never a file that
 /// looks complete).
 async fn produce(
     tx: RequestTransaction,
     exports: Exports,
-    resource: ExportResource,
-    format: Format,
+    records: Records,
+    mut writer: RecordWriter,
     sender: mpsc::Sender<Result<Bytes, std::io::Error>>,
 ) {
     let mut out = Vec::with_capacity(FLUSH * 2);
-    let mut csv = (format == Format::Csv).then(|| CsvWriter::new(resource.csv_columns()));
-    if let Some(writer) = &csv {
-        writer.write_header(&mut out);
-    }
+    writer.header(&mut out);
     loop {
-        let slice = match tx.run(exports.fetch(SLICE)).await {
+        let slice = match fetch(&tx, &exports, records).await {
             Ok(slice) => slice,
             Err(error) => {
-                tracing::warn!(%error, resource = resource.as_str(), "an export failed half-way");
+                tracing::warn!(%error, resource = writer.resource.as_str(), "an export failed half-way");
                 let _ = sender.send(Err(std::io::Error::other("the export failed"))).await;
                 break;
             }
         };
-        if slice.is_empty() {
+        if slice.len() == 0 {
             break;
         }
-        for text in &slice {
-            write_record(&mut csv, resource, text, &mut out);
+        for i in 0..slice.len() {
+            writer.record(&slice, i, &mut out);
             if out.len() >= FLUSH && sender.send(Ok(Bytes::from(std::mem::take(&mut out)))).await.is_err() {
                 tx.rollback().await;
                 return;
@@ -191,26 +255,4 @@ async fn produce(
     }
     // Read only: nothing to keep.
     tx.rollback().await;
-}
-
-fn write_record(csv: &mut Option<CsvWriter>, resource: ExportResource, text: &str, out: &mut Vec<u8>) {
-    let Some(writer) = csv else {
-        out.extend_from_slice(text.as_bytes());
-        out.push(b'\n');
-        return;
-    };
-    if resource != ExportResource::Orders {
-        match serde_json::from_str::<Vec<serde_json::Value>>(text) {
-            Ok(values) => writer.write_values(&values, out),
-            Err(_) => tracing::warn!(resource = resource.as_str(), "an exported record is not a JSON array"),
-        }
-        return;
-    }
-    let Ok(order) = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(text) else {
-        tracing::warn!(resource = resource.as_str(), "an exported order is not a JSON object");
-        return;
-    };
-    for row in order_csv_rows(&order) {
-        writer.write_row(&row, out);
-    }
 }

@@ -4,7 +4,7 @@
 use actix_web::web;
 use bulk_data::ExportResource;
 use crm_domain::{CustomerFilter, CustomerQuery, CustomerSortField, SortDirection};
-use import_postgres::export_queries::{self as q, CustomerExport, ProductExport, Shape, SortKey};
+use import_postgres::export_queries::{self as q, CustomerExport, ProductExport, SortKey};
 use import_postgres::exports::ExportQuery;
 use serde::Deserialize;
 use utoipa::IntoParams;
@@ -47,20 +47,20 @@ fn present(value: &Option<String>) -> Option<&str> {
     value.as_deref().map(str::trim).filter(|v| !v.is_empty())
 }
 
-/// `resource`'s statement for `query_string`, its records in `shape` (an order is always an object).
-pub fn query_of(resource: ExportResource, query_string: &str, shape: Shape) -> Result<ExportQuery, ApiError> {
+/// `resource`'s statement for `query_string`.
+pub fn query_of(resource: ExportResource, query_string: &str) -> Result<ExportQuery, ApiError> {
     Ok(match resource {
-        ExportResource::Customers => q::customers(&customers(&parse::<CustomerQuery>(query_string)?)?, shape),
-        ExportResource::Companies => q::companies(&parse::<CompanyListQuery>(query_string)?.search, shape),
-        ExportResource::Products => q::products(&products(parse::<ProductFilters>(query_string)?)?, shape),
+        ExportResource::Customers => q::customers(&customers(&parse::<CustomerQuery>(query_string)?)?),
+        ExportResource::Companies => q::companies(&parse::<CompanyListQuery>(query_string)?.search),
+        ExportResource::Products => q::products(&products(parse::<ProductFilters>(query_string)?)?),
         other => {
             only_format(query_string)?;
             match other {
-                ExportResource::Deals => q::deals(shape),
-                ExportResource::Interactions => q::interactions(shape),
+                ExportResource::Deals => q::deals(),
+                ExportResource::Interactions => q::interactions(),
                 ExportResource::Orders => q::orders(),
-                ExportResource::Inventory => q::inventory(shape),
-                _ => q::stock_movements(shape),
+                ExportResource::Inventory => q::inventory(),
+                _ => q::stock_movements(),
             }
         }
     })
