@@ -27,10 +27,15 @@ use crate::cell::join_list;
 /// One field of an exported record.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FieldValue {
+    /// No value: an empty cell, `null` in JSON.
     Null,
+    /// Text, neutralised in a cell.
     Text(String),
+    /// A whole number, never neutralised (`-7` stays a number).
     Integer(i64),
+    /// `true` or `false`.
     Boolean(bool),
+    /// Written hyphenated, in lower case.
     Uuid(Uuid),
     /// Written as the API writes instants: RFC 3339, in UTC as stored.
     Instant(OffsetDateTime),
@@ -136,8 +141,17 @@ mod tests {
         ];
         assert_eq!(
             serde_json::to_value(&fields).expect("serializes"),
-            json!([null, "x\"y", -3, true, id.to_string(), "2026-11-29T03:04:05.12Z", "2026-11-29T03:04:05Z",
-                   "2026-02-03", ["a", "b;c"]])
+            json!([
+                null,
+                "x\"y",
+                -3,
+                true,
+                id.to_string(),
+                "2026-11-29T03:04:05.12Z",
+                "2026-11-29T03:04:05Z",
+                "2026-02-03",
+                ["a", "b;c"]
+            ])
         );
     }
 
