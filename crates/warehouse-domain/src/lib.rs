@@ -204,7 +204,7 @@ pub use error::WarehouseError;
 pub use inventory::{Inventory, InventoryRecord, NewInventory};
 pub use location::{Address, CountryCode, Location, LocationInput, LocationRecord, LocationType, Utilization};
 pub use movement::{held_for_order, MovementType, ReferenceType, StockMovement, StockMovementRecord};
-pub use operations::{InventoryChange, Receipt, Stamp, TransferChange};
+pub use operations::{InventoryChange, Receipt, Stamp, TransferChange, WithIncoming};
 pub use order_hold::{HoldDecision, HoldEvent, HoldStatus};
 pub use planning::{
     plan_reservation, totals_by_inventory, Allocation, InventoryQuantity, ReservationLine, Shortage, StockLevel,

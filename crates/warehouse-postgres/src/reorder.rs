@@ -4,7 +4,7 @@
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Nullable, Text, Uuid as SqlUuid};
-use diesel_async::RunQueryDsl;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use postgres_toolkit::storage::connect;
 use postgres_toolkit::DbPool;
 use uuid::Uuid;
@@ -46,6 +46,31 @@ pub(crate) fn incoming_of_records() -> String {
         "SELECT {INCOMING_AT} AS incoming \
          FROM unnest($1::uuid[], $2::uuid[]) WITH ORDINALITY AS i(product_id, location_id, n) ORDER BY i.n"
     )
+}
+
+#[derive(QueryableByName)]
+struct Incoming {
+    #[diesel(sql_type = BigInt)]
+    incoming: i64,
+}
+
+/// The incoming stock of each (product, location) of `keys`, in their order, in one statement on
+/// the caller's connection (inside its transaction, for a write that answers it).
+pub(crate) async fn incoming_of(mut conn: &AsyncPgConnection, keys: &[(Uuid, Uuid)]) -> QueryResult<Vec<i64>> {
+    use diesel::sql_types::Array;
+    if keys.is_empty() {
+        return Ok(Vec::new());
+    }
+    let rows: Vec<Incoming> = diesel::sql_query(incoming_of_records())
+        .bind::<Array<SqlUuid>, _>(keys.iter().map(|k| k.0).collect::<Vec<_>>())
+        .bind::<Array<SqlUuid>, _>(keys.iter().map(|k| k.1).collect::<Vec<_>>())
+        .load(&mut conn)
+        .await?;
+    if rows.len() != keys.len() {
+        // One row per key by construction (`unnest … WITH ORDINALITY`).
+        return Err(diesel::result::Error::DeserializationError("incoming stock miscounted".into()));
+    }
+    Ok(rows.into_iter().map(|r| r.incoming).collect())
 }
 
 /// Live low records (a reorder point above zero, available at or below it; the rows of

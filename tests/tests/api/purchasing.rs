@@ -331,3 +331,70 @@ async fn suppliers_are_read_by_staff_written_by_managers_and_checked() {
     let _ = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
     t.stop().await;
 }
+
+/// An inventory record's tag covers its incoming stock: a purchase order submitted for it changes
+/// no row of the record, yet a client holding the old tag is answered anew, never 304 with a stale
+/// `quantity_incoming`; `If-Match` with the tag just read still guards writes to the record.
+#[actix_web::test]
+async fn an_inventory_records_tag_changes_with_its_incoming_stock() {
+    use actix_web::test::TestRequest;
+    use tally_tests::{bearer, call};
+    let t = TestApp::start().await;
+    let app = init_service(build_app(t.state.clone())).await;
+    let boss = manager(&app, "boss@example.com").await;
+    let widget = product(&app, &boss, "W-1").await;
+    let kyiv = location(&app, &boss, "KYIV").await;
+    let record = stock(&app, &boss, &widget, &kyiv, 2).await;
+    let uri = format!("/api/v1/warehouse/inventory/{}", record["id"].as_str().expect("id"));
+    let read = |tag: Option<String>| {
+        let request = TestRequest::get().uri(&uri).insert_header(bearer(&boss));
+        call(
+            &app,
+            match tag {
+                Some(tag) => request.insert_header(("If-None-Match", tag)),
+                None => request,
+            },
+        )
+    };
+    let (_, headers, first) = read(None).await;
+    let first_tag = headers.get("etag").and_then(|v| v.to_str().ok()).expect("a tag").to_owned();
+    assert_eq!(first["data"]["quantity_incoming"], 0);
+
+    let acme = supplier(&app, &boss, "Acme").await;
+    ordered_po(&app, &boss, &acme, &kyiv, &[(&widget, 10, 100)]).await;
+    let (status, headers, fresh) = read(Some(first_tag.clone())).await;
+    assert_eq!(status, StatusCode::OK, "the incoming stock changed: not 304");
+    assert_eq!(fresh["data"]["quantity_incoming"], 10, "{fresh}");
+    let tag = headers.get("etag").and_then(|v| v.to_str().ok()).expect("a tag").to_owned();
+    assert_ne!(tag, first_tag);
+    let (status, _, _) = read(Some(tag.clone())).await;
+    assert_eq!(status, StatusCode::NOT_MODIFIED, "nothing changed since");
+
+    // Writes take the tag just read; the answer carries the record's new tag, incoming included.
+    let write = |tag: &str, body: serde_json::Value| {
+        call(
+            &app,
+            TestRequest::put().uri(&uri).insert_header(bearer(&boss)).insert_header(("If-Match", tag)).set_json(body),
+        )
+    };
+    let (status, headers, updated) = write(&tag, json!({"reorder_point": 3})).await;
+    assert_eq!(status, StatusCode::OK, "{updated}");
+    assert_eq!(updated["data"]["quantity_incoming"], 10);
+    let written = headers.get("etag").and_then(|v| v.to_str().ok()).expect("a tag").to_owned();
+    let (status, _, _) = read(Some(written.clone())).await;
+    assert_eq!(status, StatusCode::NOT_MODIFIED, "the write's tag is the read's");
+    let (status, _, stale) = write(&tag, json!({"reorder_point": 4})).await;
+    assert_eq!(
+        (status, stale["error"]["code"].as_str()),
+        (StatusCode::PRECONDITION_FAILED, Some("PRECONDITION_FAILED"))
+    );
+    let adjust = TestRequest::post()
+        .uri(&format!("{uri}/adjust"))
+        .insert_header(bearer(&boss))
+        .insert_header(("If-Match", written.as_str()))
+        .set_json(json!({"quantity_delta": 1, "reason": "count"}));
+    let (status, _, adjusted) = call(&app, adjust).await;
+    assert_eq!(status, StatusCode::OK, "{adjusted}");
+    assert_eq!(adjusted["data"]["inventory"]["quantity_incoming"], 10);
+    t.stop().await;
+}

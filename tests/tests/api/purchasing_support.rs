@@ -97,3 +97,10 @@ pub async fn events(pool: &DbPool, name: &str, aggregate: &str) -> i64 {
     )
     .await
 }
+
+/// Runs a statement (test set-up by SQL).
+pub async fn exec(pool: &DbPool, sql: &str) {
+    use diesel_async::RunQueryDsl;
+    let mut conn = pool.get().await.expect("conn");
+    diesel::sql_query(sql).execute(&mut conn).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
+}
