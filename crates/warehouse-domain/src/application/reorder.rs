@@ -61,7 +61,8 @@ impl PurchasingService {
         Ok(candidates.iter().filter_map(suggest).collect())
     }
 
-    /// Drafts one purchase order per supplier from the suggestions at `location_id` (of
+    /// Drafts one purchase order per supplier (several of at most [`MAX_DRAFTED_LINES`] lines when
+    /// it has more suggestions) from the suggestions at `location_id` (of
     /// `supplier_id`'s products only, when given), by user `by`, all in one transaction. The location
     /// must be live and active (`NOT_FOUND`, `VALIDATION_ERROR` on `location_id`) and a named supplier
     /// live (`NOT_FOUND`). Nothing to suggest makes no purchase order.
