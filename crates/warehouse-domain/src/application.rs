@@ -48,7 +48,7 @@ pub use order_stock::{OrderStock, OrderStockOutcome};
 pub use products::ProductService;
 pub use purchasing::{PurchaseLineRequest, PurchaseOrderRequest, PurchasingService};
 pub use reorder::DraftedPurchases;
-pub use stock_operations::{MovementRequest, ReceiptRequest, StockOperations};
+pub use stock_operations::{MovementRequest, ReceiptRequest, StockOperations, Stocked};
 pub use suppliers::SupplierService;
 pub use transfers::TransferService;
 
@@ -63,8 +63,13 @@ pub(crate) fn missing(entity: &'static str) -> impl Fn(RepoError) -> RepoError {
 /// A conditional save's result as an attempt: `Stale` is decided again; any other failure is the
 /// answer, with a missing record named `entity`.
 pub(crate) fn saved<T>(result: Result<(), RepoError>, value: T, entity: &'static str) -> Result<Attempt<T>, RepoError> {
+    answered(result.map(|()| value), entity)
+}
+
+/// [`saved`] for a save that answers what it wrote.
+pub(crate) fn answered<T>(result: Result<T, RepoError>, entity: &'static str) -> Result<Attempt<T>, RepoError> {
     match result {
-        Ok(()) => Ok(Attempt::Done(value)),
+        Ok(value) => Ok(Attempt::Done(value)),
         Err(RepoError::Storage(StorageError::Stale)) => Ok(Attempt::Stale),
         Err(other) => Err(missing(entity)(other)),
     }

@@ -104,6 +104,16 @@ pub enum WarehouseError {
     /// `INVALID_EMAIL` 400 on `email`: not an address under the shared rule (`shared_kernel::Email`).
     #[error("email is not a valid address")]
     InvalidEmail,
+    /// `DOCUMENT_NUMBERS_EXHAUSTED` 409: the year's numbers of a kind of document (six digits, so
+    /// [`crate::numbers::MAX_SEQUENCE`]) are all taken, or would be by this creation; nothing was
+    /// created. Not the client's mistake, and no retry helps before the year changes.
+    #[error("the {kind} numbers of {year} are all taken")]
+    DocumentNumbersExhausted {
+        /// `purchase order` or `transfer`.
+        kind: &'static str,
+        /// The year of creation.
+        year: i32,
+    },
 }
 
 impl From<shared_kernel::InvalidEmail> for WarehouseError {
@@ -139,7 +149,8 @@ impl Classified for WarehouseError {
             | Self::PoNotEditable { .. }
             | Self::PoEmpty
             | Self::OverReceipt { .. }
-            | Self::SupplierHasOpenOrders => ErrorKind::Conflict,
+            | Self::SupplierHasOpenOrders
+            | Self::DocumentNumbersExhausted { .. } => ErrorKind::Conflict,
         }
     }
 
@@ -158,6 +169,7 @@ impl Classified for WarehouseError {
             Self::OverReceipt { .. } => "OVER_RECEIPT",
             Self::SupplierHasOpenOrders => "SUPPLIER_HAS_OPEN_ORDERS",
             Self::InvalidEmail => "INVALID_EMAIL",
+            Self::DocumentNumbersExhausted { .. } => "DOCUMENT_NUMBERS_EXHAUSTED",
         }
     }
 }
@@ -199,6 +211,11 @@ mod tests {
             ),
             (WarehouseError::SupplierHasOpenOrders, "SUPPLIER_HAS_OPEN_ORDERS", ErrorKind::Conflict),
             (WarehouseError::InvalidEmail, "INVALID_EMAIL", ErrorKind::Validation),
+            (
+                WarehouseError::DocumentNumbersExhausted { kind: "transfer", year: 2026 },
+                "DOCUMENT_NUMBERS_EXHAUSTED",
+                ErrorKind::Conflict,
+            ),
         ];
         for (error, code, kind) in cases {
             assert_eq!((error.code(), error.kind()), (code, kind), "{error}");

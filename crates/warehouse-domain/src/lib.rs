@@ -170,7 +170,7 @@
 //! `VALIDATION_ERROR` 400 (with a field), `INVALID_STATUS_TRANSITION` 409, `NOT_FOUND` 404,
 //! `STOCK_RESERVED` 409 (deleting an inventory record holding reservations), `LOCATION_HAS_STOCK` 409
 //! (deleting a location with stock on hand), `PO_NOT_EDITABLE` 409, `PO_EMPTY` 409, `OVER_RECEIPT` 409,
-//! `SUPPLIER_HAS_OPEN_ORDERS` 409, `INVALID_EMAIL` 400; from storage `ALREADY_EXISTS` 409, `CONFLICT` 409,
+//! `SUPPLIER_HAS_OPEN_ORDERS` 409, `INVALID_EMAIL` 400, `DOCUMENT_NUMBERS_EXHAUSTED` 409; from storage `ALREADY_EXISTS` 409, `CONFLICT` 409,
 //! `SERVICE_UNAVAILABLE` 503, `INTERNAL_ERROR` 500.
 
 #![deny(missing_docs)]
@@ -204,7 +204,7 @@ pub use error::WarehouseError;
 pub use inventory::{Inventory, InventoryRecord, NewInventory};
 pub use location::{Address, CountryCode, Location, LocationInput, LocationRecord, LocationType, Utilization};
 pub use movement::{held_for_order, MovementType, ReferenceType, StockMovement, StockMovementRecord};
-pub use operations::{InventoryChange, Receipt, Stamp, TransferChange};
+pub use operations::{InventoryChange, Receipt, Stamp, TransferChange, WithIncoming};
 pub use order_hold::{HoldDecision, HoldEvent, HoldStatus};
 pub use planning::{
     plan_reservation, totals_by_inventory, Allocation, InventoryQuantity, ReservationLine, Shortage, StockLevel,

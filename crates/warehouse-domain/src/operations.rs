@@ -89,6 +89,33 @@ pub struct TransferChange {
     pub to: InventoryChange,
 }
 
+/// What a write answers about the records it shows, with each one's `quantity_incoming` (what open
+/// purchase orders still expect at its location and transfers in transit bring there): `incoming`
+/// is one figure, or one per record (`[i64; 2]` for both ends of a transfer). The port reads it in
+/// the transaction of the write, so a committed change is never answered with the error of a read
+/// made after it (docs/purchasing-and-transfers.md). Reads through to `value`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WithIncoming<T, I = i64> {
+    /// The record, or the change, as written.
+    pub value: T,
+    /// Its records' incoming stock.
+    pub incoming: I,
+}
+
+impl<T, I> WithIncoming<T, I> {
+    /// `value` with `incoming`.
+    pub fn new(value: T, incoming: I) -> Self {
+        Self { value, incoming }
+    }
+}
+
+impl<T, I> std::ops::Deref for WithIncoming<T, I> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.value
+    }
+}
+
 /// The movement-specific part of an operation.
 struct Move {
     kind: MovementType,

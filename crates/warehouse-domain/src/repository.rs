@@ -16,7 +16,7 @@ use crate::error::WarehouseError;
 use crate::inventory::Inventory;
 use crate::location::{CountryCode, Location, LocationType};
 use crate::movement::{MovementType, StockMovement};
-use crate::operations::{InventoryChange, Stamp, TransferChange};
+use crate::operations::{InventoryChange, Stamp, TransferChange, WithIncoming};
 use crate::planning::{Allocation, InventoryQuantity, ReservationLine, Shortage};
 use crate::product::{Product, ProductSort, ProductStatus};
 use crate::quantities::Quantities;
@@ -217,21 +217,25 @@ pub trait ProductRepository: Send + Sync {
 #[async_trait]
 pub trait InventoryRepository: Send + Sync {
     /// Inserts the record and its initial Receipt, if any; `Storage(Conflict { field: "location_id" })` when the product
-    /// already has a record at that location.
-    async fn create(&self, inventory: &Inventory, initial: Option<&StockMovement>) -> Result<(), RepoError>;
+    /// already has a record at that location. Answers the record's incoming stock (as [`Self::incoming`]),
+    /// read in the same transaction.
+    async fn create(&self, inventory: &Inventory, initial: Option<&StockMovement>) -> Result<i64, RepoError>;
     /// The record; `NotFound` when there is none or it was deleted.
     async fn get(&self, id: Uuid) -> Result<Inventory, RepoError>;
     /// The live record of this product at this location, if any (e.g. a transfer's destination).
     async fn find(&self, product_id: Uuid, location_id: Uuid) -> Result<Option<Inventory>, RepoError>;
     /// One page of the live records matching `filter`; `total` counts every match.
     async fn list(&self, filter: &InventoryFilter, page: PageRequest) -> Result<Page<Inventory>, RepoError>;
-    /// Writes the thresholds only (never the quantities); `NotFound` when gone.
-    async fn update_thresholds(&self, inventory: &Inventory) -> Result<(), RepoError>;
+    /// Writes the thresholds only (never the quantities); `NotFound` when gone. Answers the record as
+    /// it now is (with quantities changed meanwhile) and its incoming stock, from the same transaction.
+    async fn update_thresholds(&self, inventory: &Inventory) -> Result<WithIncoming<Inventory>, RepoError>;
     /// Compare-and-set on `change.before`, plus the movement; `Stale` when the quantities moved.
-    async fn apply(&self, change: &InventoryChange) -> Result<(), RepoError>;
+    /// Answers the record's incoming stock, read in the same transaction.
+    async fn apply(&self, change: &InventoryChange) -> Result<i64, RepoError>;
     /// Both ends in one transaction, rows touched in id order; the destination record is inserted
-    /// `ON CONFLICT DO NOTHING` first (it may be new).
-    async fn apply_transfer(&self, change: &TransferChange) -> Result<(), RepoError>;
+    /// `ON CONFLICT DO NOTHING` first (it may be new). Answers the incoming stock of the source and
+    /// of the destination, read in the same transaction.
+    async fn apply_transfer(&self, change: &TransferChange) -> Result<[i64; 2], RepoError>;
     /// Soft delete `WHERE quantity_reserved = 0`; `Refused(StockReserved)` otherwise.
     async fn delete(&self, id: Uuid, now: OffsetDateTime) -> Result<(), RepoError>;
     /// The product's quantities summed over its live records, with its `quantity_incoming` (an

@@ -64,12 +64,17 @@ async fn suggestions_become_one_draft_per_supplier_and_the_rest_is_skipped() {
     w.purchasing.submit(incoming.id).await.expect("ordered: 3 of A incoming");
 
     let filter = SuggestionFilter { location_id: Some(location), supplier_id: None };
-    let suggestions = w.purchasing.reorder_suggestions(filter).await.expect("suggestions");
+    let all = PageRequest::new(None, None).expect("valid");
+    let suggestions = w.purchasing.reorder_suggestions(filter, all).await.expect("suggestions");
     let got: Vec<(Uuid, i64, i64)> =
-        suggestions.iter().map(|s| (s.product_id, s.quantity_incoming, s.suggested_quantity)).collect();
+        suggestions.items.iter().map(|s| (s.product_id, s.quantity_incoming, s.suggested_quantity)).collect();
     assert_eq!(got, [(a, 3, 5), (b, 0, 20), (c, 0, 7), (d, 0, 4), (f, 0, 2)], "by SKU, E not low");
+    let second = PageRequest::new(Some(2), Some(2)).expect("valid");
+    let page = w.purchasing.reorder_suggestions(filter, second).await.expect("a page");
+    let ids: Vec<Uuid> = page.items.iter().map(|s| s.product_id).collect();
+    assert_eq!((ids, page.total), (vec![c, d], 5), "a page of what needs ordering, counted whole");
     let only_s2 = SuggestionFilter { supplier_id: Some(s2), ..filter };
-    assert_eq!(w.purchasing.reorder_suggestions(only_s2).await.map(|s| s.len()), Ok(1));
+    assert_eq!(w.purchasing.reorder_suggestions(only_s2, all).await.map(|s| s.items.len()), Ok(1));
 
     let drafted = w.purchasing.draft_from_suggestions(location, None, USER).await.expect("drafted");
     let skipped: Vec<(Uuid, &str)> = drafted.skipped.iter().map(|s| (s.product_id, s.reason)).collect();

@@ -51,12 +51,18 @@ async fn make_records(mut conn: &AsyncPgConnection, keys: &BTreeSet<Key>, at: Of
 }
 
 /// The live records of `keys` (made first where `make` names them), locked in id order, by key.
+///
+/// A record of `make` that is missing under the lock was soft-deleted after the insert found it
+/// live and before the lock was granted (the delete held the row): the read is stale, and the whole
+/// document is decided again (`Stale`, so the use case retries on a fresh read, and its new
+/// transaction makes a new record). A missing record that was not to be made (a transfer's source)
+/// is left to the caller: nothing there to take.
 pub(crate) async fn lock_records(
     mut conn: &AsyncPgConnection,
     keys: &BTreeSet<Key>,
     make: &BTreeSet<Key>,
     at: OffsetDateTime,
-) -> QueryResult<HashMap<Key, Inventory>> {
+) -> Result<HashMap<Key, Inventory>, TxError> {
     make_records(conn, make, at).await?;
     let products: Vec<Uuid> = keys.iter().map(|k| k.0).collect::<BTreeSet<_>>().into_iter().collect();
     let locations: Vec<Uuid> = keys.iter().map(|k| k.1).collect::<BTreeSet<_>>().into_iter().collect();
@@ -70,12 +76,16 @@ pub(crate) async fn lock_records(
         .select(InventoryRow::as_select())
         .load(&mut conn)
         .await?;
-    Ok(rows
+    let records: HashMap<Key, Inventory> = rows
         .into_iter()
         .map(InventoryRow::into_inventory)
         .filter(|r| keys.contains(&(r.product_id, r.location_id)))
         .map(|r| ((r.product_id, r.location_id), r))
-        .collect())
+        .collect();
+    if make.iter().any(|key| !records.contains_key(key)) {
+        return Err(TxError::Refused(RepoError::Storage(StorageError::Stale)));
+    }
+    Ok(records)
 }
 
 /// Decides each step on its record as the previous steps left it (`decide` answers the change, or

@@ -14,11 +14,12 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 use warehouse_domain::{
     Availability, Inventory, InventoryChange, InventoryFilter, InventoryRepository, Quantities, RepoError,
-    StockMovement, TransferChange, WarehouseError,
+    StockMovement, TransferChange, WarehouseError, WithIncoming,
 };
 
 use super::errors::{from_diesel, tx_error, TxError};
 use super::ledger::{apply_change, apply_change_to_new, insert_movements, inventory_exists};
+use super::reorder::incoming_of;
 use super::rows::{InventoryRow, MovementRow};
 use super::schema::inventory;
 use super::stock_alerts::{record_alerts, Judged};
@@ -67,16 +68,16 @@ async fn missed(conn: &diesel_async::AsyncPgConnection, id: Uuid) -> TxError {
 #[async_trait]
 impl InventoryRepository for PgInventoryRepository {
     #[tracing::instrument(level = "debug", skip_all, fields(inventory_id = %record.id))]
-    async fn create(&self, record: &Inventory, initial: Option<&StockMovement>) -> Result<(), RepoError> {
+    async fn create(&self, record: &Inventory, initial: Option<&StockMovement>) -> Result<i64, RepoError> {
         let mut conn = connect(&self.pool).await?;
-        transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<(), TxError> {
+        transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<i64, TxError> {
             Prepared(diesel::insert_into(inventory::table).values(InventoryRow::of(record.record())))
                 .execute(&mut conn)
                 .await?;
             if let Some(movement) = initial {
                 insert_movements(conn, &[MovementRow::of(movement.record())]).await?;
             }
-            Ok(())
+            Ok(incoming_at(conn, record).await?)
         })
         .await
         .map_err(tx_error)
@@ -145,11 +146,11 @@ impl InventoryRepository for PgInventoryRepository {
     }
 
     #[tracing::instrument(level = "debug", skip_all, fields(inventory_id = %record.id))]
-    async fn update_thresholds(&self, record: &Inventory) -> Result<(), RepoError> {
+    async fn update_thresholds(&self, record: &Inventory) -> Result<WithIncoming<Inventory>, RepoError> {
         let mut conn = connect(&self.pool).await?;
         handing_over(
             &self.pool,
-            transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<(), TxError> {
+            transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<WithIncoming<Inventory>, TxError> {
                 // The record as it is, locked: a new reorder point may be a crossing (docs/purchasing-and-transfers.md).
                 let stored: Option<InventoryRow> = inventory::table
                     .filter(inventory::id.eq(record.id).and(live()))
@@ -176,7 +177,8 @@ impl InventoryRepository for PgInventoryRepository {
                 .await?;
                 let after = updated.into_inventory();
                 record_alerts(conn, [Judged { before: AlertLevel::of(&stored), after: &after }]).await?;
-                Ok(())
+                let incoming = incoming_at(conn, &after).await?;
+                Ok(WithIncoming::new(after, incoming))
             }),
         )
         .await
@@ -184,14 +186,18 @@ impl InventoryRepository for PgInventoryRepository {
     }
 
     #[tracing::instrument(level = "debug", skip_all, fields(inventory_id = %change.inventory.id))]
-    async fn apply(&self, change: &InventoryChange) -> Result<(), RepoError> {
+    async fn apply(&self, change: &InventoryChange) -> Result<i64, RepoError> {
         let mut conn = connect(&self.pool).await?;
         let id = change.inventory.id;
         handing_over(
             &self.pool,
-            transaction(&mut conn, async |conn: &AsyncPgConnection| -> Result<(), TxError> {
-                if apply_change(conn, change).await? {
-                    Ok(())
+            transaction(&mut conn, async |conn: &AsyncPgConnection| -> Result<i64, TxError> {
+                // Sent with the change (pipelined): no trip of its own.
+                let (landed, incoming) =
+                    futures_util::future::try_join(apply_change(conn, change), incoming_at(conn, &change.inventory))
+                        .await?;
+                if landed {
+                    Ok(incoming)
                 } else {
                     Err(missed(conn, id).await)
                 }
@@ -202,11 +208,11 @@ impl InventoryRepository for PgInventoryRepository {
     }
 
     #[tracing::instrument(level = "debug", skip_all, fields(from = %change.from.inventory.id, to = %change.to.inventory.id))]
-    async fn apply_transfer(&self, change: &TransferChange) -> Result<(), RepoError> {
+    async fn apply_transfer(&self, change: &TransferChange) -> Result<[i64; 2], RepoError> {
         let mut conn = connect(&self.pool).await?;
         handing_over(
             &self.pool,
-            transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<(), TxError> {
+            transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<[i64; 2], TxError> {
                 // The destination may be new; a concurrently created one wins and our CAS below misses.
                 let to = change.to.inventory.record();
                 diesel::sql_query(
@@ -227,7 +233,9 @@ impl InventoryRepository for PgInventoryRepository {
                         return Err(missed(conn, end.inventory.id).await);
                     }
                 }
-                Ok(())
+                let keys = [&change.from.inventory, &change.to.inventory].map(|r| (r.product_id, r.location_id));
+                let incoming = incoming_of(conn, &keys).await?;
+                Ok([incoming[0], incoming[1]])
             }),
         )
         .await
@@ -285,23 +293,17 @@ impl InventoryRepository for PgInventoryRepository {
 
     #[tracing::instrument(level = "debug", skip_all, fields(count = records.len()))]
     async fn incoming(&self, records: &[(Uuid, Uuid)]) -> Result<Vec<i64>, RepoError> {
-        use diesel::sql_types::Array;
         if records.is_empty() {
             return Ok(Vec::new());
         }
         let conn = connect_shared(&self.pool).await?;
-        let rows: Vec<Incoming> = diesel::sql_query(super::reorder::incoming_of_records())
-            .bind::<Array<SqlUuid>, _>(records.iter().map(|r| r.0).collect::<Vec<_>>())
-            .bind::<Array<SqlUuid>, _>(records.iter().map(|r| r.1).collect::<Vec<_>>())
-            .load(&mut &*conn)
-            .await
-            .map_err(from_diesel)?;
-        Ok(rows.into_iter().map(|r| r.incoming).collect())
+        incoming_of(&conn, records).await.map_err(from_diesel)
     }
 }
 
-#[derive(QueryableByName)]
-struct Incoming {
-    #[diesel(sql_type = BigInt)]
-    incoming: i64,
+/// The incoming stock at one record, in the caller's transaction.
+async fn incoming_at(conn: &AsyncPgConnection, record: &Inventory) -> QueryResult<i64> {
+    let [incoming] = <[i64; 1]>::try_from(incoming_of(conn, &[(record.product_id, record.location_id)]).await?)
+        .map_err(|_| diesel::result::Error::DeserializationError("incoming stock miscounted".into()))?;
+    Ok(incoming)
 }

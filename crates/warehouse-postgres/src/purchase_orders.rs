@@ -87,7 +87,7 @@ async fn insert_drafts(
     let mut numbers: HashMap<i32, std::ops::RangeInclusive<u32>> = HashMap::new();
     for year in drafts.iter().map(PurchaseOrderDraft::year).collect::<BTreeSet<_>>() {
         let count = drafts.iter().filter(|d| d.year() == year).count();
-        let range = allocate(conn, PURCHASE_ORDER, year, u32::try_from(count).unwrap_or(u32::MAX)).await?;
+        let range = allocate(conn, &PURCHASE_ORDER, year, u32::try_from(count).unwrap_or(u32::MAX)).await?;
         numbers.insert(year, range);
     }
     for draft in drafts {
@@ -236,8 +236,8 @@ async fn receive_stock(conn: &AsyncPgConnection, receipts: &[ReceiptInstruction]
         |r| (r.product_id, r.location_id),
         |r, record| match record {
             Some(record) => record.receive(r.receipt(), stamp),
-            // Made above; only a record deleted meanwhile is missing, and a retry makes it again.
-            None => Err(WarehouseError::NotFound { entity: "inventory" }),
+            // Cannot be: every key was made, and one deleted meanwhile is `Stale` (`lock_records`).
+            None => Err(WarehouseError::NotFound { entity: "inventory record" }),
         },
     )
     .await

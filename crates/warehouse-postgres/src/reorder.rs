@@ -4,9 +4,11 @@
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Nullable, Text, Uuid as SqlUuid};
-use diesel_async::RunQueryDsl;
-use postgres_toolkit::storage::connect;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use postgres_toolkit::counting;
+use postgres_toolkit::storage::{connect, connect_shared};
 use postgres_toolkit::DbPool;
+use shared_kernel::{Page, PageRequest};
 use uuid::Uuid;
 use warehouse_domain::alerts::ReorderCandidate;
 use warehouse_domain::purchasing::{ReorderRepository, SuggestionFilter};
@@ -48,23 +50,79 @@ pub(crate) fn incoming_of_records() -> String {
     )
 }
 
+#[derive(QueryableByName)]
+struct Incoming {
+    #[diesel(sql_type = BigInt)]
+    incoming: i64,
+}
+
+/// The incoming stock of each (product, location) of `keys`, in their order, in one statement on
+/// the caller's connection (inside its transaction, for a write that answers it).
+pub(crate) async fn incoming_of(mut conn: &AsyncPgConnection, keys: &[(Uuid, Uuid)]) -> QueryResult<Vec<i64>> {
+    use diesel::sql_types::Array;
+    if keys.is_empty() {
+        return Ok(Vec::new());
+    }
+    let rows: Vec<Incoming> = diesel::sql_query(incoming_of_records())
+        .bind::<Array<SqlUuid>, _>(keys.iter().map(|k| k.0).collect::<Vec<_>>())
+        .bind::<Array<SqlUuid>, _>(keys.iter().map(|k| k.1).collect::<Vec<_>>())
+        .load(&mut conn)
+        .await?;
+    if rows.len() != keys.len() {
+        // One row per key by construction (`unnest … WITH ORDINALITY`).
+        return Err(diesel::result::Error::DeserializationError("incoming stock miscounted".into()));
+    }
+    Ok(rows.into_iter().map(|r| r.incoming).collect())
+}
+
 /// Live low records (a reorder point above zero, available at or below it; the rows of
-/// `inventory_low_stock_idx`) of live products at live, active locations (nothing is bought for a
-/// location that takes no stock), with their SKU, preferred supplier and incoming
-/// stock; by SKU, then location.
+/// `inventory_reorder_idx`) of live products at live, active locations (nothing is bought for a
+/// location that takes no stock), with their SKU, preferred supplier and incoming stock.
+const CANDIDATES: &str = "SELECT i.id AS inventory_id, i.product_id, p.sku, i.location_id, p.supplier_id, \
+            i.quantity_on_hand - i.quantity_reserved AS quantity_available, \
+            c.incoming AS quantity_incoming, i.reorder_point, i.max_stock \
+     FROM products p JOIN inventory i ON i.product_id = p.id AND i.deleted_at IS NULL \
+              AND i.reorder_point > 0 AND i.quantity_on_hand - i.quantity_reserved <= i.reorder_point \
+          JOIN locations loc ON loc.id = i.location_id AND loc.deleted_at IS NULL AND loc.is_active \
+          CROSS JOIN LATERAL (SELECT ";
+
+/// The candidates' filters and order: by SKU case-insensitively (the order of `products_sku_key`,
+/// which is unique among live products), then location (`inventory_reorder_idx` gives a product's
+/// records in that order), so a page can be read off the indexes and stop at its end.
+const CANDIDATES_WHERE: &str = " WHERE p.deleted_at IS NULL \
+       AND ($1::uuid IS NULL OR i.location_id = $1) AND ($2::uuid IS NULL OR p.supplier_id = $2)";
+
+const CANDIDATES_ORDER: &str = " ORDER BY lower(p.sku), i.location_id";
+
+/// Only those with something to order: `suggested_quantity > 0` of `warehouse_domain::alerts`
+/// (the target, `max_stock` or twice the reorder point, above what is available and incoming), in
+/// `numeric` so no sum can overflow.
+const NEEDS_ORDERING: &str = " AND coalesce(i.max_stock::numeric, 2 * i.reorder_point::numeric) \
+       - (i.quantity_on_hand - i.quantity_reserved)::numeric - c.incoming::numeric > 0";
+
+fn candidates_from() -> String {
+    format!("{CANDIDATES}{INCOMING_AT} AS incoming) c{CANDIDATES_WHERE}")
+}
+
+/// Every candidate (for drafting purchase orders at a location).
 fn candidates_sql() -> String {
-    format!(
-        "SELECT i.id AS inventory_id, i.product_id, p.sku, i.location_id, p.supplier_id, \
-                i.quantity_on_hand - i.quantity_reserved AS quantity_available, \
-                {INCOMING_AT} AS quantity_incoming, i.reorder_point, i.max_stock \
-         FROM inventory i JOIN products p ON p.id = i.product_id AND p.deleted_at IS NULL \
-              JOIN locations loc ON loc.id = i.location_id AND loc.deleted_at IS NULL AND loc.is_active \
-         WHERE i.deleted_at IS NULL AND i.reorder_point IS NOT NULL AND i.reorder_point > 0 \
-           AND i.quantity_on_hand - i.quantity_reserved <= i.reorder_point \
-           AND ($1::uuid IS NULL OR i.location_id = $1) \
-           AND ($2::uuid IS NULL OR p.supplier_id = $2) \
-         ORDER BY p.sku, i.location_id"
-    )
+    format!("{}{CANDIDATES_ORDER}", candidates_from())
+}
+
+/// One page of the candidates that need ordering: `$3` rows from `$4`.
+fn suggestions_sql() -> String {
+    format!("{}{NEEDS_ORDERING}{CANDIDATES_ORDER} LIMIT $3 OFFSET $4", candidates_from())
+}
+
+/// How many candidates need ordering, counted up to `$3` (`postgres_toolkit::counting`).
+fn suggestions_count_sql() -> String {
+    format!("SELECT count(*) AS n FROM ({}{NEEDS_ORDERING} LIMIT $3) AS bounded", candidates_from())
+}
+
+#[derive(QueryableByName)]
+struct Counted {
+    #[diesel(sql_type = BigInt)]
+    n: i64,
 }
 
 #[derive(QueryableByName)]
@@ -89,6 +147,22 @@ struct CandidateRow {
     max_stock: Option<i64>,
 }
 
+impl CandidateRow {
+    fn into_candidate(self) -> ReorderCandidate {
+        ReorderCandidate {
+            inventory_id: self.inventory_id,
+            product_id: self.product_id,
+            sku: self.sku,
+            location_id: self.location_id,
+            supplier_id: self.supplier_id,
+            quantity_available: self.quantity_available,
+            quantity_incoming: self.quantity_incoming,
+            reorder_point: self.reorder_point,
+            max_stock: self.max_stock,
+        }
+    }
+}
+
 #[async_trait]
 impl ReorderRepository for PgReorderRepository {
     #[tracing::instrument(level = "debug", skip_all)]
@@ -100,19 +174,31 @@ impl ReorderRepository for PgReorderRepository {
             .load(&mut conn)
             .await
             .map_err(from_diesel)?;
-        Ok(rows
-            .into_iter()
-            .map(|r| ReorderCandidate {
-                inventory_id: r.inventory_id,
-                product_id: r.product_id,
-                sku: r.sku,
-                location_id: r.location_id,
-                supplier_id: r.supplier_id,
-                quantity_available: r.quantity_available,
-                quantity_incoming: r.quantity_incoming,
-                reorder_point: r.reorder_point,
-                max_stock: r.max_stock,
-            })
-            .collect())
+        Ok(rows.into_iter().map(CandidateRow::into_candidate).collect())
+    }
+
+    #[tracing::instrument(level = "debug", skip_all)]
+    async fn suggestions(
+        &self,
+        filter: &SuggestionFilter,
+        page: PageRequest,
+    ) -> Result<Page<ReorderCandidate>, RepoError> {
+        let conn = connect_shared(&self.pool).await?;
+        // The page and its bounded count, sent together (pipelined) on one connection.
+        let (mut for_rows, mut for_count): (&AsyncPgConnection, &AsyncPgConnection) = (&conn, &conn);
+        let rows = diesel::sql_query(suggestions_sql())
+            .bind::<Nullable<SqlUuid>, _>(filter.location_id)
+            .bind::<Nullable<SqlUuid>, _>(filter.supplier_id)
+            .bind::<BigInt, _>(page.limit())
+            .bind::<BigInt, _>(page.offset())
+            .load::<CandidateRow>(&mut for_rows);
+        let counted = diesel::sql_query(suggestions_count_sql())
+            .bind::<Nullable<SqlUuid>, _>(filter.location_id)
+            .bind::<Nullable<SqlUuid>, _>(filter.supplier_id)
+            .bind::<BigInt, _>(counting::count_bound(page).saturating_add(1))
+            .get_result::<Counted>(&mut for_count);
+        let (rows, counted) = futures_util::future::try_join(rows, counted).await.map_err(from_diesel)?;
+        let items = rows.into_iter().map(CandidateRow::into_candidate).collect();
+        Ok(Page::new(items, counting::total(counted.n, page), page))
     }
 }

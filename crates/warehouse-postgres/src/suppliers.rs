@@ -85,6 +85,21 @@ impl SupplierRepository for PgSupplierRepository {
         row.into_supplier()
     }
 
+    #[tracing::instrument(level = "debug", skip_all, fields(count = ids.len()))]
+    async fn get_many(&self, ids: &[Uuid]) -> Result<Vec<Supplier>, RepoError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let conn = connect_shared(&self.pool).await?;
+        let rows: Vec<SupplierRow> = suppliers::table
+            .filter(suppliers::id.eq_any(ids).and(live()))
+            .select(SupplierRow::as_select())
+            .load(&mut &*conn)
+            .await
+            .map_err(from_diesel)?;
+        rows.into_iter().map(SupplierRow::into_supplier).collect()
+    }
+
     #[tracing::instrument(level = "debug", skip_all)]
     async fn list(&self, filter: &SupplierFilter, page: PageRequest) -> Result<Page<Supplier>, RepoError> {
         let conn = connect(&self.pool).await?;

@@ -85,7 +85,8 @@ async fn move_lines(conn: &AsyncPgConnection, stock: &[StockInstruction], stamp:
         |s| (s.product_id, s.location_id),
         |s, record| match record {
             Some(record) => s.apply(record, stamp),
-            // A source without a record has nothing to take.
+            // A source without a live record (none, or deleted, with whatever it held) has nothing
+            // to take; a destination is always there (`lock_records` answers `Stale` otherwise).
             None => Err(WarehouseError::InsufficientStock { requested: s.quantity, available: 0 }),
         },
     )
@@ -99,7 +100,7 @@ impl TransferRepository for PgTransferRepository {
         let mut conn = connect(&self.pool).await?;
         transaction(&mut conn, async |mut conn: &AsyncPgConnection| -> Result<Transfer, TxError> {
             let year = draft.year();
-            let sequence = *allocate(conn, TRANSFER, year, 1).await?.end();
+            let sequence = *allocate(conn, &TRANSFER, year, 1).await?.end();
             let number = TransferNumber::new(year, sequence).map_err(refused)?;
             let transfer = draft.into_transfer(number).map_err(refused)?;
             diesel::insert_into(transfers::table).values(TransferRow::of(transfer.record())).execute(&mut conn).await?;

@@ -429,3 +429,33 @@ async fn a_unit_cost_without_currency_takes_the_products_then_the_reporting_curr
     }
     t.stop().await;
 }
+
+/// A quantity operation answers the record with its incoming stock read in the change's own
+/// transaction: when that read fails the change is rolled back with it, so an error never stands for
+/// a change that was committed (a retry would apply it twice).
+#[actix_web::test]
+async fn a_quantity_change_answered_with_an_error_was_not_made() {
+    use crate::commerce_support::scalar;
+    use crate::purchasing_support::exec;
+    let t = TestApp::start().await;
+    let app = init_service(build_app(t.state.clone())).await;
+    let admin = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    let widget = product(&app, &admin, "W-1").await;
+    let kyiv = location(&app, &admin, "KYIV").await;
+    let record = stock(&app, &admin, &widget, &kyiv, 10).await;
+    let id = record["id"].as_str().expect("id").to_owned();
+    // The incoming stock cannot be read any more (its table is out of reach).
+    exec(&t.state.pool, "ALTER TABLE transfer_lines RENAME TO transfer_lines_away").await;
+    let (status, answer) =
+        post(&app, &admin, &format!("{INVENTORY}/{id}/adjust"), json!({"quantity_delta": 5, "reason": "count"})).await;
+    exec(&t.state.pool, "ALTER TABLE transfer_lines_away RENAME TO transfer_lines").await;
+    assert!(status.is_server_error(), "the answer cannot be made: {status} {answer}");
+    let on_hand =
+        scalar(&t.state.pool, &format!("SELECT quantity_on_hand AS n FROM inventory WHERE id = '{id}'")).await;
+    assert_eq!(on_hand, 10, "answered with an error, the adjustment did not happen");
+    let movements =
+        scalar(&t.state.pool, &format!("SELECT count(*) AS n FROM stock_movements WHERE inventory_id = '{id}'")).await;
+    assert_eq!(movements, 1, "only the initial receipt");
+    assert_ledger_balances(&t.state.pool).await;
+    t.stop().await;
+}

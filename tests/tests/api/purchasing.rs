@@ -10,7 +10,9 @@ use futures_util::future::join_all;
 use serde_json::json;
 use tally_tests::{login, register_staff, TestApp, ADMIN_EMAIL, ADMIN_PASSWORD};
 
-use crate::commerce_support::{assert_error, assert_ledger_balances, delete, get, location, post, product, put, stock};
+use crate::commerce_support::{
+    assert_error, assert_ledger_balances, delete, get, location, post, product, put, scalar, stock,
+};
 use crate::purchasing_support::{draft_po, events, manager, ordered_po, supplier, PURCHASE_ORDERS, SUPPLIERS};
 
 #[actix_web::test]
@@ -329,5 +331,167 @@ async fn suppliers_are_read_by_staff_written_by_managers_and_checked() {
     assert_eq!(status, StatusCode::NO_CONTENT);
     assert_error(&get(&app, &boss, &format!("{SUPPLIERS}/{id}")).await, StatusCode::NOT_FOUND, "NOT_FOUND");
     let _ = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    t.stop().await;
+}
+
+/// An inventory record's tag covers its incoming stock: a purchase order submitted for it changes
+/// no row of the record, yet a client holding the old tag is answered anew, never 304 with a stale
+/// `quantity_incoming`; `If-Match` with the tag just read still guards writes to the record.
+#[actix_web::test]
+async fn an_inventory_records_tag_changes_with_its_incoming_stock() {
+    use actix_web::test::TestRequest;
+    use tally_tests::{bearer, call};
+    let t = TestApp::start().await;
+    let app = init_service(build_app(t.state.clone())).await;
+    let boss = manager(&app, "boss@example.com").await;
+    let widget = product(&app, &boss, "W-1").await;
+    let kyiv = location(&app, &boss, "KYIV").await;
+    let record = stock(&app, &boss, &widget, &kyiv, 2).await;
+    let uri = format!("/api/v1/warehouse/inventory/{}", record["id"].as_str().expect("id"));
+    let read = |tag: Option<String>| {
+        let request = TestRequest::get().uri(&uri).insert_header(bearer(&boss));
+        call(
+            &app,
+            match tag {
+                Some(tag) => request.insert_header(("If-None-Match", tag)),
+                None => request,
+            },
+        )
+    };
+    let (_, headers, first) = read(None).await;
+    let first_tag = headers.get("etag").and_then(|v| v.to_str().ok()).expect("a tag").to_owned();
+    assert_eq!(first["data"]["quantity_incoming"], 0);
+
+    let acme = supplier(&app, &boss, "Acme").await;
+    ordered_po(&app, &boss, &acme, &kyiv, &[(&widget, 10, 100)]).await;
+    let (status, headers, fresh) = read(Some(first_tag.clone())).await;
+    assert_eq!(status, StatusCode::OK, "the incoming stock changed: not 304");
+    assert_eq!(fresh["data"]["quantity_incoming"], 10, "{fresh}");
+    let tag = headers.get("etag").and_then(|v| v.to_str().ok()).expect("a tag").to_owned();
+    assert_ne!(tag, first_tag);
+    let (status, _, _) = read(Some(tag.clone())).await;
+    assert_eq!(status, StatusCode::NOT_MODIFIED, "nothing changed since");
+
+    // Writes take the tag just read; the answer carries the record's new tag, incoming included.
+    let write = |tag: &str, body: serde_json::Value| {
+        call(
+            &app,
+            TestRequest::put().uri(&uri).insert_header(bearer(&boss)).insert_header(("If-Match", tag)).set_json(body),
+        )
+    };
+    let (status, headers, updated) = write(&tag, json!({"reorder_point": 3})).await;
+    assert_eq!(status, StatusCode::OK, "{updated}");
+    assert_eq!(updated["data"]["quantity_incoming"], 10);
+    let written = headers.get("etag").and_then(|v| v.to_str().ok()).expect("a tag").to_owned();
+    let (status, _, _) = read(Some(written.clone())).await;
+    assert_eq!(status, StatusCode::NOT_MODIFIED, "the write's tag is the read's");
+    let (status, _, stale) = write(&tag, json!({"reorder_point": 4})).await;
+    assert_eq!(
+        (status, stale["error"]["code"].as_str()),
+        (StatusCode::PRECONDITION_FAILED, Some("PRECONDITION_FAILED"))
+    );
+    let adjust = TestRequest::post()
+        .uri(&format!("{uri}/adjust"))
+        .insert_header(bearer(&boss))
+        .insert_header(("If-Match", written.as_str()))
+        .set_json(json!({"quantity_delta": 1, "reason": "count"}));
+    let (status, _, adjusted) = call(&app, adjust).await;
+    assert_eq!(status, StatusCode::OK, "{adjusted}");
+    assert_eq!(adjusted["data"]["inventory"]["quantity_incoming"], 10);
+    t.stop().await;
+}
+
+/// A record deleted while a receipt waited for it is a stale read: the receipt is decided again and
+/// its stock lands in a new record at the location, never a 404.
+#[actix_web::test]
+async fn a_record_deleted_during_a_receipt_is_made_again() {
+    use crate::purchasing_support::deleted_while_waiting;
+    let t = TestApp::start().await;
+    let app = init_service(build_app(t.state.clone())).await;
+    let boss = manager(&app, "boss@example.com").await;
+    let widget = product(&app, &boss, "W-1").await;
+    let kyiv = location(&app, &boss, "KYIV").await;
+    let record = stock(&app, &boss, &widget, &kyiv, 2).await;
+    let acme = supplier(&app, &boss, "Acme").await;
+    let po = ordered_po(&app, &boss, &acme, &kyiv, &[(&widget, 5, 100)]).await;
+    let line = po["lines"][0]["id"].as_str().expect("line");
+    let uri = format!("{PURCHASE_ORDERS}/{}/receive", po["id"].as_str().expect("id"));
+    let receipt = post(&app, &boss, &uri, json!({"lines": [{"line_id": line, "quantity": 5}]}));
+    let (status, received) = deleted_while_waiting(&t.state.pool, record["id"].as_str().expect("id"), receipt).await;
+    assert_eq!(status, StatusCode::OK, "{received}");
+    assert_eq!(received["data"]["status"], "received");
+    let (_, records) =
+        get(&app, &boss, &format!("/api/v1/warehouse/inventory?product_id={}", widget["id"].as_str().unwrap_or("")))
+            .await;
+    let items = records["data"].as_array().expect("list");
+    assert_eq!(items.len(), 1, "{records}");
+    assert_ne!(items[0]["id"], record["id"], "a new record");
+    assert_eq!(items[0]["quantity_on_hand"], 5);
+    assert_ledger_balances(&t.state.pool).await;
+    t.stop().await;
+}
+
+/// Six digits a year: a creation past 999 999 is refused with its own code (nothing created, no
+/// 500), the last number is still given.
+#[actix_web::test]
+async fn document_numbers_past_the_years_last_are_refused() {
+    use crate::purchasing_support::{exec, TRANSFERS};
+    let t = TestApp::start().await;
+    let app = init_service(build_app(t.state.clone())).await;
+    let boss = manager(&app, "boss@example.com").await;
+    let (kyiv, lviv) = (location(&app, &boss, "KYIV").await, location(&app, &boss, "LVIV").await);
+    let widget = product(&app, &boss, "W-1").await;
+    stock(&app, &boss, &widget, &kyiv, 5).await;
+    let acme = supplier(&app, &boss, "Acme").await;
+    let counter = |kind: &str, last: i64| {
+        format!(
+            "INSERT INTO document_counters (kind, year, last) \
+             VALUES ('{kind}', extract(year FROM now() AT TIME ZONE 'UTC')::int, {last}) \
+             ON CONFLICT (kind, year) DO UPDATE SET last = EXCLUDED.last"
+        )
+    };
+    let po = json!({"supplier_id": acme["id"], "location_id": kyiv["id"], "currency": "EUR"});
+    exec(&t.state.pool, &counter("purchase_order", 999_998)).await;
+    let (status, last) = post(&app, &boss, PURCHASE_ORDERS, po.clone()).await;
+    assert_eq!(status, StatusCode::CREATED, "{last}");
+    assert!(last["data"]["po_number"].as_str().is_some_and(|n| n.ends_with("-999999")), "{last}");
+    assert_error(&post(&app, &boss, PURCHASE_ORDERS, po).await, StatusCode::CONFLICT, "DOCUMENT_NUMBERS_EXHAUSTED");
+    assert_eq!(scalar(&t.state.pool, "SELECT count(*) AS n FROM purchase_orders").await, 1);
+
+    exec(&t.state.pool, &counter("transfer", 999_999)).await;
+    let transfer = json!({"from_location_id": kyiv["id"], "to_location_id": lviv["id"],
+                          "lines": [{"product_id": widget["id"], "quantity": 1}]});
+    assert_error(&post(&app, &boss, TRANSFERS, transfer).await, StatusCode::CONFLICT, "DOCUMENT_NUMBERS_EXHAUSTED");
+    t.stop().await;
+}
+
+/// A product's supplier must be a live one when it is set: a deleted supplier is refused as a
+/// missing one (404), at creation and by `PUT`; a product keeping a supplier deleted since may still
+/// be edited.
+#[actix_web::test]
+async fn a_deleted_supplier_cannot_be_set_on_a_product() {
+    const PRODUCTS: &str = "/api/v1/warehouse/products";
+    let t = TestApp::start().await;
+    let app = init_service(build_app(t.state.clone())).await;
+    let boss = manager(&app, "boss@example.com").await;
+    let (gone, kept) = (supplier(&app, &boss, "Gone").await, supplier(&app, &boss, "Kept").await);
+    let product_body = |sku: &str, supplier: &serde_json::Value| json!({"sku": sku, "name": format!("Product {sku}"), "supplier_id": supplier["id"]});
+    let (status, named) = post(&app, &boss, PRODUCTS, product_body("K-1", &kept)).await;
+    assert_eq!(status, StatusCode::CREATED, "{named}");
+    let (status, _) = delete(&app, &boss, &format!("{SUPPLIERS}/{}", gone["id"].as_str().unwrap_or(""))).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+
+    assert_error(&post(&app, &boss, PRODUCTS, product_body("G-1", &gone)).await, StatusCode::NOT_FOUND, "NOT_FOUND");
+    let uri = format!("{PRODUCTS}/{}", named["data"]["id"].as_str().unwrap_or(""));
+    assert_error(&put(&app, &boss, &uri, product_body("K-1", &gone)).await, StatusCode::NOT_FOUND, "NOT_FOUND");
+    let (_, unchanged) = get(&app, &boss, &uri).await;
+    assert_eq!(unchanged["data"]["supplier_id"], kept["id"]);
+
+    // Kept's deletion after the product named it: an edit keeping it is no new choice.
+    let (status, _) = delete(&app, &boss, &format!("{SUPPLIERS}/{}", kept["id"].as_str().unwrap_or(""))).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let (status, edited) =
+        put(&app, &boss, &uri, json!({"sku": "K-1", "name": "Renamed", "supplier_id": kept["id"]})).await;
+    assert_eq!((status, edited["data"]["name"].as_str()), (StatusCode::OK, Some("Renamed")), "{edited}");
     t.stop().await;
 }

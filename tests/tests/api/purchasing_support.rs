@@ -97,3 +97,34 @@ pub async fn events(pool: &DbPool, name: &str, aggregate: &str) -> i64 {
     )
     .await
 }
+
+/// Runs `request` while another transaction holds inventory record `inventory_id` locked; once
+/// `request` waits for that lock, the holder soft-deletes the record and commits: the record is gone
+/// by the time the request's transaction gets it (a concurrent `DELETE /inventory/{id}`).
+pub async fn deleted_while_waiting<F: std::future::Future>(pool: &DbPool, inventory_id: &str, request: F) -> F::Output {
+    use diesel_async::SimpleAsyncConnection;
+    let mut holder = pool.get().await.expect("conn");
+    let lock = format!("BEGIN; SELECT 1 FROM inventory WHERE id = '{inventory_id}' FOR UPDATE");
+    SimpleAsyncConnection::batch_execute(&mut *holder, &lock).await.expect("lock");
+    let delete = async {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let waiting = "SELECT count(*) AS n FROM pg_stat_activity \
+                       WHERE wait_event_type = 'Lock' AND datname = current_database()";
+        while scalar(pool, waiting).await == 0 {
+            assert!(std::time::Instant::now() < deadline, "the request never waited for the record");
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        let delete =
+            format!("UPDATE inventory SET deleted_at = now(), updated_at = now() WHERE id = '{inventory_id}'; COMMIT");
+        SimpleAsyncConnection::batch_execute(&mut *holder, &delete).await.expect("delete");
+    };
+    let (answer, ()) = futures_util::future::join(request, delete).await;
+    answer
+}
+
+/// Runs a statement (test set-up by SQL).
+pub async fn exec(pool: &DbPool, sql: &str) {
+    use diesel_async::RunQueryDsl;
+    let mut conn = pool.get().await.expect("conn");
+    diesel::sql_query(sql).execute(&mut conn).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
+}

@@ -212,3 +212,59 @@ async fn purchase_order_writes_honour_if_match() {
     assert!(headers.get("etag").is_some());
     t.stop().await;
 }
+
+/// Reorder suggestions are a paginated list (the standard envelope), and a supplier with more
+/// suggestions than a purchase order may carry gets several drafts of at most 200 lines.
+#[actix_web::test]
+async fn reorder_suggestions_are_paginated_and_drafts_are_capped() {
+    use crate::purchasing_support::exec;
+    let t = TestApp::start().await;
+    let app = init_service(build_app(t.state.clone())).await;
+    let boss = manager(&app, "boss@example.com").await;
+    let kyiv = location(&app, &boss, "KYIV").await;
+    let acme = supplier(&app, &boss, "Acme").await;
+    let (kyiv_id, acme_id) = (kyiv["id"].as_str().expect("id"), acme["id"].as_str().expect("id"));
+    // 201 low records of Acme's products, made by SQL (201 API calls would only be slow).
+    exec(
+        &t.state.pool,
+        &format!(
+            "INSERT INTO products (id, sku, name, supplier_id) \
+             SELECT gen_random_uuid(), 'BULK-' || lpad(n::text, 3, '0'), 'Bulk ' || n, '{acme_id}' \
+             FROM generate_series(1, 201) AS n"
+        ),
+    )
+    .await;
+    exec(
+        &t.state.pool,
+        &format!(
+            "INSERT INTO inventory (id, product_id, location_id, reorder_point) \
+             SELECT gen_random_uuid(), id, '{kyiv_id}', 5 FROM products WHERE sku LIKE 'BULK-%'"
+        ),
+    )
+    .await;
+    let uri =
+        |page: u32| format!("/api/v1/warehouse/reorder-suggestions?location_id={kyiv_id}&page={page}&page_size=50");
+    let (status, first) = get(&app, &boss, &uri(1)).await;
+    assert_eq!(status, StatusCode::OK, "{first}");
+    let pagination = &first["pagination"];
+    assert_eq!((pagination["total"].as_i64(), pagination["total_pages"].as_i64()), (Some(201), Some(5)), "{first}");
+    assert_eq!(first["data"].as_array().map(Vec::len), Some(50));
+    assert_eq!(first["data"][0]["sku"], "BULK-001", "by SKU");
+    assert_eq!(first["data"][0]["suggested_quantity"], 10, "twice the reorder point");
+    let (_, last) = get(&app, &boss, &uri(5)).await;
+    assert_eq!(last["data"].as_array().map(Vec::len), Some(1), "{last}");
+    assert_eq!(last["data"][0]["sku"], "BULK-201");
+
+    let (status, drafted) =
+        post(&app, &boss, &format!("{PURCHASE_ORDERS}/from-suggestions"), json!({"location_id": kyiv["id"]})).await;
+    assert_eq!(status, StatusCode::CREATED, "{drafted}");
+    let mut sizes: Vec<usize> = drafted["data"]["purchase_orders"]
+        .as_array()
+        .expect("orders")
+        .iter()
+        .map(|po| po["lines"].as_array().map_or(0, Vec::len))
+        .collect();
+    sizes.sort_unstable();
+    assert_eq!(sizes, [1, 200], "at most 200 lines a draft");
+    t.stop().await;
+}

@@ -147,3 +147,34 @@ async fn shipping_racing_with_reservations_never_oversells() {
     assert_ledger_balances(&t.state.pool).await;
     t.stop().await;
 }
+
+/// A destination record deleted while the arrival waited for it is a stale read: the arrival is
+/// decided again and lands in a new record there, never `INSUFFICIENT_STOCK`.
+#[actix_web::test]
+async fn a_destination_deleted_during_an_arrival_is_made_again() {
+    use crate::purchasing_support::deleted_while_waiting;
+    let t = TestApp::start().await;
+    let app = init_service(build_app(t.state.clone())).await;
+    let boss = manager(&app, "boss@example.com").await;
+    let widget = product(&app, &boss, "W-1").await;
+    let (kyiv, lviv) = (location(&app, &boss, "KYIV").await, location(&app, &boss, "LVIV").await);
+    stock(&app, &boss, &widget, &kyiv, 10).await;
+    let there = stock(&app, &boss, &widget, &lviv, 1).await;
+    let body = json!({"from_location_id": kyiv["id"], "to_location_id": lviv["id"],
+                      "lines": [{"product_id": widget["id"], "quantity": 4}]});
+    let (_, created) = post(&app, &boss, TRANSFERS, body).await;
+    let id = created["data"]["id"].as_str().expect("id").to_owned();
+    let (status, _) = post(&app, &boss, &format!("{TRANSFERS}/{id}/ship"), json!({})).await;
+    assert_eq!(status, StatusCode::OK);
+    let uri = format!("{TRANSFERS}/{id}/receive");
+    let arrival = post(&app, &boss, &uri, json!({}));
+    let (status, received) = deleted_while_waiting(&t.state.pool, there["id"].as_str().expect("id"), arrival).await;
+    assert_eq!((status, received["data"]["status"].as_str()), (StatusCode::OK, Some("received")), "{received}");
+    let (_, records) =
+        get(&app, &boss, &format!("/api/v1/warehouse/inventory?product_id={}", widget["id"].as_str().unwrap_or("")))
+            .await;
+    assert_eq!(on_hand_at(&records, &lviv), Some(4), "a new record holds the arrival: {records}");
+    assert_eq!(on_hand_at(&records, &kyiv), Some(6));
+    assert_ledger_balances(&t.state.pool).await;
+    t.stop().await;
+}

@@ -39,6 +39,15 @@ impl EntityTag {
         Self(format!("\"{}-{version}{suffix}\"", id.simple()))
     }
 
+    /// For an answer that also shows state kept outside its row (an inventory record's incoming
+    /// stock, which purchase orders and transfers change): `"<id>-<version>-<derived>"`, so a change
+    /// of either is a new tag and `If-None-Match` cannot keep a stale figure. `If-Match` compares the
+    /// stored version only (as for a user's `-locked`): a write to the row changes the row, and is
+    /// not refused because another document moved the derived figure.
+    pub fn derived(id: Uuid, version: i64, derived: &str) -> Self {
+        Self::with_suffix(id, version, &format!("-{derived}"))
+    }
+
     /// For data that carries no version (reference entries, which an operator may switch on or
     /// off by SQL): a hash of the one representation read.
     pub fn of_representation(data: &impl Serialize) -> Self {
@@ -75,7 +84,6 @@ versioned_by_row!(
     order_domain::Order,
     warehouse_domain::Product,
     warehouse_domain::Location,
-    warehouse_domain::Inventory,
     warehouse_domain::purchasing::Supplier,
     warehouse_domain::purchasing::PurchaseOrder,
     warehouse_domain::transfers::Transfer,
@@ -413,6 +421,9 @@ mod tests {
         assert_eq!(versions_for(id, &tags), vec![7]);
         let locked = format!("\"{}-3-locked\"", id.simple());
         assert_eq!(versions_for(id, &[locked]), vec![3], "a locked user's tag names its version");
+        let derived = EntityTag::derived(id, 4, "in12").0;
+        assert_eq!(versions_for(id, &[derived]), vec![4], "a derived tag names its stored version");
+        assert_ne!(EntityTag::derived(id, 4, "in12"), EntityTag::derived(id, 4, "in0"));
         assert_eq!(versions_for(Uuid::nil(), &tags), Vec::<i64>::new(), "another resource's tag names nothing");
         assert_eq!(listed_tags(&HeaderValue::from_static("*")), None);
     }

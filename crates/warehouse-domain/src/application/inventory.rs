@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use super::{missing, refused};
 use crate::inventory::{Inventory, NewInventory};
-use crate::operations::Stamp;
+use crate::operations::{Stamp, WithIncoming};
 use crate::quantities::Thresholds;
 use crate::repository::{InventoryRepository, LocationRepository, ProductRepository, RepoError};
 
@@ -43,23 +43,22 @@ impl InventoryService {
     /// Receipt. Checked in this order: the input (`INVALID_QUANTITY`, thresholds), the product,
     /// the location (`NOT_FOUND` each), then one record per product and location (`ALREADY_EXISTS`).
     #[tracing::instrument(skip_all, fields(product_id = %input.product_id, location_id = %input.location_id))]
-    pub async fn create(&self, input: NewInventory, by: Uuid) -> Result<Inventory, RepoError> {
+    pub async fn create(&self, input: NewInventory, by: Uuid) -> Result<WithIncoming<Inventory>, RepoError> {
         let stamp = Stamp { at: self.clock.now(), by: Some(by) };
         let (record, receipt) = Inventory::create(input, stamp).map_err(refused)?;
         self.products.get(input.product_id).await.map_err(missing("product"))?;
         self.locations.get(input.location_id).await.map_err(missing("location"))?;
-        self.inventory.create(&record, receipt.as_ref()).await.map_err(missing(INVENTORY))?;
-        Ok(record)
+        let incoming = self.inventory.create(&record, receipt.as_ref()).await.map_err(missing(INVENTORY))?;
+        Ok(WithIncoming::new(record, incoming))
     }
 
     /// Replaces the thresholds (never the quantities) and answers the record as it now is, with
-    /// quantities changed meanwhile.
+    /// quantities changed meanwhile (and its incoming stock), as the write left it.
     #[tracing::instrument(skip_all, fields(inventory_id = %id))]
-    pub async fn set_thresholds(&self, id: Uuid, thresholds: Thresholds) -> Result<Inventory, RepoError> {
+    pub async fn set_thresholds(&self, id: Uuid, thresholds: Thresholds) -> Result<WithIncoming<Inventory>, RepoError> {
         let record = self.get(id).await?;
         let updated = record.set_thresholds(thresholds, self.clock.now()).map_err(refused)?;
-        self.inventory.update_thresholds(&updated).await.map_err(missing(INVENTORY))?;
-        self.get(id).await
+        self.inventory.update_thresholds(&updated).await.map_err(missing(INVENTORY))
     }
 
     /// Soft delete; `STOCK_RESERVED` while the record holds reservations.

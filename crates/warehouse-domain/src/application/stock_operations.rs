@@ -12,15 +12,18 @@ use shared_kernel::{CurrencyCode, Money};
 use uuid::Uuid;
 
 use super::inventory::INVENTORY;
-use super::{active_currency_text, missing, refused, saved};
+use super::{active_currency_text, answered, missing, refused};
 use crate::error::WarehouseError;
 use crate::inventory::{Inventory, NewInventory};
 use crate::movement::ReferenceType;
-use crate::operations::{InventoryChange, Receipt, Stamp, TransferChange};
+use crate::operations::{InventoryChange, Receipt, Stamp, TransferChange, WithIncoming};
 use crate::quantities::Thresholds;
 use crate::repository::{Currencies, InventoryRepository, LocationRepository, ProductRepository, RepoError};
 
 pub use posting::MovementRequest;
+
+/// A change of one record, with the record's incoming stock read in the change's transaction.
+pub type Stocked = WithIncoming<InventoryChange>;
 
 /// Stock received, as the client sends it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,7 +77,7 @@ impl StockOperations {
     /// first (a sent one must be active; else the product's, else the reporting currency), then the
     /// reference type, then the operation.
     #[tracing::instrument(skip_all, fields(inventory_id = %id))]
-    pub async fn receive(&self, id: Uuid, request: ReceiptRequest, by: Uuid) -> Result<InventoryChange, RepoError> {
+    pub async fn receive(&self, id: Uuid, request: ReceiptRequest, by: Uuid) -> Result<Stocked, RepoError> {
         let receipt = self.receipt(id, request).await?;
         let stamp = self.stamp(by);
         self.change(id, |record| record.receive(receipt.clone(), stamp)).await
@@ -82,26 +85,14 @@ impl StockOperations {
 
     /// Reserves `quantity` for `order_id` by hand; `INSUFFICIENT_STOCK` when available is short.
     #[tracing::instrument(skip_all, fields(inventory_id = %id, order_id = %order_id))]
-    pub async fn reserve(
-        &self,
-        id: Uuid,
-        quantity: i64,
-        order_id: Uuid,
-        by: Uuid,
-    ) -> Result<InventoryChange, RepoError> {
+    pub async fn reserve(&self, id: Uuid, quantity: i64, order_id: Uuid, by: Uuid) -> Result<Stocked, RepoError> {
         let stamp = self.stamp(by);
         self.change(id, |record| record.reserve(quantity, order_id, stamp)).await
     }
 
     /// Releases `quantity` reserved for `order_id`; `RESERVATION_EXCEEDED` beyond what is reserved.
     #[tracing::instrument(skip_all, fields(inventory_id = %id, order_id = %order_id))]
-    pub async fn release(
-        &self,
-        id: Uuid,
-        quantity: i64,
-        order_id: Uuid,
-        by: Uuid,
-    ) -> Result<InventoryChange, RepoError> {
+    pub async fn release(&self, id: Uuid, quantity: i64, order_id: Uuid, by: Uuid) -> Result<Stocked, RepoError> {
         let stamp = self.stamp(by);
         self.change(id, |record| record.release(quantity, order_id, stamp)).await
     }
@@ -109,27 +100,21 @@ impl StockOperations {
     /// Commits `quantity` reserved for `order_id` (it leaves the warehouse); `RESERVATION_EXCEEDED`
     /// beyond what is reserved.
     #[tracing::instrument(skip_all, fields(inventory_id = %id, order_id = %order_id))]
-    pub async fn commit(
-        &self,
-        id: Uuid,
-        quantity: i64,
-        order_id: Uuid,
-        by: Uuid,
-    ) -> Result<InventoryChange, RepoError> {
+    pub async fn commit(&self, id: Uuid, quantity: i64, order_id: Uuid, by: Uuid) -> Result<Stocked, RepoError> {
         let stamp = self.stamp(by);
         self.change(id, |record| record.commit(quantity, order_id, stamp)).await
     }
 
     /// Corrects on hand by `delta` (≠ 0) for `reason`; `INSUFFICIENT_STOCK` below what is reserved.
     #[tracing::instrument(skip_all, fields(inventory_id = %id))]
-    pub async fn adjust(&self, id: Uuid, delta: i64, reason: &str, by: Uuid) -> Result<InventoryChange, RepoError> {
+    pub async fn adjust(&self, id: Uuid, delta: i64, reason: &str, by: Uuid) -> Result<Stocked, RepoError> {
         let stamp = self.stamp(by);
         self.change(id, |record| record.adjust(delta, reason, stamp)).await
     }
 
     /// Writes off `quantity` damaged units for `reason`; `INSUFFICIENT_STOCK` below what is reserved.
     #[tracing::instrument(skip_all, fields(inventory_id = %id))]
-    pub async fn damage(&self, id: Uuid, quantity: i64, reason: &str, by: Uuid) -> Result<InventoryChange, RepoError> {
+    pub async fn damage(&self, id: Uuid, quantity: i64, reason: &str, by: Uuid) -> Result<Stocked, RepoError> {
         let stamp = self.stamp(by);
         self.change(id, |record| record.damage(quantity, reason, stamp)).await
     }
@@ -143,7 +128,7 @@ impl StockOperations {
         order_id: Option<Uuid>,
         reason: Option<&str>,
         by: Uuid,
-    ) -> Result<InventoryChange, RepoError> {
+    ) -> Result<Stocked, RepoError> {
         let stamp = self.stamp(by);
         self.change(id, |record| record.return_stock(quantity, order_id, reason, stamp)).await
     }
@@ -158,7 +143,7 @@ impl StockOperations {
         to_location_id: Uuid,
         quantity: i64,
         by: Uuid,
-    ) -> Result<TransferChange, RepoError> {
+    ) -> Result<WithIncoming<TransferChange, [i64; 2]>, RepoError> {
         let stamp = self.stamp(by);
         self.locations.get(to_location_id).await.map_err(missing("destination location"))?;
         until_settled(|| async move {
@@ -177,7 +162,8 @@ impl StockOperations {
                 }
             };
             let change = source.transfer(&destination, quantity, stamp).map_err(refused)?;
-            saved(self.inventory.apply_transfer(&change).await, change, INVENTORY)
+            let incoming = self.inventory.apply_transfer(&change).await;
+            answered(incoming.map(|incoming| WithIncoming::new(change, incoming)), INVENTORY)
         })
         .await
     }
@@ -188,7 +174,7 @@ impl StockOperations {
 
     /// Loads the record, runs `operation` and applies the change as a compare-and-set; on a lost
     /// race, again with the fresh record.
-    async fn change<F>(&self, id: Uuid, operation: F) -> Result<InventoryChange, RepoError>
+    async fn change<F>(&self, id: Uuid, operation: F) -> Result<Stocked, RepoError>
     where
         F: Fn(&Inventory) -> Result<InventoryChange, WarehouseError>,
     {
@@ -196,7 +182,8 @@ impl StockOperations {
         until_settled(|| async move {
             let record = self.load(id).await?;
             let change = operation(&record).map_err(refused)?;
-            saved(self.inventory.apply(&change).await, change, INVENTORY)
+            let incoming = self.inventory.apply(&change).await;
+            answered(incoming.map(|incoming| WithIncoming::new(change, incoming)), INVENTORY)
         })
         .await
     }

@@ -161,4 +161,15 @@ pub async fn reorder_candidates_are_the_low_records_with_their_incoming(ports: P
     assert_eq!((candidate.product_id, candidate.sku.as_str()), (low.id, low.sku.as_str()));
     assert_eq!((candidate.quantity_available, candidate.quantity_incoming, candidate.reorder_point), (2, 3, Some(5)));
     assert_eq!(candidate.supplier_id, None, "the product names no supplier");
+    // The suggestions are the candidates with something to order, a page at a time.
+    let page = ports.reorder.suggestions(&filter, PageRequest::new(None, None).expect("valid")).await.expect("page");
+    assert_eq!((page.items.as_slice(), page.total), (std::slice::from_ref(candidate), 1));
+    // The writes of a record answer its incoming stock, read in their transaction.
+    let record = ports.stock.inventory.get(candidate.inventory_id).await.expect("live");
+    let receipt = record.receive(crate::operations::Receipt::of(1), stamp(3)).expect("valid");
+    assert_eq!(ports.stock.inventory.apply(&receipt).await, Ok(3));
+    let thresholds = Thresholds { reorder_point: Some(6), ..Thresholds::default() };
+    let lowered = receipt.inventory.set_thresholds(thresholds, at(4)).expect("valid");
+    let updated = ports.stock.inventory.update_thresholds(&lowered).await.expect("thresholds");
+    assert_eq!((updated.quantity_on_hand, updated.reorder_point, updated.incoming), (3, Some(6), 3));
 }

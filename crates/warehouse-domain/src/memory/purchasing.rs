@@ -6,7 +6,7 @@ use uuid::Uuid;
 
 use super::batch::{commit, StockBatch};
 use super::{page_of, InMemoryWarehouse, State, Stored};
-use crate::alerts::{is_low, ReorderCandidate};
+use crate::alerts::{is_low, suggest, ReorderCandidate};
 use crate::error::WarehouseError;
 use crate::numbers::PurchaseOrderNumber;
 use crate::operations::Stamp;
@@ -151,7 +151,17 @@ impl ReorderRepository for InMemoryWarehouse {
                 })
             })
             .collect();
-        candidates.sort_by(|a, b| (&a.sku, a.location_id).cmp(&(&b.sku, b.location_id)));
+        candidates.sort_by_cached_key(|c| (c.sku.to_lowercase(), c.location_id));
         Ok(candidates)
+    }
+
+    async fn suggestions(
+        &self,
+        filter: &SuggestionFilter,
+        page: PageRequest,
+    ) -> Result<Page<ReorderCandidate>, RepoError> {
+        let mut candidates = self.candidates(filter).await?;
+        candidates.retain(|c| suggest(c).is_some());
+        Ok(page_of(candidates, page))
     }
 }

@@ -12,7 +12,7 @@ use crate::alerts::{stock_alert, stock_alert_event, AlertLevel};
 use crate::error::WarehouseError;
 use crate::inventory::{Inventory, InventoryRecord};
 use crate::movement::StockMovement;
-use crate::operations::{InventoryChange, TransferChange};
+use crate::operations::{InventoryChange, TransferChange, WithIncoming};
 use crate::quantities::Quantities;
 use crate::repository::{
     Availability, InventoryFilter, InventoryRepository, MovementFilter, RecentLimit, RepoError, StockMovementRepository,
@@ -69,9 +69,14 @@ fn matches(filter: &MovementFilter, m: &StockMovement) -> bool {
         && filter.date_to.and_then(time::Date::next_day).is_none_or(|next| m.created_at < day_start(next))
 }
 
+/// The incoming stock at the record a change wrote.
+fn incoming_of(state: &State, change: &InventoryChange) -> i64 {
+    incoming(state, change.inventory.product_id, Some(change.inventory.location_id))
+}
+
 #[async_trait]
 impl InventoryRepository for InMemoryWarehouse {
-    async fn create(&self, inventory: &Inventory, initial: Option<&StockMovement>) -> Result<(), RepoError> {
+    async fn create(&self, inventory: &Inventory, initial: Option<&StockMovement>) -> Result<i64, RepoError> {
         let mut state = self.lock();
         if live_at(&state, inventory.product_id, inventory.location_id).is_some() {
             return Err(StorageError::Conflict { field: "location_id" }.into());
@@ -81,7 +86,7 @@ impl InventoryRepository for InMemoryWarehouse {
         }
         state.inventory.insert(inventory.id, Stored::new(inventory.record().clone()));
         state.movements.extend(initial.cloned());
-        Ok(())
+        Ok(incoming(&state, inventory.product_id, Some(inventory.location_id)))
     }
 
     async fn get(&self, id: Uuid) -> Result<Inventory, RepoError> {
@@ -110,7 +115,7 @@ impl InventoryRepository for InMemoryWarehouse {
         Ok(page_of(records, page))
     }
 
-    async fn update_thresholds(&self, inventory: &Inventory) -> Result<(), RepoError> {
+    async fn update_thresholds(&self, inventory: &Inventory) -> Result<WithIncoming<Inventory>, RepoError> {
         let mut state = self.lock();
         let stored =
             state.inventory.get_mut(&inventory.id).filter(|r| r.deleted_at.is_none()).ok_or(StorageError::NotFound)?;
@@ -126,18 +131,19 @@ impl InventoryRepository for InMemoryWarehouse {
             let sku = state.products.get(&after.product_id).map(|p| p.record.sku.clone()).unwrap_or_default();
             state.events.push(stock_alert_event(crossing, &after, &sku, after.updated_at));
         }
-        Ok(())
+        let incoming = incoming(&state, after.product_id, Some(after.location_id));
+        Ok(WithIncoming::new(after, incoming))
     }
 
-    async fn apply(&self, change: &InventoryChange) -> Result<(), RepoError> {
+    async fn apply(&self, change: &InventoryChange) -> Result<i64, RepoError> {
         let mut state = self.lock();
         check(&state, change)?;
         write(&mut state, change);
         raise_alerts(&mut state, std::slice::from_ref(change));
-        Ok(())
+        Ok(incoming_of(&state, change))
     }
 
-    async fn apply_transfer(&self, change: &TransferChange) -> Result<(), RepoError> {
+    async fn apply_transfer(&self, change: &TransferChange) -> Result<[i64; 2], RepoError> {
         let mut state = self.lock();
         let to = change.to.inventory.record();
         // The destination may be new; one created meanwhile under another id wins (and we are stale).
@@ -168,7 +174,7 @@ impl InventoryRepository for InMemoryWarehouse {
         write(&mut state, &change.from);
         write(&mut state, &change.to);
         raise_alerts(&mut state, &[change.from.clone(), change.to.clone()]);
-        Ok(())
+        Ok([incoming_of(&state, &change.from), incoming_of(&state, &change.to)])
     }
 
     async fn delete(&self, id: Uuid, now: OffsetDateTime) -> Result<(), RepoError> {

@@ -27,6 +27,15 @@ impl SupplierRepository for InMemoryWarehouse {
         Ok(Supplier::restore(record.clone()))
     }
 
+    async fn get_many(&self, ids: &[Uuid]) -> Result<Vec<Supplier>, RepoError> {
+        let state = self.lock();
+        Ok(ids
+            .iter()
+            .filter_map(|id| state.suppliers.get(id).and_then(Stored::live))
+            .map(|record| Supplier::restore(record.clone()))
+            .collect())
+    }
+
     async fn list(&self, filter: &SupplierFilter, page: PageRequest) -> Result<Page<Supplier>, RepoError> {
         let state = self.lock();
         let mut records: Vec<SupplierRecord> = state

@@ -80,6 +80,8 @@ pub trait SupplierRepository: Send + Sync {
     async fn create(&self, supplier: &Supplier) -> Result<(), RepoError>;
     /// The live supplier; `NotFound` when there is none or it was deleted.
     async fn get(&self, id: Uuid) -> Result<Supplier, RepoError>;
+    /// The live suppliers among `ids`, in one read (missing or deleted ones are simply absent).
+    async fn get_many(&self, ids: &[Uuid]) -> Result<Vec<Supplier>, RepoError>;
     /// One page of the live suppliers matching `filter`, newest first; `total` counts every match.
     async fn list(&self, filter: &SupplierFilter, page: PageRequest) -> Result<Page<Supplier>, RepoError>;
     /// Writes every field `WHERE id = … AND version = expected_version AND deleted_at IS NULL`;
@@ -127,9 +129,16 @@ pub trait ReorderRepository: Send + Sync {
     /// The live inventory records matching `filter` that are low ([`crate::alerts::is_low`]), each
     /// with its product's SKU and preferred supplier and its `quantity_incoming` (what open purchase
     /// orders, [`PurchaseOrderStatus::expects_stock`], still expect there, plus transfers in transit
-    /// to it); by product SKU, then location. [`crate::alerts::suggest`] turns each into a
-    /// suggestion.
+    /// to it); by product SKU (case-insensitively), then location. [`crate::alerts::suggest`] turns
+    /// each into a suggestion.
     async fn candidates(&self, filter: &SuggestionFilter) -> Result<Vec<ReorderCandidate>, RepoError>;
+    /// One page of the [`Self::candidates`] that need ordering (a suggested quantity above zero,
+    /// [`crate::alerts::suggested_quantity`]), in the same order; `total` counts every one of them.
+    async fn suggestions(
+        &self,
+        filter: &SuggestionFilter,
+        page: PageRequest,
+    ) -> Result<Page<ReorderCandidate>, RepoError>;
 }
 
 #[cfg(test)]

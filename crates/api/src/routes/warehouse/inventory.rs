@@ -10,8 +10,8 @@ use super::requests::{CreateInventoryBody, InventoryListQuery, ThresholdsBody};
 use super::responses::InventoryView;
 use crate::app::AppState;
 use crate::auth::Caller;
-use crate::http::conditional::Tagged;
-use crate::http::{created, list, no_content, ok, ApiError, Json, PageQuery};
+use crate::http::conditional::{created_tagged, ok_tagged};
+use crate::http::{list, no_content, ApiError, Json, PageQuery};
 use crate::routes::query_params;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -50,22 +50,14 @@ pub(crate) async fn with_incoming(state: &AppState, records: &[&Inventory]) -> R
         .collect())
 }
 
-/// The views of `N` records with their incoming stock, in one read.
-pub(crate) async fn views<const N: usize>(
-    state: &AppState,
-    records: [&Inventory; N],
-) -> Result<[InventoryView; N], ApiError> {
-    with_incoming(state, &records).await?.try_into().map_err(|_| miscounted())
-}
-
 fn miscounted() -> ApiError {
     ApiError::internal("incoming stock was answered for another number of records")
 }
 
-/// One record's view with its incoming stock.
+/// One record's view with its incoming stock (for a read: a write answers the figure its
+/// transaction read, `warehouse_domain::WithIncoming`).
 pub(crate) async fn view(state: &AppState, record: &Inventory) -> Result<InventoryView, ApiError> {
-    let [view] = views(state, [record]).await?;
-    Ok(view)
+    with_incoming(state, &[record]).await?.pop().ok_or_else(miscounted)
 }
 
 /// One page of inventory records as the list envelope; every inventory list uses it.
@@ -106,7 +98,7 @@ pub async fn create_inventory(
         },
     };
     let record = state.commerce.warehouse.inventory.create(input, caller.user_id).await?;
-    Ok(created(view(&state, &record).await?).tagged(&record))
+    Ok(created_tagged::<InventoryView, _>(InventoryView::from(&record)))
 }
 
 #[utoipa::path(get, path = "/api/v1/warehouse/inventory", tag = "warehouse", params(InventoryListQuery),
@@ -138,7 +130,7 @@ pub async fn low_stock(state: web::Data<AppState>, page: web::Query<PageQuery>) 
     security(("bearer" = [])))]
 pub async fn get_inventory(state: web::Data<AppState>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
     let record = load_inventory(&state, id.into_inner()).await?;
-    Ok(ok(view(&state, &record).await?).tagged(&record))
+    Ok(ok_tagged::<InventoryView, _>(view(&state, &record).await?))
 }
 
 #[utoipa::path(put, path = "/api/v1/warehouse/inventory/{id}", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -154,7 +146,7 @@ pub async fn update_inventory(
     let thresholds =
         Thresholds { reorder_point: body.reorder_point, min_stock: body.min_stock, max_stock: body.max_stock };
     let updated = state.commerce.warehouse.inventory.set_thresholds(id.into_inner(), thresholds).await?;
-    Ok(ok(view(&state, &updated).await?).tagged(&updated))
+    Ok(ok_tagged::<InventoryView, _>(InventoryView::from(&updated)))
 }
 
 #[utoipa::path(delete, path = "/api/v1/warehouse/inventory/{id}", tag = "warehouse", params(("id" = Uuid, Path)),

@@ -4,14 +4,13 @@
 
 use actix_web::{web, HttpResponse};
 use uuid::Uuid;
-use warehouse_domain::application::{ReceiptRequest, StockOperations};
-use warehouse_domain::InventoryChange;
+use warehouse_domain::application::{ReceiptRequest, StockOperations, Stocked};
 
 use super::requests::{AdjustBody, DamageBody, OrderQuantityBody, ReceiveBody, ReturnBody, TransferBody};
-use super::responses::{MovementView, StockChangeView, TransferView};
+use super::responses::{InventoryView, MovementView, StockChangeView, TransferView};
 use crate::app::AppState;
 use crate::auth::Caller;
-use crate::http::conditional::Tagged;
+use crate::http::conditional::{Tagged, Versioned};
 use crate::http::{ok, ApiError, Json};
 
 /// The quantity operations, with the configured reporting currency.
@@ -19,10 +18,12 @@ pub(crate) fn stock(state: &AppState) -> StockOperations {
     state.commerce.warehouse.stock(state.settings.reporting_currency)
 }
 
-/// Tagged as the inventory record it changed (the resource the route names).
-async fn answer(state: &AppState, change: InventoryChange) -> Result<HttpResponse, ApiError> {
-    let inventory = super::inventory::view(state, &change.inventory).await?;
-    Ok(ok(StockChangeView { inventory, movement: MovementView::from(change.movement) }).tagged(&change.inventory))
+/// Tagged as the inventory record it changed (the resource the route names), with the incoming
+/// stock the change's transaction read: nothing is read after the commit.
+fn answer(change: Stocked) -> HttpResponse {
+    let inventory = InventoryView::from(&change.inventory).with_incoming(change.incoming);
+    let tag = inventory.entity_tag();
+    ok(StockChangeView { inventory, movement: MovementView::from(change.value.movement) }).tagged(&tag)
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/inventory/{id}/receive", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -44,7 +45,7 @@ pub async fn receive(
         reference_id: body.reference_id,
         reason: body.reason,
     };
-    answer(&state, stock(&state).receive(id.into_inner(), receipt, caller.user_id).await?).await
+    Ok(answer(stock(&state).receive(id.into_inner(), receipt, caller.user_id).await?))
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/inventory/{id}/reserve", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -59,7 +60,7 @@ pub async fn reserve(
     id: web::Path<Uuid>,
     Json(body): Json<OrderQuantityBody>,
 ) -> Result<HttpResponse, ApiError> {
-    answer(&state, stock(&state).reserve(id.into_inner(), body.quantity, body.order_id, caller.user_id).await?).await
+    Ok(answer(stock(&state).reserve(id.into_inner(), body.quantity, body.order_id, caller.user_id).await?))
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/inventory/{id}/release", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -74,7 +75,7 @@ pub async fn release(
     id: web::Path<Uuid>,
     Json(body): Json<OrderQuantityBody>,
 ) -> Result<HttpResponse, ApiError> {
-    answer(&state, stock(&state).release(id.into_inner(), body.quantity, body.order_id, caller.user_id).await?).await
+    Ok(answer(stock(&state).release(id.into_inner(), body.quantity, body.order_id, caller.user_id).await?))
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/inventory/{id}/commit", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -89,7 +90,7 @@ pub async fn commit(
     id: web::Path<Uuid>,
     Json(body): Json<OrderQuantityBody>,
 ) -> Result<HttpResponse, ApiError> {
-    answer(&state, stock(&state).commit(id.into_inner(), body.quantity, body.order_id, caller.user_id).await?).await
+    Ok(answer(stock(&state).commit(id.into_inner(), body.quantity, body.order_id, caller.user_id).await?))
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/inventory/{id}/adjust", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -104,8 +105,7 @@ pub async fn adjust(
     id: web::Path<Uuid>,
     Json(body): Json<AdjustBody>,
 ) -> Result<HttpResponse, ApiError> {
-    answer(&state, stock(&state).adjust(id.into_inner(), body.quantity_delta, &body.reason, caller.user_id).await?)
-        .await
+    Ok(answer(stock(&state).adjust(id.into_inner(), body.quantity_delta, &body.reason, caller.user_id).await?))
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/inventory/{id}/damage", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -120,7 +120,7 @@ pub async fn damage(
     id: web::Path<Uuid>,
     Json(body): Json<DamageBody>,
 ) -> Result<HttpResponse, ApiError> {
-    answer(&state, stock(&state).damage(id.into_inner(), body.quantity, &body.reason, caller.user_id).await?).await
+    Ok(answer(stock(&state).damage(id.into_inner(), body.quantity, &body.reason, caller.user_id).await?))
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/inventory/{id}/return", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -137,7 +137,7 @@ pub async fn return_stock(
     let reason = body.reason.as_deref();
     let change =
         stock(&state).return_stock(id.into_inner(), body.quantity, body.order_id, reason, caller.user_id).await?;
-    answer(&state, change).await
+    Ok(answer(change))
 }
 
 #[utoipa::path(post, path = "/api/v1/warehouse/inventory/{id}/transfer", tag = "warehouse", params(("id" = Uuid, Path)),
@@ -153,11 +153,12 @@ pub async fn transfer(
     id: web::Path<Uuid>,
     Json(body): Json<TransferBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let change = stock(&state).transfer(id.into_inner(), body.to_location_id, body.quantity, caller.user_id).await?;
-    let [from, to] = super::inventory::views(&state, [&change.from.inventory, &change.to.inventory]).await?;
+    let moved = stock(&state).transfer(id.into_inner(), body.to_location_id, body.quantity, caller.user_id).await?;
+    let [from_incoming, to_incoming] = moved.incoming;
+    let change = moved.value;
     Ok(ok(TransferView {
-        from,
-        to,
+        from: InventoryView::from(&change.from.inventory).with_incoming(from_incoming),
+        to: InventoryView::from(&change.to.inventory).with_incoming(to_incoming),
         movements: vec![MovementView::from(change.from.movement), MovementView::from(change.to.movement)],
     }))
 }

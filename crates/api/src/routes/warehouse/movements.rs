@@ -55,7 +55,7 @@ pub async fn post_movement(
         reason: body.reason,
     };
     let change = stock(&state).post(body.inventory_id, request, caller.user_id).await?;
-    Ok(created_tagged::<MovementView, _>(change.movement))
+    Ok(created_tagged::<MovementView, _>(change.value.movement))
 }
 
 #[utoipa::path(get, path = "/api/v1/warehouse/stock-movements", tag = "warehouse", params(MovementListQuery),

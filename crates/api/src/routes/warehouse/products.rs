@@ -66,7 +66,7 @@ pub(crate) async fn load_product(state: &AppState, id: Uuid) -> Result<Product, 
 
 #[utoipa::path(post, path = "/api/v1/warehouse/products", tag = "warehouse", request_body = ProductBody,
     responses((status = 201, body = ProductView), (status = 400, description = "VALIDATION_ERROR naming the field"),
-              (status = 404, description = "NOT_FOUND: the supplier"),
+              (status = 404, description = "NOT_FOUND: the supplier is missing or deleted"),
               (status = 409, description = "ALREADY_EXISTS: the SKU is taken (case-insensitively)")),
     security(("bearer" = [])))]
 pub async fn create_product(
@@ -88,7 +88,7 @@ pub async fn get_product(state: web::Data<AppState>, id: web::Path<Uuid>) -> Res
 #[utoipa::path(put, path = "/api/v1/warehouse/products/{id}", tag = "warehouse", params(("id" = Uuid, Path)),
     request_body = ProductBody,
     responses((status = 200, body = ProductView), (status = 400, description = "VALIDATION_ERROR"),
-              (status = 404, description = "NOT_FOUND"), (status = 409, description = "ALREADY_EXISTS (sku)")),
+              (status = 404, description = "NOT_FOUND: the product, or a newly set supplier missing or deleted"), (status = 409, description = "ALREADY_EXISTS (sku)")),
     security(("bearer" = [])))]
 pub async fn update_product(
     state: web::Data<AppState>,

@@ -65,9 +65,10 @@ pub async fn close_purchase_order(state: web::Data<AppState>, id: web::Path<Uuid
 
 #[utoipa::path(post, path = "/api/v1/warehouse/purchase-orders/from-suggestions", tag = "purchasing",
     request_body = FromSuggestionsBody,
-    responses((status = 201, body = DraftedPurchasesView, description = "One draft per supplier, all in one transaction; skipped products with the reason"),
+    responses((status = 201, body = DraftedPurchasesView, description = "One draft per supplier (several of at most 200 lines when there are more), all in one transaction; skipped products with the reason"),
               (status = 400, description = "VALIDATION_ERROR: an inactive location"),
-              (status = 404, description = "NOT_FOUND: location or supplier")),
+              (status = 404, description = "NOT_FOUND: location or supplier"),
+              (status = 409, description = "DOCUMENT_NUMBERS_EXHAUSTED: the year's 999 999 numbers are taken")),
     security(("bearer" = [])))]
 pub async fn purchase_orders_from_suggestions(
     state: web::Data<AppState>,

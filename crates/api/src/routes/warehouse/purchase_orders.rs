@@ -55,7 +55,8 @@ fn line_request(line: PurchaseLineBody) -> PurchaseLineRequest {
 #[utoipa::path(post, path = "/api/v1/warehouse/purchase-orders", tag = "purchasing", request_body = PurchaseOrderBody,
     responses((status = 201, body = PurchaseOrderView, description = "A draft, numbered PO-<year>-<6 digits>"),
               (status = 400, description = "VALIDATION_ERROR naming the field (an inactive supplier, location or currency, a discontinued product), INVALID_QUANTITY"),
-              (status = 404, description = "NOT_FOUND: supplier, location or product")),
+              (status = 404, description = "NOT_FOUND: supplier, location or product"),
+              (status = 409, description = "DOCUMENT_NUMBERS_EXHAUSTED: the year's 999 999 numbers are taken")),
     security(("bearer" = [])))]
 pub async fn create_purchase_order(
     state: web::Data<AppState>,

@@ -181,6 +181,12 @@ pub struct FromSuggestionsBody {
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct SuggestionQuery {
+    /// 1-based page number (default 1).
+    #[param(minimum = 1, maximum = 4294967295_u32)]
+    pub page: Option<i64>,
+    /// Items per page, 1..=100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
+    pub page_size: Option<i64>,
     #[param(format = Uuid)]
     pub location_id: Option<String>,
     #[param(format = Uuid)]

@@ -9,7 +9,7 @@ use super::purchase_orders::purchasing;
 use super::purchasing_requests::SuggestionQuery;
 use super::purchasing_responses::ReorderSuggestionView;
 use crate::app::AppState;
-use crate::http::{ok, ApiError};
+use crate::http::{list, ApiError, PageQuery};
 use crate::routes::query_params;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -17,17 +17,18 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 }
 
 #[utoipa::path(get, path = "/api/v1/warehouse/reorder-suggestions", tag = "purchasing", params(SuggestionQuery),
-    responses((status = 200, body = [ReorderSuggestionView], description = "By SKU, then location; zeros left out (not paginated)"),
-              (status = 400, description = "INVALID_UUID for an id filter")),
+    responses((status = 200, body = [ReorderSuggestionView], description = "By SKU (case-insensitively), then location; zeros left out; paginated"),
+              (status = 400, description = "VALIDATION_ERROR (page, page_size), INVALID_UUID for an id filter")),
     security(("bearer" = [])))]
 pub async fn reorder_suggestions(
     state: web::Data<AppState>,
     query: web::Query<SuggestionQuery>,
 ) -> Result<HttpResponse, ApiError> {
+    let page = PageQuery { page: query.page, page_size: query.page_size }.request()?;
     let filter = SuggestionFilter {
         location_id: query_params::uuid("location_id", &query.location_id)?,
         supplier_id: query_params::uuid("supplier_id", &query.supplier_id)?,
     };
-    let suggestions = purchasing(&state).reorder_suggestions(filter).await?;
-    Ok(ok(suggestions.into_iter().map(ReorderSuggestionView::from).collect::<Vec<_>>()))
+    let suggestions = purchasing(&state).reorder_suggestions(filter, page).await?;
+    Ok(list(suggestions.map(ReorderSuggestionView::from)))
 }

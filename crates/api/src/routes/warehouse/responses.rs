@@ -4,7 +4,9 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
-use warehouse_domain::{Availability, Inventory, Location, Product, StockMovement, Utilization};
+use warehouse_domain::{Availability, Inventory, Location, Product, StockMovement, Utilization, WithIncoming};
+
+use crate::http::conditional::{EntityTag, Versioned};
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ProductView {
@@ -79,12 +81,30 @@ pub struct InventoryView {
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     pub updated_at: OffsetDateTime,
+    /// The row's version, for the tag.
+    #[serde(skip)]
+    pub version: i64,
 }
 
 impl InventoryView {
-    /// The view with the record's incoming stock (read beside it: `super::inventory::with_incoming`).
+    /// The view with the record's incoming stock (read beside it: `super::inventory::with_incoming`,
+    /// or answered by the write: `warehouse_domain::WithIncoming`).
     pub fn with_incoming(self, quantity_incoming: i64) -> Self {
         Self { quantity_incoming, ..self }
+    }
+}
+
+impl From<&WithIncoming<Inventory>> for InventoryView {
+    fn from(record: &WithIncoming<Inventory>) -> Self {
+        Self::from(&record.value).with_incoming(record.incoming)
+    }
+}
+
+/// The record's tag covers its incoming stock too, which other documents change without touching
+/// the row: a client holding an older figure is answered anew, never 304.
+impl Versioned for InventoryView {
+    fn entity_tag(&self) -> EntityTag {
+        EntityTag::derived(self.id, self.version, &format!("in{}", self.quantity_incoming))
     }
 }
 
@@ -104,6 +124,7 @@ impl From<&Inventory> for InventoryView {
             quantity_incoming: 0,
             created_at: i.created_at,
             updated_at: i.updated_at,
+            version: i.version,
         }
     }
 }

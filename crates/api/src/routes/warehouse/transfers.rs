@@ -27,7 +27,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 #[utoipa::path(post, path = "/api/v1/warehouse/transfers", tag = "purchasing", request_body = TransferDocumentBody,
     responses((status = 201, body = TransferDocumentView, description = "A draft, numbered TR-<year>-<6 digits>"),
               (status = 400, description = "VALIDATION_ERROR (same locations, no line, a product twice, an inactive location), INVALID_QUANTITY"),
-              (status = 404, description = "NOT_FOUND: a location or product")),
+              (status = 404, description = "NOT_FOUND: a location or product"),
+              (status = 409, description = "DOCUMENT_NUMBERS_EXHAUSTED: the year's 999 999 numbers are taken")),
     security(("bearer" = [])))]
 pub async fn create_transfer(
     state: web::Data<AppState>,

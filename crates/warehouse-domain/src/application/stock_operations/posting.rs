@@ -7,7 +7,6 @@ use super::{ReceiptRequest, StockOperations};
 use crate::application::refused;
 use crate::error::WarehouseError;
 use crate::movement::MovementType;
-use crate::operations::InventoryChange;
 use crate::repository::RepoError;
 
 /// A movement as the client posts it; which fields count depends on the type.
@@ -46,7 +45,7 @@ impl StockOperations {
     /// operation ([`StockOperations::receive`], `adjust`, `damage`, `return_stock`). A Return's order
     /// is `order_id`, else `reference_id`.
     #[tracing::instrument(skip_all, fields(inventory_id = %id, movement_type = %request.movement_type))]
-    pub async fn post(&self, id: Uuid, request: MovementRequest, by: Uuid) -> Result<InventoryChange, RepoError> {
+    pub async fn post(&self, id: Uuid, request: MovementRequest, by: Uuid) -> Result<super::Stocked, RepoError> {
         let kind = MovementType::parse(&request.movement_type).map_err(refused)?;
         if !kind.can_be_posted() {
             return Err(refused(WarehouseError::Validation {

@@ -1,0 +1,1 @@
+DROP INDEX IF EXISTS inventory_reorder_idx;
