@@ -7,12 +7,13 @@
 
 use diesel::pg::Pg;
 use diesel::query_builder::BoxedSqlQuery;
-use diesel::sql_types::{Array, Nullable, Text, Uuid as SqlUuid};
+use diesel::sql_types::{Array, Nullable, Text, Timestamptz, Uuid as SqlUuid};
 use diesel::QueryableByName;
 use diesel_async::RunQueryDsl;
 use postgres_toolkit::storage::connect;
 use postgres_toolkit::DbPool;
 use shared_kernel::StorageError;
+use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::storage;
@@ -23,6 +24,7 @@ pub enum Bind {
     Text(Option<String>),
     Uuid(Option<Uuid>),
     Texts(Vec<String>),
+    Instant(Option<OffsetDateTime>),
 }
 
 /// One export's statement: a `SELECT` of one column `j`, each record's JSON text, in order.
@@ -53,6 +55,7 @@ fn bound(sql: String, binds: &[Bind]) -> BoxedSqlQuery<'static, Pg, diesel::quer
             Bind::Text(value) => query.bind::<Nullable<Text>, _>(value),
             Bind::Uuid(value) => query.bind::<Nullable<SqlUuid>, _>(value),
             Bind::Texts(values) => query.bind::<Array<Text>, _>(values),
+            Bind::Instant(value) => query.bind::<Nullable<Timestamptz>, _>(value),
         };
     }
     query
