@@ -16,6 +16,7 @@ use diesel_async::RunQueryDsl;
 use postgres_toolkit::storage::connect;
 use postgres_toolkit::DbPool;
 use shared_kernel::StorageError;
+use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::storage;
@@ -26,6 +27,7 @@ pub enum Bind {
     Text(Option<String>),
     Uuid(Option<Uuid>),
     Texts(Vec<String>),
+    Instant(Option<OffsetDateTime>),
 }
 
 /// How an export's statement gives its records.
@@ -116,6 +118,7 @@ fn bound(sql: String, binds: &[Bind]) -> BoxedSqlQuery<'static, Pg, diesel::quer
             Bind::Text(value) => query.bind::<Nullable<Text>, _>(value),
             Bind::Uuid(value) => query.bind::<Nullable<SqlUuid>, _>(value),
             Bind::Texts(values) => query.bind::<Array<Text>, _>(values),
+            Bind::Instant(value) => query.bind::<Nullable<Timestamptz>, _>(value),
         };
     }
     query

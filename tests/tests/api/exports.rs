@@ -1,5 +1,8 @@
 //! Streaming exports through the HTTP API (docs/imports-and-exports.md, "Exports"): files in both
 //! formats, the list filters, formula cells neutralised, and export then upsert import unchanged.
+//! Each export against its list's pages: `filters`.
+
+mod filters;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{Service, ServiceResponse};

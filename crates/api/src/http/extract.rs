@@ -212,11 +212,16 @@ impl PageQuery {
 
 /// Query-string failures become 400 `VALIDATION_ERROR`.
 pub fn query_error(error: QueryPayloadError, _req: &HttpRequest) -> actix_web::Error {
+    query_string_error(&error).into()
+}
+
+/// A query string serde could not read, as every endpoint answers it (also the exports, which read
+/// their list's parameters from the query string themselves).
+pub fn query_string_error(error: &QueryPayloadError) -> ApiError {
     let text = error.to_string();
     let message = text.split(": ").last().unwrap_or(&text).to_owned();
     ApiError::validation(format!("invalid query string: {message}"))
         .with_details(BTreeMap::from([("query".to_owned(), message)]))
-        .into()
 }
 
 /// Path failures are nearly always a malformed id: 400 `INVALID_UUID`.

@@ -16,6 +16,7 @@ use tokio::sync::mpsc;
 use utoipa::IntoParams;
 
 use crate::app::AppState;
+use crate::http::extract::query_string_error;
 use crate::http::ApiError;
 
 /// Records fetched from the cursor at a time.
@@ -70,41 +71,47 @@ export_route!(
     crate::routes::crm::requests::CompanyListQuery,
     "Every company the search selects"
 );
-export_route!(export_deals, ExportResource::Deals, "/api/v1/exports/deals", filters::NoFilters, "Every deal");
+export_route!(
+    export_deals,
+    ExportResource::Deals,
+    "/api/v1/exports/deals",
+    crate::routes::crm::requests::DealListQuery,
+    "Every deal the filters select"
+);
 export_route!(
     export_interactions,
     ExportResource::Interactions,
     "/api/v1/exports/interactions",
     filters::NoFilters,
-    "Every interaction"
+    "Every interaction, the latest started first"
 );
 export_route!(
     export_orders,
     ExportResource::Orders,
     "/api/v1/exports/orders",
-    filters::NoFilters,
-    "Every order: in JSONL with its lines, in CSV a row per line with the order's columns repeated"
+    crate::routes::orders::requests::OrderListQuery,
+    "Every order the filters select: in JSONL with its lines, in CSV a row per line with the order's columns repeated"
 );
 export_route!(
     export_products,
     ExportResource::Products,
     "/api/v1/exports/products",
-    filters::ProductFilters,
+    crate::routes::warehouse::requests::ProductListQuery,
     "Every product the filters select"
 );
 export_route!(
     export_inventory,
     ExportResource::Inventory,
     "/api/v1/exports/inventory",
-    filters::NoFilters,
-    "Every inventory record"
+    crate::routes::warehouse::requests::InventoryListQuery,
+    "Every inventory record the filters select"
 );
 export_route!(
     export_stock_movements,
     ExportResource::StockMovements,
     "/api/v1/exports/stock-movements",
-    filters::NoFilters,
-    "Every stock movement"
+    crate::routes::warehouse::requests::MovementListQuery,
+    "Every stock movement the filters select"
 );
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -119,8 +126,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 }
 
 async fn export(state: &AppState, req: &HttpRequest, resource: ExportResource) -> Result<HttpResponse, ApiError> {
-    let format = web::Query::<ExportFormat>::from_query(req.query_string())
-        .map_err(|e| ApiError::field("query", e.to_string()))?;
+    let format = web::Query::<ExportFormat>::from_query(req.query_string()).map_err(|e| query_string_error(&e))?;
     let format = match format.format.as_deref().map(str::trim).filter(|f| !f.is_empty()) {
         None => Format::Csv,
         Some(name) => Format::parse(name).ok_or_else(|| ApiError::field("format", "must be csv or jsonl"))?,

@@ -33,6 +33,19 @@ fn parse_stage(raw: &str) -> Result<DealStage, ApiError> {
     DealStage::parse(raw).map_err(|e| ApiError::field("stage", e.to_string()))
 }
 
+/// `GET /deals`' filters as the list and its export read them (blank is absent).
+pub(crate) fn deal_filter(query: &DealListQuery) -> Result<DealFilter, ApiError> {
+    let stage = match query.stage.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        Some(raw) => Some(parse_stage(raw)?),
+        None => None,
+    };
+    Ok(DealFilter {
+        stage,
+        customer_id: parse_id("customer_id", &query.customer_id)?,
+        assigned_to: parse_id("assigned_to", &query.assigned_to)?,
+    })
+}
+
 #[utoipa::path(post, path = "/api/v1/customer-mgmt/deals", tag = "customer management", request_body = CreateDealBody,
     responses((status = 201, body = DealView), (status = 400, description = "VALIDATION_ERROR"),
               (status = 404, description = "CUSTOMER_NOT_FOUND / USER_NOT_FOUND")),
@@ -64,15 +77,7 @@ pub async fn list_deals(
     query: web::Query<DealListQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let page = page.request()?;
-    let stage = match query.stage.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
-        Some(raw) => Some(parse_stage(raw)?),
-        None => None,
-    };
-    let filter = DealFilter {
-        stage,
-        customer_id: parse_id("customer_id", &query.customer_id)?,
-        assigned_to: parse_id("assigned_to", &query.assigned_to)?,
-    };
+    let filter = deal_filter(&query)?;
     let deals = state.crm.deals.list(&filter, page).await.map_err(ApiError::from)?;
     Ok(list(deals.map(DealView::from)))
 }

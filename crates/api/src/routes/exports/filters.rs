@@ -1,50 +1,36 @@
-//! An export's query string as its list endpoint reads it (the same parsing, rules and codes),
-//! turned into the export's statement.
+//! An export's query string as its list endpoint reads it (the list's parameter struct and the
+//! list's own parsing function: the same rules and codes), turned into the export's statement.
+//! Like the lists, an export ignores parameters its list does not take (`page` among them).
 
 use actix_web::web;
 use bulk_data::ExportResource;
 use crm_domain::{CustomerFilter, CustomerQuery, CustomerSortField, SortDirection};
-use import_postgres::export_queries::{self as q, CustomerExport, ProductExport, SortKey};
+use import_postgres::export_queries::{
+    self as q, CustomerExport, DealExport, InventoryExport, MovementExport, OrderExport, ProductExport, SortKey,
+};
 use import_postgres::exports::ExportQuery;
 use serde::Deserialize;
 use utoipa::IntoParams;
-use warehouse_domain::{ProductSort, ProductStatus};
+use warehouse_domain::ProductSort;
 
+use crate::http::extract::query_string_error;
 use crate::http::ApiError;
-use crate::routes::crm::requests::CompanyListQuery;
-use crate::routes::warehouse::warehouse_error;
+use crate::routes::crm::deals::deal_filter;
+use crate::routes::crm::requests::{CompanyListQuery, DealListQuery};
+use crate::routes::orders::queries::order_filter;
+use crate::routes::orders::requests::OrderListQuery;
+use crate::routes::warehouse::inventory::inventory_filter;
+use crate::routes::warehouse::movements::movement_filter;
+use crate::routes::warehouse::product_queries::product_filter;
+use crate::routes::warehouse::requests::{InventoryListQuery, MovementListQuery, ProductListQuery};
 
-/// The exports that take no filter: only `format`.
+/// The interaction list takes no filter, nor does its export: only `format`.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct NoFilters {}
 
-/// `GET /warehouse/products`' filters.
-#[derive(Debug, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct ProductFilters {
-    /// `active` or `discontinued`.
-    pub status: Option<String>,
-    /// Exact, case-insensitive.
-    pub category: Option<String>,
-    /// Exact, case-insensitive.
-    pub brand: Option<String>,
-    /// Case-insensitive substring of SKU or name.
-    #[serde(default, deserialize_with = "crate::routes::query_params::bounded_search")]
-    #[param(max_length = 200)]
-    pub search: Option<String>,
-    /// As the product list takes it (default `-created_at`).
-    pub sort: Option<String>,
-}
-
 fn parse<T: serde::de::DeserializeOwned>(query_string: &str) -> Result<T, ApiError> {
-    web::Query::<T>::from_query(query_string)
-        .map(web::Query::into_inner)
-        .map_err(|e| ApiError::field("query", e.to_string()))
-}
-
-fn present(value: &Option<String>) -> Option<&str> {
-    value.as_deref().map(str::trim).filter(|v| !v.is_empty())
+    web::Query::<T>::from_query(query_string).map(web::Query::into_inner).map_err(|e| query_string_error(&e))
 }
 
 /// `resource`'s statement for `query_string`.
@@ -52,27 +38,13 @@ pub fn query_of(resource: ExportResource, query_string: &str) -> Result<ExportQu
     Ok(match resource {
         ExportResource::Customers => q::customers(&customers(&parse::<CustomerQuery>(query_string)?)?),
         ExportResource::Companies => q::companies(&parse::<CompanyListQuery>(query_string)?.search),
-        ExportResource::Products => q::products(&products(parse::<ProductFilters>(query_string)?)?),
-        other => {
-            only_format(query_string)?;
-            match other {
-                ExportResource::Deals => q::deals(),
-                ExportResource::Interactions => q::interactions(),
-                ExportResource::Orders => q::orders(),
-                ExportResource::Inventory => q::inventory(),
-                _ => q::stock_movements(),
-            }
-        }
+        ExportResource::Deals => q::deals(&deals(&parse::<DealListQuery>(query_string)?)?),
+        ExportResource::Interactions => q::interactions(),
+        ExportResource::Orders => q::orders(&orders(&parse::<OrderListQuery>(query_string)?)?),
+        ExportResource::Products => q::products(&products(parse::<ProductListQuery>(query_string)?)?),
+        ExportResource::Inventory => q::inventory(&inventory(&parse::<InventoryListQuery>(query_string)?)?),
+        ExportResource::StockMovements => q::stock_movements(&movements(&parse::<MovementListQuery>(query_string)?)?),
     })
-}
-
-/// Refuses a parameter these exports do not take, rather than export more than was asked for.
-fn only_format(query_string: &str) -> Result<(), ApiError> {
-    let pairs = parse::<Vec<(String, String)>>(query_string)?;
-    match pairs.iter().find(|(name, _)| name != "format") {
-        Some((name, _)) => Err(ApiError::field(name.clone(), "is not a filter of this export")),
-        None => Ok(()),
-    }
 }
 
 fn customers(query: &CustomerQuery) -> Result<CustomerExport, ApiError> {
@@ -90,7 +62,11 @@ fn customers(query: &CustomerQuery) -> Result<CustomerExport, ApiError> {
                 CustomerSortField::Status => "status_rank",
                 CustomerSortField::Tier => "tier_rank",
             };
-            (column, *direction == SortDirection::Desc)
+            if *direction == SortDirection::Desc {
+                SortKey::desc(column)
+            } else {
+                SortKey::asc(column)
+            }
         })
         .collect();
     Ok(CustomerExport {
@@ -104,24 +80,62 @@ fn customers(query: &CustomerQuery) -> Result<CustomerExport, ApiError> {
     })
 }
 
-fn products(filters: ProductFilters) -> Result<ProductExport, ApiError> {
-    let status = present(&filters.status).map(ProductStatus::parse).transpose().map_err(|e| warehouse_error(&e))?;
-    let sort = present(&filters.sort).map(ProductSort::parse).transpose().map_err(|e| warehouse_error(&e))?;
-    let sort: Vec<SortKey> = match sort.unwrap_or_default() {
-        ProductSort::NewestFirst => vec![("created_at", true)],
-        ProductSort::OldestFirst => vec![("created_at", false)],
-        ProductSort::NameAsc => vec![("name", false)],
-        ProductSort::NameDesc => vec![("name", true)],
-        ProductSort::SkuAsc => vec![("sku", false)],
-        ProductSort::SkuDesc => vec![("sku", true)],
-        ProductSort::PriceAsc => vec![("price", false)],
-        ProductSort::PriceDesc => vec![("price", true)],
+fn deals(query: &DealListQuery) -> Result<DealExport, ApiError> {
+    let filter = deal_filter(query)?;
+    Ok(DealExport {
+        stage: filter.stage.map(|s| s.as_str().to_owned()),
+        customer_id: filter.customer_id,
+        assigned_to: filter.assigned_to,
+    })
+}
+
+fn orders(query: &OrderListQuery) -> Result<OrderExport, ApiError> {
+    let filter = order_filter(query)?;
+    Ok(OrderExport {
+        status: filter.status.map(|s| s.as_str().to_owned()),
+        customer_id: filter.customer_id,
+        date_from: filter.date_from,
+        date_to: filter.date_to,
+    })
+}
+
+fn products(query: ProductListQuery) -> Result<ProductExport, ApiError> {
+    let filter = product_filter(query)?;
+    // `warehouse_postgres::products`' `list`: ties by `id` in the sort's direction, prices
+    // without a value last.
+    let sort = match filter.sort {
+        ProductSort::NewestFirst => [SortKey::desc("created_at"), SortKey::desc("id")],
+        ProductSort::OldestFirst => [SortKey::asc("created_at"), SortKey::asc("id")],
+        ProductSort::NameAsc => [SortKey::asc("name"), SortKey::asc("id")],
+        ProductSort::NameDesc => [SortKey::desc("name"), SortKey::desc("id")],
+        ProductSort::SkuAsc => [SortKey::asc("sku"), SortKey::asc("id")],
+        ProductSort::SkuDesc => [SortKey::desc("sku"), SortKey::desc("id")],
+        ProductSort::PriceAsc => [SortKey::asc("price").nulls_last(), SortKey::asc("id")],
+        ProductSort::PriceDesc => [SortKey::desc("price").nulls_last(), SortKey::desc("id")],
     };
     Ok(ProductExport {
-        status: status.map(|s| s.as_str().to_owned()),
-        category: filters.category,
-        brand: filters.brand,
-        search: filters.search,
-        sort,
+        status: filter.status.map(|s| s.as_str().to_owned()),
+        category: filter.category,
+        brand: filter.brand,
+        search: filter.search,
+        sort: sort.to_vec(),
+    })
+}
+
+fn inventory(query: &InventoryListQuery) -> Result<InventoryExport, ApiError> {
+    let filter = inventory_filter(query)?;
+    Ok(InventoryExport { product_id: filter.product_id, location_id: filter.location_id, low_stock: filter.low_stock })
+}
+
+fn movements(query: &MovementListQuery) -> Result<MovementExport, ApiError> {
+    let filter = movement_filter(query)?;
+    Ok(MovementExport {
+        movement_type: filter.movement_type.map(|t| t.as_str().to_owned()),
+        inventory_id: filter.inventory_id,
+        product_id: filter.product_id,
+        location_id: filter.location_id,
+        reference_id: filter.reference_id,
+        date_from: filter.date_from,
+        date_to: filter.date_to,
     })
 }

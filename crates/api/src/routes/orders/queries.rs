@@ -17,15 +17,8 @@ pub(crate) fn order_not_found() -> ApiError {
     ApiError::new(StatusCode::NOT_FOUND, "ORDER_NOT_FOUND", "order not found")
 }
 
-#[utoipa::path(get, path = "/api/v1/order-mgmt/orders", tag = "orders", params(OrderListQuery),
-    responses((status = 200, body = [OrderView], description = "Newest first, paginated"),
-              (status = 400, description = "VALIDATION_ERROR; INVALID_UUID for customer_id")),
-    security(("bearer" = [])))]
-pub async fn list_orders(
-    state: web::Data<AppState>,
-    query: web::Query<OrderListQuery>,
-) -> Result<HttpResponse, ApiError> {
-    let page = PageQuery { page: query.page, page_size: query.page_size }.request()?;
+/// `GET /orders`' filters as the list and its export read them (blank is absent).
+pub(crate) fn order_filter(query: &OrderListQuery) -> Result<OrderFilter, ApiError> {
     let status = query_params::present(&query.status).map(OrderStatus::parse).transpose().map_err(order_error)?;
     let filter = OrderFilter {
         status,
@@ -34,6 +27,20 @@ pub async fn list_orders(
         date_to: query_params::date("date_to", &query.date_to)?,
     };
     filter.validate().map_err(order_error)?;
+    Ok(filter)
+}
+
+#[utoipa::path(get, path = "/api/v1/order-mgmt/orders", tag = "orders", params(PageQuery, OrderListQuery),
+    responses((status = 200, body = [OrderView], description = "Newest first, paginated"),
+              (status = 400, description = "VALIDATION_ERROR; INVALID_UUID for customer_id")),
+    security(("bearer" = [])))]
+pub async fn list_orders(
+    state: web::Data<AppState>,
+    page: web::Query<PageQuery>,
+    query: web::Query<OrderListQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let page = page.request()?;
+    let filter = order_filter(&query)?;
     let orders = state.commerce.orders.list(&filter, page).await.map_err(repo_error)?;
     Ok(list(orders.map(OrderView::from)))
 }

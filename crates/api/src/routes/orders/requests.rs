@@ -86,12 +86,6 @@ pub struct CancelBody {
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct OrderListQuery {
-    /// 1-based page number (default 1).
-    #[param(minimum = 1, maximum = 4294967295_u32)]
-    pub page: Option<i64>,
-    /// Items per page, 1..=100 (default 20).
-    #[param(minimum = 1, maximum = 100)]
-    pub page_size: Option<i64>,
     #[param(inline, value_type = Option<OrderStatusName>)]
     pub status: Option<String>,
     /// A customer id.

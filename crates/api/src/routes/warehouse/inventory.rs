@@ -101,20 +101,26 @@ pub async fn create_inventory(
     Ok(created_tagged::<InventoryView, _>(InventoryView::from(&record)))
 }
 
-#[utoipa::path(get, path = "/api/v1/warehouse/inventory", tag = "warehouse", params(InventoryListQuery),
+/// `GET /inventory`'s filters as the list and its export read them.
+pub(crate) fn inventory_filter(query: &InventoryListQuery) -> Result<InventoryFilter, ApiError> {
+    Ok(InventoryFilter {
+        product_id: query_params::uuid("product_id", &query.product_id)?,
+        location_id: query_params::uuid("location_id", &query.location_id)?,
+        low_stock: query.low_stock.unwrap_or(false),
+    })
+}
+
+#[utoipa::path(get, path = "/api/v1/warehouse/inventory", tag = "warehouse", params(PageQuery, InventoryListQuery),
     responses((status = 200, body = [InventoryView], description = "Newest first, paginated"),
               (status = 400, description = "INVALID_UUID for an id filter")),
     security(("bearer" = [])))]
 pub async fn list_inventory(
     state: web::Data<AppState>,
+    page: web::Query<PageQuery>,
     query: web::Query<InventoryListQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let filter = InventoryFilter {
-        product_id: query_params::uuid("product_id", &query.product_id)?,
-        location_id: query_params::uuid("location_id", &query.location_id)?,
-        low_stock: query.low_stock.unwrap_or(false),
-    };
-    inventory_page(&state, filter, PageQuery { page: query.page, page_size: query.page_size }.request()?).await
+    let filter = inventory_filter(&query)?;
+    inventory_page(&state, filter, page.request()?).await
 }
 
 #[utoipa::path(get, path = "/api/v1/warehouse/inventory/low-stock", tag = "warehouse", params(PageQuery),

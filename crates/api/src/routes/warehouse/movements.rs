@@ -58,15 +58,8 @@ pub async fn post_movement(
     Ok(created_tagged::<MovementView, _>(change.value.movement))
 }
 
-#[utoipa::path(get, path = "/api/v1/warehouse/stock-movements", tag = "warehouse", params(MovementListQuery),
-    responses((status = 200, body = [MovementView], description = "Newest first, paginated"),
-              (status = 400, description = "VALIDATION_ERROR (type, dates), INVALID_UUID (id filters)")),
-    security(("bearer" = [])))]
-pub async fn list_movements(
-    state: web::Data<AppState>,
-    query: web::Query<MovementListQuery>,
-) -> Result<HttpResponse, ApiError> {
-    let q = query.into_inner();
+/// `GET /stock-movements`' filters as the list and its export read them (blank is absent).
+pub(crate) fn movement_filter(q: &MovementListQuery) -> Result<MovementFilter, ApiError> {
     let filter = MovementFilter {
         movement_type: query_params::present(&q.movement_type)
             .map(MovementType::parse)
@@ -80,7 +73,20 @@ pub async fn list_movements(
         date_to: query_params::date("date_to", &q.date_to)?,
     };
     filter.validate().map_err(|e| warehouse_error(&e))?;
-    movements_page(&state, filter, &PageQuery { page: q.page, page_size: q.page_size }).await
+    Ok(filter)
+}
+
+#[utoipa::path(get, path = "/api/v1/warehouse/stock-movements", tag = "warehouse", params(PageQuery, MovementListQuery),
+    responses((status = 200, body = [MovementView], description = "Newest first, paginated"),
+              (status = 400, description = "VALIDATION_ERROR (type, dates), INVALID_UUID (id filters)")),
+    security(("bearer" = [])))]
+pub async fn list_movements(
+    state: web::Data<AppState>,
+    page: web::Query<PageQuery>,
+    query: web::Query<MovementListQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let filter = movement_filter(&query)?;
+    movements_page(&state, filter, &page).await
 }
 
 #[utoipa::path(get, path = "/api/v1/warehouse/stock-movements/recent", tag = "warehouse", params(RecentQuery),

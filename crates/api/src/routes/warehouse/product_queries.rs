@@ -19,25 +19,24 @@ async fn products_page(state: &AppState, filter: ProductFilter, page: &PageQuery
     Ok(list(products.map(ProductView::from)))
 }
 
-#[utoipa::path(get, path = "/api/v1/warehouse/products", tag = "warehouse", params(ProductListQuery),
+/// `GET /products`' filters and sort as the list and its export read them (blank is absent).
+pub(crate) fn product_filter(q: ProductListQuery) -> Result<ProductFilter, ApiError> {
+    let status = present(&q.status).map(ProductStatus::parse).transpose().map_err(|e| warehouse_error(&e))?;
+    let sort = present(&q.sort).map(ProductSort::parse).transpose().map_err(|e| warehouse_error(&e))?;
+    Ok(ProductFilter { status, category: q.category, brand: q.brand, search: q.search, sort: sort.unwrap_or_default() })
+}
+
+#[utoipa::path(get, path = "/api/v1/warehouse/products", tag = "warehouse", params(PageQuery, ProductListQuery),
     responses((status = 200, body = [ProductView], description = "Paginated; newest first unless `sort` says otherwise"),
               (status = 400, description = "VALIDATION_ERROR (status, sort, page)")),
     security(("bearer" = [])))]
 pub async fn list_products(
     state: web::Data<AppState>,
+    page: web::Query<PageQuery>,
     query: web::Query<ProductListQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let q = query.into_inner();
-    let status = present(&q.status).map(ProductStatus::parse).transpose().map_err(|e| warehouse_error(&e))?;
-    let sort = present(&q.sort).map(ProductSort::parse).transpose().map_err(|e| warehouse_error(&e))?;
-    let filter = ProductFilter {
-        status,
-        category: q.category,
-        brand: q.brand,
-        search: q.search,
-        sort: sort.unwrap_or_default(),
-    };
-    products_page(&state, filter, &PageQuery { page: q.page, page_size: q.page_size }).await
+    let filter = product_filter(query.into_inner())?;
+    products_page(&state, filter, &page).await
 }
 
 #[utoipa::path(get, path = "/api/v1/warehouse/products/categories", tag = "warehouse",

@@ -126,12 +126,6 @@ pub struct ProductBody {
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct ProductListQuery {
-    /// 1-based page number (default 1).
-    #[param(minimum = 1, maximum = 4294967295_u32)]
-    pub page: Option<i64>,
-    /// Items per page, 1..=100 (default 20).
-    #[param(minimum = 1, maximum = 100)]
-    pub page_size: Option<i64>,
     #[param(inline, value_type = Option<ProductStatusName>)]
     pub status: Option<String>,
     /// Exact, case-insensitive.
@@ -235,12 +229,6 @@ pub struct ThresholdsBody {
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct InventoryListQuery {
-    /// 1-based page number (default 1).
-    #[param(minimum = 1, maximum = 4294967295_u32)]
-    pub page: Option<i64>,
-    /// Items per page, 1..=100 (default 20).
-    #[param(minimum = 1, maximum = 100)]
-    pub page_size: Option<i64>,
     #[param(format = Uuid)]
     pub product_id: Option<String>,
     #[param(format = Uuid)]
@@ -344,12 +332,6 @@ pub struct MovementBody {
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct MovementListQuery {
-    /// 1-based page number (default 1).
-    #[param(minimum = 1, maximum = 4294967295_u32)]
-    pub page: Option<i64>,
-    /// Items per page, 1..=100 (default 20).
-    #[param(minimum = 1, maximum = 100)]
-    pub page_size: Option<i64>,
     #[serde(rename = "type")]
     #[param(inline, value_type = Option<MovementTypeName>)]
     pub movement_type: Option<String>,
