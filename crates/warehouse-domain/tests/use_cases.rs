@@ -233,6 +233,27 @@ async fn stock_operations_apply_their_rules_and_cost_receipts_in_a_currency() {
 }
 
 #[tokio::test]
+async fn a_stock_take_sets_on_hand_to_the_count_from_what_the_record_holds_then() {
+    let store = Arc::new(InMemoryWarehouse::new());
+    let (_, _, record_id) = stocked(&store, 5).await;
+    let stock = operations(&store);
+    let counted = stock.count(record_id, 9, "stock take", USER).await.expect("count").expect("a change");
+    assert_eq!((counted.inventory.quantity_on_hand, counted.movement.quantity), (9, 4));
+    assert_eq!(stock.count(record_id, 9, "stock take", USER).await.map(|c| c.is_none()), Ok(true), "nothing to do");
+    // Stock moved since a count was read: the count still lands as given, its difference taken now.
+    stock.adjust(record_id, -3, "shrinkage", USER).await.expect("adjust");
+    let counted = stock.count(record_id, 8, "stock take", USER).await.expect("count").expect("a change");
+    assert_eq!((counted.inventory.quantity_on_hand, counted.movement.quantity), (8, 2));
+    stock.reserve(record_id, 6, Uuid::from_u128(9), USER).await.expect("reserve");
+    assert_eq!(stock.count(record_id, 5, "stock take", USER).await.map_err(code), Err("INSUFFICIENT_STOCK"));
+    assert_eq!(
+        stock.count(record_id, 2, "", USER).await.map_err(code),
+        Err("VALIDATION_ERROR"),
+        "a reason is required"
+    );
+}
+
+#[tokio::test]
 async fn transfers_create_the_destination_record() {
     let store = Arc::new(InMemoryWarehouse::new());
     let (_, _, record_id) = stocked(&store, 5).await;

@@ -7,7 +7,7 @@ mod posting;
 
 use std::sync::Arc;
 
-use shared_kernel::application::{until_settled, Clock};
+use shared_kernel::application::{until_settled, Attempt, Clock};
 use shared_kernel::{CurrencyCode, Money};
 use uuid::Uuid;
 
@@ -110,6 +110,28 @@ impl StockOperations {
     pub async fn adjust(&self, id: Uuid, delta: i64, reason: &str, by: Uuid) -> Result<Stocked, RepoError> {
         let stamp = self.stamp(by);
         self.change(id, |record| record.adjust(delta, reason, stamp)).await
+    }
+
+    /// A stock take: sets on hand to `counted` by one Adjustment of the difference, for `reason`.
+    /// The difference is taken from the record as it is when the write lands (a compare-and-set,
+    /// decided again after a lost race), so a reservation or receipt made meanwhile is kept, never
+    /// overwritten by a difference computed earlier. `None`, and nothing written, when on hand is
+    /// `counted` already; `INSUFFICIENT_STOCK` below what is reserved.
+    #[tracing::instrument(skip_all, fields(inventory_id = %id))]
+    pub async fn count(&self, id: Uuid, counted: i64, reason: &str, by: Uuid) -> Result<Option<Stocked>, RepoError> {
+        let stamp = self.stamp(by);
+        until_settled(|| async move {
+            let record = self.load(id).await?;
+            let delta = counted.checked_sub(record.quantity_on_hand).ok_or(WarehouseError::QuantityOutOfRange);
+            let delta = delta.map_err(refused)?;
+            if delta == 0 {
+                return Ok(Attempt::Done(None));
+            }
+            let change = record.adjust(delta, reason, stamp).map_err(refused)?;
+            let incoming = self.inventory.apply(&change).await;
+            answered(incoming.map(|incoming| Some(WithIncoming::new(change, incoming))), INVENTORY)
+        })
+        .await
     }
 
     /// Writes off `quantity` damaged units for `reason`; `INSUFFICIENT_STOCK` below what is reserved.

@@ -170,19 +170,17 @@ pub async fn inventory(
             min_stock: if given("min_stock") { thresholds.min_stock } else { stored.min_stock },
             max_stock: if given("max_stock") { thresholds.max_stock } else { stored.max_stock },
         };
-        let counted = body.quantity_on_hand.filter(|_| given("quantity_on_hand"));
-        let delta = counted.map_or(0, |q| q.saturating_sub(stored.quantity_on_hand));
         let same_thresholds = wanted == stored.thresholds();
-        if same_thresholds && delta == 0 {
-            return Ok(RowOutcome::Unchanged);
-        }
         if !same_thresholds {
             cases.set_thresholds(stored.id, wanted).await?;
         }
-        if delta != 0 {
-            stock(state).adjust(stored.id, delta, "stock take (import)", by).await?;
-        }
-        return Ok(RowOutcome::Updated);
+        // On hand is set to the count as the record is when the write lands, never by a difference
+        // taken from the read above (a reservation meanwhile would be undone).
+        let counted = match body.quantity_on_hand.filter(|_| given("quantity_on_hand")) {
+            Some(counted) => stock(state).count(stored.id, counted, "stock take (import)", by).await?.is_some(),
+            None => false,
+        };
+        return Ok(if same_thresholds && !counted { RowOutcome::Unchanged } else { RowOutcome::Updated });
     }
     Err(ApiError::conflict("CONFLICT", "the record changed while the row was imported; import it again"))
 }
