@@ -363,6 +363,27 @@ async fn a_job_whose_instance_died_is_resumed_after_its_last_committed_batch() {
 }
 
 #[actix_web::test]
+async fn a_job_whose_uploader_lost_the_right_fails_without_writing_a_row() {
+    let t = TestApp::start_with(no_runner()).await;
+    let app = init_service(build_app(t.state.clone())).await;
+    let admin = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    let (staff_id, staff) = register_staff(&app, "staff@example.com", "password-1").await;
+    let id = queue(&app, upload(&staff, "customers", "", CSV, "name,email\nA,lost@example.com\n")).await;
+    crate::crm_support::strip_roles(&t, staff_id).await;
+    let other = t.instance(TestOptions::default()).await;
+    let job = finished(&app, &admin, id).await;
+    assert_eq!(
+        (job["status"].as_str(), job["error"].as_str()),
+        (Some("failed"), Some("the uploader no longer holds the permissions this import needs")),
+        "{job}"
+    );
+    assert_eq!(count_where(&t, "customers WHERE email = 'lost@example.com'").await, 0);
+    assert_eq!(event_names(&app, &admin, id).await, vec!["import.failed"]);
+    other.shutdown().await;
+    t.stop().await;
+}
+
+#[actix_web::test]
 async fn two_jobs_upserting_the_same_keys_at_once_end_consistent() {
     let t = TestApp::start_with(no_runner()).await;
     let app = init_service(build_app(t.state.clone())).await;

@@ -31,6 +31,8 @@ enum Stop {
     Lost,
     /// The database failed; the run is tried again.
     Transient(String),
+    /// The uploader may no longer write what the job writes: it fails with this text.
+    Forbidden(&'static str),
 }
 
 impl From<Transient> for Stop {
@@ -68,6 +70,26 @@ async fn next_batch(source: &mut Source) -> Result<Batch, Stop> {
     Ok(Batch { rows, end: None })
 }
 
+/// Rows are written as their uploader: before each batch, the uploader must still be active and
+/// hold what the upload needed (`imports:create`, the resource's `create`, and `update` for an
+/// upsert), as their requests would have to. A job outlives neither a suspension nor a lost role.
+async fn uploader_still_allowed(state: &AppState, job: &ImportJob) -> Result<(), Stop> {
+    let access = state.identity.access.get(job.created_by).await.map_err(|e| Stop::Transient(e.message))?;
+    let Some(access) = access else { return Err(Stop::Forbidden("the uploader's account no longer exists")) };
+    if access.status != identity_domain::UserStatus::Active {
+        return Err(Stop::Forbidden("the uploader's account is no longer active"));
+    }
+    let resource = job.resource.as_str();
+    let allowed = access.permissions.allows("imports", "create")
+        && access.permissions.allows(resource, "create")
+        && (job.options.mode != bulk_data::ImportMode::Upsert || access.permissions.allows(resource, "update"));
+    if allowed {
+        Ok(())
+    } else {
+        Err(Stop::Forbidden("the uploader no longer holds the permissions this import needs"))
+    }
+}
+
 /// Goes through `rows` through the use cases (inside the caller's transaction), counting each.
 async fn do_rows(
     state: &AppState,
@@ -76,6 +98,7 @@ async fn do_rows(
     counts: &mut Counts,
     lost: &AtomicBool,
 ) -> Result<Vec<StoredError>, Stop> {
+    uploader_still_allowed(state, job).await?;
     let outcomes = import_rows(state, job, rows, lost).await?;
     if lost.load(Ordering::Relaxed) {
         return Err(Stop::Lost);
@@ -122,6 +145,11 @@ pub async fn run(state: &AppState, store: &ImportStore, holder: Uuid, claimed: C
         }
         match outcome {
             Ok(()) | Err(Stop::Lost) => break,
+            Err(Stop::Forbidden(reason)) => {
+                tracing::warn!(import_id = %id, reason, "an import's uploader lost its rights; the job fails");
+                fail(state, &store, holder, &job, reason.to_owned()).await;
+                break;
+            }
             Err(Stop::Transient(error)) if attempt < ATTEMPTS => {
                 attempt += 1;
                 tracing::warn!(import_id = %id, attempt, %error, "an import batch failed; trying again");
