@@ -27,9 +27,9 @@ pub const SUPPLIER_NOT_ACTIVE: &str = "the product's supplier is not active";
 /// Why a product was skipped: it is discontinued (or gone).
 pub const PRODUCT_NOT_ORDERABLE: &str = "the product is not orderable";
 
-/// The most lines a drafted purchase order gets (as many as a purchase order's create body may
-/// carry); a supplier with more suggestions at the location gets several drafts.
-pub const MAX_DRAFTED_LINES: usize = 200;
+/// The most lines a drafted purchase order gets (as many as a purchase order holds); a supplier
+/// with more suggestions at the location gets several drafts.
+pub const MAX_DRAFTED_LINES: usize = crate::purchasing::order::MAX_PO_LINES;
 
 /// `POST /purchase-orders/from-suggestions`: `{purchase_orders: [...], skipped: [{product_id, reason}]}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -8,7 +8,10 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::change::{PurchaseLineChange, PurchaseOrderChange};
-use super::order::{positive, unit_cost, NewPurchaseOrderLine, PurchaseLineUpdate, PurchaseOrder, PurchaseOrderLine};
+use super::order::{
+    positive, too_many_lines, unit_cost, NewPurchaseOrderLine, PurchaseLineUpdate, PurchaseOrder, PurchaseOrderLine,
+    MAX_PO_LINES,
+};
 use crate::error::WarehouseError;
 
 impl PurchaseOrder {
@@ -29,7 +32,8 @@ impl PurchaseOrder {
 
     /// Appends a line (several lines may name one product); raises no event.
     ///
-    /// `INVALID_QUANTITY`, `VALIDATION_ERROR`, then `PO_NOT_EDITABLE` unless `draft`.
+    /// `INVALID_QUANTITY`, `VALIDATION_ERROR`, then `PO_NOT_EDITABLE` unless `draft`, then
+    /// `VALIDATION_ERROR` on `lines` when it holds [`MAX_PO_LINES`] already.
     pub fn add_line(
         &self,
         line: NewPurchaseOrderLine,
@@ -37,6 +41,9 @@ impl PurchaseOrder {
     ) -> Result<PurchaseOrderChange, WarehouseError> {
         let line = PurchaseOrderLine::build(self.id, line, now)?;
         self.ensure_editable()?;
+        if self.lines.len() >= MAX_PO_LINES {
+            return Err(too_many_lines());
+        }
         let mut next = self.next_record(now);
         next.lines.push(line.clone());
         self.change(next, Some(PurchaseLineChange::Added(line)), Vec::new(), Vec::new())
@@ -81,6 +88,18 @@ mod tests {
     use super::*;
     use crate::purchasing::order::tests::{at, draft_with, new_line, two_line_draft};
     use crate::purchasing::status::PurchaseOrderStatus;
+
+    #[test]
+    fn a_purchase_order_holds_at_most_its_lines_bound() {
+        let full = draft_with((0..MAX_PO_LINES as u128).map(|i| new_line(i + 1, 1, 1)).collect());
+        let refused = full.add_line(new_line(999, 1, 1), at(1)).map(|_| ());
+        assert_eq!(refused, Err(too_many_lines()));
+        let one_less = draft_with((1..MAX_PO_LINES as u128).map(|i| new_line(i, 1, 1)).collect());
+        assert_eq!(
+            one_less.add_line(new_line(999, 1, 1), at(1)).map(|c| c.purchase_order.lines.len()),
+            Ok(MAX_PO_LINES)
+        );
+    }
 
     #[test]
     fn add_change_and_remove_in_draft() {

@@ -248,6 +248,14 @@ impl Deref for PurchaseOrder {
     }
 }
 
+/// The most lines one purchase order holds (the create body's bound; `add_line` keeps it too).
+pub const MAX_PO_LINES: usize = 200;
+
+/// `VALIDATION_ERROR` on `lines`: past [`MAX_PO_LINES`].
+pub(crate) fn too_many_lines() -> WarehouseError {
+    WarehouseError::Validation { field: "lines", message: "a purchase order holds at most 200 lines" }
+}
+
 impl PurchaseOrder {
     /// Rebuilds a purchase order from storage. The database keeps the invariants; nothing is
     /// re-validated.
@@ -341,6 +349,9 @@ impl PurchaseOrderDraft {
     pub fn new(input: NewPurchaseOrder, stamp: Stamp) -> Result<Self, WarehouseError> {
         let id = shared_kernel::new_id();
         let notes = text::optional(input.notes.as_deref(), "notes", MAX_PO_NOTES_CHARS)?;
+        if input.lines.len() > MAX_PO_LINES {
+            return Err(too_many_lines());
+        }
         let lines = input
             .lines
             .iter()
@@ -437,6 +448,12 @@ pub(crate) mod tests {
     }
 
     /// A draft numbered 1 with these lines.
+    #[test]
+    fn a_draft_of_more_lines_than_a_purchase_order_holds_is_refused() {
+        let lines = (0..=MAX_PO_LINES as u128).map(|i| new_line(i + 1, 1, 1)).collect();
+        assert_eq!(PurchaseOrderDraft::new(new_po(lines), stamp(0)).map(|_| ()), Err(too_many_lines()));
+    }
+
     pub(crate) fn draft_with(lines: Vec<NewPurchaseOrderLine>) -> PurchaseOrder {
         let draft = PurchaseOrderDraft::new(new_po(lines), stamp(0)).expect("valid");
         let number = PurchaseOrderNumber::new(draft.year(), 1).expect("valid");
