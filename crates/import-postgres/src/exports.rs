@@ -24,6 +24,8 @@ use super::storage;
 /// A value a filter compares with.
 #[derive(Debug, Clone)]
 pub enum Bind {
+    /// A `smallint` (a rank column's value).
+    Rank(Option<i16>),
     Text(Option<String>),
     Uuid(Option<Uuid>),
     Texts(Vec<String>),
@@ -115,6 +117,7 @@ fn bound(sql: String, binds: &[Bind]) -> BoxedSqlQuery<'static, Pg, diesel::quer
     let mut query = diesel::sql_query(sql).into_boxed();
     for bind in binds {
         query = match bind.clone() {
+            Bind::Rank(value) => query.bind::<Nullable<SmallInt>, _>(value),
             Bind::Text(value) => query.bind::<Nullable<Text>, _>(value),
             Bind::Uuid(value) => query.bind::<Nullable<SqlUuid>, _>(value),
             Bind::Texts(values) => query.bind::<Array<Text>, _>(values),

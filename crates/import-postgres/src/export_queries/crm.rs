@@ -7,8 +7,10 @@ use super::{columns, order_by, pattern, Bind, ExportQuery, Fields, Records, Sort
 /// The customer list's filters (`GET /customer-mgmt/customers`), validated by the caller.
 #[derive(Debug, Clone, Default)]
 pub struct CustomerExport {
-    pub status: Option<String>,
-    pub tier: Option<String>,
+    /// The status's place in `CustomerStatus::ALL` (the generated `status_rank`).
+    pub status_rank: Option<i16>,
+    /// The tier's place in `Tier::ALL` (the generated `tier_rank`).
+    pub tier_rank: Option<i16>,
     pub assigned_to: Option<Uuid>,
     pub tags: Vec<String>,
     /// `individual` or `company`.
@@ -35,22 +37,27 @@ pub(super) const CUSTOMER_FIELDS: Fields = &[
     ("churned_at", "c.churned_at"),
 ];
 
+/// The list adapter's predicate (`crm_postgres::customers`): status and tier by their rank columns,
+/// tags only among tagged customers, and the search over `search_text` (the lower-cased name, the
+/// email and the phone, one trigram index), each field checked alone too when the text holds the
+/// separator between them.
 pub fn customers(f: &CustomerExport) -> ExportQuery {
     ExportQuery {
         sql: format!(
             "SELECT {} FROM customers c \
-             WHERE c.deleted_at IS NULL AND ($1::text IS NULL OR c.status = $1) \
-               AND ($2::text IS NULL OR c.tier = $2) AND ($3::uuid IS NULL OR c.assigned_to = $3) \
-               AND (cardinality($4::text[]) = 0 OR c.tags @> $4) \
+             WHERE c.deleted_at IS NULL AND ($1::smallint IS NULL OR c.status_rank = $1) \
+               AND ($2::smallint IS NULL OR c.tier_rank = $2) AND ($3::uuid IS NULL OR c.assigned_to = $3) \
+               AND (cardinality($4::text[]) = 0 OR (c.tags @> $4 AND cardinality(c.tags) > 0)) \
                AND ($5::text IS NULL OR ($5 = 'company') = (c.company_id IS NOT NULL)) \
-               AND ($6::text IS NULL OR c.name ILIKE $6 OR c.email ILIKE $6 OR c.phone ILIKE $6) \
+               AND ($6::text IS NULL OR (c.search_text LIKE lower($6) AND (strpos($6, chr(31)) = 0 \
+                    OR c.name ILIKE $6 OR c.email LIKE lower($6) OR c.phone LIKE $6))) \
              ORDER BY {}",
             columns(CUSTOMER_FIELDS),
             order_by("c", &f.sort)
         ),
         binds: vec![
-            Bind::Text(f.status.clone()),
-            Bind::Text(f.tier.clone()),
+            Bind::Rank(f.status_rank),
+            Bind::Rank(f.tier_rank),
             Bind::Uuid(f.assigned_to),
             Bind::Texts(f.tags.clone()),
             Bind::Text(f.customer_type.clone()),

@@ -4,7 +4,7 @@
 
 use actix_web::web;
 use bulk_data::ExportResource;
-use crm_domain::{CustomerFilter, CustomerQuery, CustomerSortField, SortDirection};
+use crm_domain::{CustomerFilter, CustomerQuery, CustomerSortField, CustomerStatus, SortDirection, Tier};
 use import_postgres::export_queries::{
     self as q, CustomerExport, DealExport, InventoryExport, MovementExport, OrderExport, ProductExport, SortKey,
 };
@@ -70,14 +70,20 @@ fn customers(query: &CustomerQuery) -> Result<CustomerExport, ApiError> {
         })
         .collect();
     Ok(CustomerExport {
-        status: filter.status.map(|s| s.as_str().to_owned()),
-        tier: filter.tier.map(|t| t.as_str().to_owned()),
+        status_rank: filter.status.map(|s| rank(CustomerStatus::ALL, s)),
+        tier_rank: filter.tier.map(|t| rank(Tier::ALL, t)),
         assigned_to: filter.assigned_to,
         tags: filter.tags,
         customer_type: filter.customer_type.map(|t| t.as_str().to_owned()),
         search: filter.search,
         sort,
     })
+}
+
+/// A value's place in its business order: what the generated `status_rank` / `tier_rank` columns
+/// hold (their CASE lists the values in the order of `ALL`, as the list adapter relies on).
+fn rank<T: PartialEq>(order: &[T], value: T) -> i16 {
+    order.iter().position(|known| *known == value).and_then(|at| i16::try_from(at).ok()).unwrap_or(-1)
 }
 
 fn deals(query: &DealListQuery) -> Result<DealExport, ApiError> {
