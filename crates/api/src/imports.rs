@@ -24,6 +24,16 @@ pub const POLL: Duration = Duration::from_secs(2);
 /// The most rows one transaction writes (with the job's progress).
 pub const BATCH_ROWS: usize = 1_000;
 
+/// The permissions (`resource`, `action`) an import of `resource` in `mode` needs: to upload it, and
+/// again before each of its batches (rows are written as their uploader).
+pub fn permissions_needed(
+    resource: bulk_data::ImportResource,
+    mode: bulk_data::ImportMode,
+) -> impl Iterator<Item = (&'static str, &'static str)> {
+    let upsert = (mode == bulk_data::ImportMode::Upsert).then_some((resource.as_str(), "update"));
+    [("imports", "create"), (resource.as_str(), "create")].into_iter().chain(upsert)
+}
+
 /// Wakes this instance's runner at once when an upload is queued.
 #[derive(Clone, Default)]
 pub struct RunnerSignal(Arc<Notify>);

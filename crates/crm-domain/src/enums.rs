@@ -51,6 +51,13 @@ macro_rules! wire_enum {
                 }
             }
 
+            /// The variant's place in [`Self::ALL`], the business order: what a generated
+            /// `*_rank` column holds, so lists filter and sort by it on one index.
+            pub fn rank(self) -> i16 {
+                // At most a handful of variants: the place always fits.
+                Self::ALL.iter().position(|v| *v == self).and_then(|at| i16::try_from(at).ok()).unwrap_or(-1)
+            }
+
             /// The variant spelled `text`, in any case and with surrounding blanks; a
             /// [`ParseEnumError`] listing the accepted spellings otherwise.
             pub fn parse(text: &str) -> Result<Self, ParseEnumError> {

@@ -93,12 +93,6 @@ async fn saved_or_stale(
 }
 
 /// Non-deleted customers matching every filter of `filter` (sorting aside).
-/// A value's place in the business order: the generated `status_rank` / `tier_rank` columns (the
-/// migration's CASE lists the values in the order of `ALL`; the list tests filter by every value).
-fn rank<T: PartialEq>(order: &[T], value: T) -> i16 {
-    order.iter().position(|known| *known == value).and_then(|at| i16::try_from(at).ok()).unwrap_or(-1)
-}
-
 /// How long the part of a search before its `@` must be for the email index to be asked for it alone.
 const LOCAL_PART_SEARCHED_ALONE: usize = 3;
 
@@ -106,10 +100,10 @@ fn filtered(filter: &CustomerFilter) -> customers::BoxedQuery<'_, Pg> {
     let mut query = customers::table.filter(customers::deleted_at.is_null()).into_boxed();
     // By rank, so the (rank, created_at, id) indexes serve the filter and the default sort together.
     if let Some(status) = filter.status {
-        query = query.filter(customers::status_rank.eq(rank(CustomerStatus::ALL, status)));
+        query = query.filter(customers::status_rank.eq(status.rank()));
     }
     if let Some(tier) = filter.tier {
-        query = query.filter(customers::tier_rank.eq(rank(Tier::ALL, tier)));
+        query = query.filter(customers::tier_rank.eq(tier.rank()));
     }
     if let Some(rep) = filter.assigned_to {
         query = query.filter(customers::assigned_to.eq(rep));
@@ -226,7 +220,7 @@ impl<'a> OneTag<'a> {
         if tier.is_some() || assigned_to.is_some() || customer_type.is_some() || search.is_some() {
             return None;
         }
-        Some(Self { tag, status_rank: status.map(|status| rank(CustomerStatus::ALL, status)) })
+        Some(Self { tag, status_rank: status.map(|status| status.rank()) })
     }
 
     /// The tag's rows (a customer's id each): what the total counts.

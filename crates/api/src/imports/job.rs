@@ -79,11 +79,8 @@ async fn uploader_still_allowed(state: &AppState, job: &ImportJob) -> Result<(),
     if access.status != identity_domain::UserStatus::Active {
         return Err(Stop::Forbidden("the uploader's account is no longer active"));
     }
-    let resource = job.resource.as_str();
-    let allowed = access.permissions.allows("imports", "create")
-        && access.permissions.allows(resource, "create")
-        && (job.options.mode != bulk_data::ImportMode::Upsert || access.permissions.allows(resource, "update"));
-    if allowed {
+    let mut needed = super::permissions_needed(job.resource, job.options.mode);
+    if needed.all(|(resource, action)| access.permissions.allows(resource, action)) {
         Ok(())
     } else {
         Err(Stop::Forbidden("the uploader no longer holds the permissions this import needs"))

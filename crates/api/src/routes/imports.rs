@@ -42,11 +42,6 @@ fn flag(value: Option<bool>) -> bool {
     value.unwrap_or(false)
 }
 
-/// The permission resource a resource's rows are written under.
-fn permission_of(resource: ImportResource) -> &'static str {
-    resource.as_str()
-}
-
 #[utoipa::path(post, path = "/api/v1/imports/{resource}", tag = "imports",
     params(("resource" = String, Path, description = "customers, companies, products or inventory"), UploadQuery),
     request_body(description = "The file: CSV (RFC 4180, UTF-8, header row first) or JSONL (one JSON object a line)",
@@ -72,9 +67,8 @@ pub async fn upload_file(
         None => ImportMode::Create,
         Some(name) => ImportMode::parse(name).ok_or_else(|| ApiError::field("mode", "must be create or upsert"))?,
     };
-    caller.require(permission_of(resource), "create")?;
-    if mode == ImportMode::Upsert {
-        caller.require(permission_of(resource), "update")?;
+    for (resource, action) in crate::imports::permissions_needed(resource, mode) {
+        caller.require(resource, action)?;
     }
     let content_type = req.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or_default();
     let format = Format::from_content_type(content_type).ok_or_else(|| {

@@ -447,13 +447,13 @@ pub(crate) mod tests {
         }
     }
 
-    /// A draft numbered 1 with these lines.
     #[test]
     fn a_draft_of_more_lines_than_a_purchase_order_holds_is_refused() {
         let lines = (0..=MAX_PO_LINES as u128).map(|i| new_line(i + 1, 1, 1)).collect();
         assert_eq!(PurchaseOrderDraft::new(new_po(lines), stamp(0)).map(|_| ()), Err(too_many_lines()));
     }
 
+    /// A draft numbered 1 with these lines.
     pub(crate) fn draft_with(lines: Vec<NewPurchaseOrderLine>) -> PurchaseOrder {
         let draft = PurchaseOrderDraft::new(new_po(lines), stamp(0)).expect("valid");
         let number = PurchaseOrderNumber::new(draft.year(), 1).expect("valid");

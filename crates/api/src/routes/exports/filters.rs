@@ -70,20 +70,14 @@ fn customers(query: &CustomerQuery) -> Result<CustomerExport, ApiError> {
         })
         .collect();
     Ok(CustomerExport {
-        status_rank: filter.status.map(|s| rank(CustomerStatus::ALL, s)),
-        tier_rank: filter.tier.map(|t| rank(Tier::ALL, t)),
+        status_rank: filter.status.map(CustomerStatus::rank),
+        tier_rank: filter.tier.map(Tier::rank),
         assigned_to: filter.assigned_to,
         tags: filter.tags,
         customer_type: filter.customer_type.map(|t| t.as_str().to_owned()),
         search: filter.search,
         sort,
     })
-}
-
-/// A value's place in its business order: what the generated `status_rank` / `tier_rank` columns
-/// hold (their CASE lists the values in the order of `ALL`, as the list adapter relies on).
-fn rank<T: PartialEq>(order: &[T], value: T) -> i16 {
-    order.iter().position(|known| *known == value).and_then(|at| i16::try_from(at).ok()).unwrap_or(-1)
 }
 
 fn deals(query: &DealListQuery) -> Result<DealExport, ApiError> {
