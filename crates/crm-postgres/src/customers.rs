@@ -2,8 +2,8 @@
 
 use async_trait::async_trait;
 use crm_domain::{
-    Customer, CustomerCreated, CustomerFilter, CustomerRepository, CustomerSort, CustomerSortField, CustomerStatus,
-    CustomerType, Email, EmailScope, RepoError, SortDirection, StatusTransition, Tier, TierChange,
+    Customer, CustomerCreated, CustomerFilter, CustomerRepository, CustomerSort, CustomerSortField, CustomerType,
+    Email, EmailScope, RepoError, SortDirection, StatusTransition, TierChange,
 };
 use diesel::pg::Pg;
 use diesel::prelude::*;
