@@ -127,9 +127,9 @@ fi
 if part flow; then
 echo "== Order flow ($ORDERS orders of two lines, confirmed by $CONN connections)"
 sql -v orders="$ORDERS" -f "$here/seed_orders.sql"
-sql -c "SELECT id FROM orders WHERE order_number LIKE 'ORD-2099-%' ORDER BY random()" >"$work/orders"
+sql -c "SELECT '/api/v1/order-mgmt/orders/' || id || '/confirm' FROM orders WHERE order_number LIKE 'ORD-2099-%' ORDER BY random()" >"$work/orders"
 began=$(now_ms); flow_cpu=$(cpu_ticks)
-env TOKEN="$token" IDS="$work/orders" wrk -t1 -c"$CONN" -d600s -s "$here/confirm.lua" "$BASE" >"$work/confirm.out" 2>&1 &
+env TOKEN="$token" REQUESTS="$work/orders" wrk -t1 -c"$CONN" -d600s -s "$here/../support/posts.lua" "$BASE" >"$work/confirm.out" 2>&1 &
 storm=$!
 counts() { poll "SELECT count(*) FILTER (WHERE status = 'confirmed'), count(*) FILTER (WHERE reservation_status = 'reserved')
                    FROM orders WHERE order_number LIKE 'ORD-2099-%'"; }

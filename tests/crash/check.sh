@@ -13,10 +13,6 @@ ORDERS=${ORDERS:-3000}; KILL_AFTER=${KILL_AFTER:-1}
 DB=tally_crash
 source "$(dirname "$0")/lib.sh"
 
-storm() {  # PORT IDS_FILE OUT_FILE
-  env TOKEN="$token" IDS="$2" wrk -t1 -c16 -d120s -s "$root/tests/bench/confirm.lua" "http://127.0.0.1:$1" >"$3" 2>&1
-}
-
 fresh_database
 pid_a=$(start $PORT_A)   # applies the migrations and seeds the reference data
 pid_b=$(start $PORT_B)
@@ -24,7 +20,7 @@ sql -v orders="$ORDERS" -f "$root/tests/bench/seed_orders.sql" >/dev/null
 # Ten products stocked for four fifths of what the orders ask of them: some reservations must fail.
 sql -c "UPDATE inventory i SET quantity_on_hand = (SELECT sum(l.quantity) * 4 / 5 FROM order_lines l WHERE l.product_id = i.product_id)
         WHERE i.product_id IN (SELECT md5('p' || n)::uuid FROM generate_series(1, 10) AS n)"
-sql -c "SELECT id FROM orders WHERE order_number LIKE 'ORD-2099-%' ORDER BY random()" >"$work/ids"
+sql -c "SELECT '/api/v1/order-mgmt/orders/' || id || '/confirm' FROM orders WHERE order_number LIKE 'ORD-2099-%' ORDER BY random()" >"$work/ids"
 split -n l/2 "$work/ids" "$work/half_"
 token=$(access_token "http://127.0.0.1:$PORT_B" crash@tally.test Crash-Passw0rd)
 

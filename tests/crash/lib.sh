@@ -62,6 +62,12 @@ settle() {  # STATE_FUNCTION
 # SQL: how many events are not yet handed to the bus or not yet finished by its handlers.
 UNHANDLED="((SELECT count(*) FROM outbox_events WHERE published_at IS NULL) + (SELECT count(*) FROM outbox_in_flight))"
 
+# POSTs every line of REQUESTS_FILE (`PATH [BODY]`, tests/support/posts.lua) to the instance on
+# PORT, 16 at a time, as the admin (`token`); wrk's report goes to OUT_FILE.
+storm() {  # PORT REQUESTS_FILE OUT_FILE
+  env TOKEN="$token" REQUESTS="$2" wrk -t1 -c16 -d120s -s "$root/tests/support/posts.lua" "http://127.0.0.1:$1" >"$3" 2>&1
+}
+
 check() {  # LABEL SQL (must answer t)
   if [ "$(sql -c "$2")" = t ]; then echo "ok:   $1"; else echo "FAIL: $1"; failed=1; fi
 }

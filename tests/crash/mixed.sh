@@ -12,10 +12,6 @@ ORDERS=${ORDERS:-2000}; KILL_AFTER=${KILL_AFTER:-1}
 DB=tally_crash_mixed
 source "$(dirname "$0")/lib.sh"
 
-storm() {  # PORT REQUESTS_FILE OUT_FILE
-  env TOKEN="$token" REQUESTS="$2" wrk -t1 -c16 -d120s -s "$root/tests/crash/posts.lua" "http://127.0.0.1:$1" >"$3" 2>&1
-}
-
 fresh_database
 pid_a=$(start $PORT_A)   # applies the migrations and seeds the reference data
 pid_b=$(start $PORT_B)

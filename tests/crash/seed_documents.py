@@ -1,6 +1,6 @@
 """Seeds the mixed crash storm (tests/crash/mixed.sh) through the HTTP API: one supplier, purchase
 orders submitted for the scarce products, draft transfers of them to a second location. Writes the
-storm's requests (one `PATH [BODY]` a line, tests/crash/posts.lua) to stdout: every order's confirmation,
+storm's requests (one `PATH [BODY]` a line, tests/support/posts.lua) to stdout: every order's confirmation,
 three partial receipts of 2 units for every 5-unit purchase order line (so the third must be refused),
 every transfer's shipment, shuffled together; then, last, receipts and in-transit cancellations of
 some transfers. Per product, receipts bring 8 units and transfers take 6: less than the orders lack. Usage: seed_documents.py BASE TOKEN ORDER_IDS_FILE WAREHOUSE_ID STORE_ID SCARCE_PRODUCT_IDS_FILE"""

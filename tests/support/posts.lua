@@ -1,6 +1,6 @@
 -- POSTs every line of REQUESTS once, spread over the connections: a path, then optionally one space and
 -- a JSON body without spaces. The thread stops when every line has been sent and answered, so nothing
--- else loads the server while the events run (as tests/bench/confirm.lua does for confirmations).
+-- else loads the server while the events run (the order-flow benchmark, the crash storms).
 local requests = {}
 for line in io.lines(os.getenv("REQUESTS")) do
   local path, body = line:match("^(%S+) (%S+)$")
